@@ -1,0 +1,44 @@
+# Switchboard: build, run the demo, test.
+#   make run    build the binary and run it on the built-in demo config
+#   make test   install test dependencies (npm reference servers) and run every test
+
+GO      ?= go
+BIN     := bin/switchboard
+NPM_DIR := testdata/npm
+STATICCHECK_VERSION := v0.8.2
+
+.PHONY: build run test deps vet lint fuzz bench clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/switchboard
+
+# The main job on the built-in demo config (no mcp.json needed).
+run: build
+	./$(BIN) tools
+
+# Reference MCP servers from the npm registry, pinned by package-lock.json.
+deps: $(NPM_DIR)/node_modules/.package-lock.json
+
+$(NPM_DIR)/node_modules/.package-lock.json: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
+	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+lint: vet
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+test: deps vet
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+# Run the config loader's fuzz target for a while (CI runs its seed corpus via `make test`).
+fuzz:
+	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
+
+bench: deps
+	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...
+
+clean:
+	rm -rf bin $(NPM_DIR)/node_modules

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+func (a *app) checkCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Validate the config and summarise its servers",
+		Long: `Check loads the config without starting anything. It prints every server with its
+transport and target and exits 0, or prints every problem (each naming its place, as
+file:line:col: path: message) and exits 2.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := a.loadConfig()
+			if err != nil {
+				var errs config.Errors
+				if errors.As(err, &errs) {
+					for _, e := range errs {
+						fmt.Fprintln(a.stderr, e)
+					}
+					fmt.Fprintf(a.stderr, "%d problem(s) found\n", len(errs))
+					return silentExit(exitUsage)
+				}
+				return err
+			}
+			if asJSON {
+				return a.printCheckJSON(cfg)
+			}
+			a.printCheck(cfg)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	return cmd
+}
+
+func (a *app) printCheck(cfg *config.Config) {
+	fmt.Fprintf(a.stdout, "config: %s (%s)\n", cfg.Source, cfg.Shape)
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tTARGET")
+	disabled := 0
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		state := "enabled"
+		switch {
+		case s.Disabled:
+			state = "disabled"
+			disabled++
+		case s.Required:
+			state = "required"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, state, target(s))
+	}
+	tw.Flush()
+	for _, name := range cfg.Skipped {
+		fmt.Fprintf(a.stdout, "skipped: %s (names this gateway)\n", name)
+	}
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(a.stdout, "warning: %s\n", w)
+	}
+	fmt.Fprintf(a.stdout, "ok: %d server(s), %d disabled, %d warning(s)\n", len(cfg.Servers), disabled, len(cfg.Warnings))
+}
+
+type checkServer struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"`
+	Target    string `json:"target"`
+	Disabled  bool   `json:"disabled"`
+	Required  bool   `json:"required"`
+}
+
+func (a *app) printCheckJSON(cfg *config.Config) error {
+	out := struct {
+		Source   string        `json:"source"`
+		Shape    string        `json:"shape"`
+		Servers  []checkServer `json:"servers"`
+		Skipped  []string      `json:"skipped"`
+		Warnings []string      `json:"warnings"`
+	}{Source: cfg.Source, Shape: cfg.Shape, Servers: []checkServer{}, Skipped: cfg.Skipped, Warnings: cfg.Warnings}
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		out.Servers = append(out.Servers, checkServer{s.Name, string(s.Transport), target(s), s.Disabled, s.Required})
+	}
+	return writeJSON(a.stdout, out)
+}

@@ -1,0 +1,20 @@
+// Command switchboard connects LLM agents to many MCP servers at once: it loads an
+// mcp.json, supervises every server, and serves their tools as one catalog.
+//
+// Exit codes: 0 ok, 1 the operation failed (for example a tool returned an error),
+// 2 usage or configuration error.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

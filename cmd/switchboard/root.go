@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+)
+
+// app holds what every subcommand shares: global flags, output streams and the logger.
+type app struct {
+	configPath string
+	logLevel   string
+	logFormat  string
+	logFile    string
+
+	stdout, stderr io.Writer
+	log            *slog.Logger
+	logCloser      io.Closer
+}
+
+// run executes one command line and returns the process exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if a.logCloser != nil {
+		a.logCloser.Close()
+	}
+	code, msg := exitCode(err)
+	if msg != "" {
+		fmt.Fprintf(stderr, "switchboard: %s\n", logging.Redact(msg))
+		var ee *exitError
+		if code == exitUsage && !errors.As(err, &ee) {
+			fmt.Fprintln(stderr, "Run 'switchboard --help' for usage.")
+		}
+	}
+	return code
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "switchboard",
+		Short: "Connect LLM agents to many MCP servers at once",
+		Long: `Switchboard loads an mcp.json (Claude Desktop, Cursor, VS Code or legacy shape),
+starts and supervises every MCP server in it, and serves all of their tools as one
+catalog.
+
+The config is taken from --config, else $SWITCHBOARD_CONFIG, else ./mcp.json, else the
+built-in demo servers (clock and notes), so every command works on a fresh machine.
+
+Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.setupLogging()
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: exitUsage, err: err}
+	})
+	pf := root.PersistentFlags()
+	pf.StringVarP(&a.configPath, "config", "c", "", "config file (default $SWITCHBOARD_CONFIG, ./mcp.json, or the built-in demo)")
+	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVar(&a.logFormat, "log-format", "text", "log format: text or json")
+	pf.StringVar(&a.logFile, "log-file", "", "write logs to this file (rotated by size) instead of stderr")
+
+	root.AddCommand(
+		a.checkCommand(),
+		a.toolsCommand(),
+		a.callCommand(),
+		a.statusCommand(),
+		a.versionCommand(),
+		a.demoServerCommand(),
+	)
+	return root
+}
+
+func (a *app) setupLogging() error {
+	log, closer, err := logging.New(logging.Options{
+		Level:  a.logLevel,
+		Format: a.logFormat,
+		File:   a.logFile,
+		Writer: a.stderr,
+	})
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	a.log, a.logCloser = log, closer
+	slog.SetDefault(log)
+	return nil
+}
+
+// exactArgs is cobra.ExactArgs with our usage exit code and a message naming the command.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageError("%s: want %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,367 @@
+package config
+
+import (
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+var prefixRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+
+// ignoredFields are other hosts' per-server settings: they mean nothing to Switchboard
+// but are normal in shared files, so they don't deserve a warning.
+var ignoredFields = map[string]bool{
+	"alwaysAllow": true, "autoApprove": true, "autoStart": true,
+}
+
+// entryState tracks what one entry said, for the checks that need several fields.
+type entryState struct {
+	p    *parser
+	path string
+	errs int // p.errs length before the entry, to tell whether it added any
+
+	// command and url are set when present (a wrong type counts, so the entry-level
+	// checks don't pile on); an empty string counts as absent.
+	command, url        *hujson.Value
+	urlOK               bool          // url was a non-empty string, worth validating
+	typeVal             *hujson.Value // the type (or transport) value that set transport
+	typeKey             string        // "type" or "transport"
+	disabledV, enabledV *hujson.Value
+	disabled, enabled   bool
+	stdioOnly, httpOnly []string // fields that only make sense for one kind of transport
+}
+
+// entry parses one server entry. ok is false when the entry has errors.
+func (p *parser) entry(name, path string, v *hujson.Value) (s Server, ok bool) {
+	obj, isObj := v.Value.(*hujson.Object)
+	if !isObj {
+		p.errAt(v, path, "want an object")
+		return s, false
+	}
+	st := &entryState{p: p, path: path, errs: len(p.errs)}
+	s = Server{Name: name, InheritEnv: true}
+	seen := map[string]*hujson.Value{}
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		key := keyOf(m)
+		fp := path + "." + key
+		// null counts as unset: encoding/json writes it for nil fields, and FromValue
+		// goes through encoding/json.
+		if p.dupKey(seen, m, fp) || isNull(&m.Value) {
+			continue
+		}
+		st.field(&s, key, fp, m)
+	}
+	st.finish(&s, v)
+	return s, len(p.errs) == st.errs
+}
+
+// field handles one member of an entry.
+func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
+	p, v := st.p, &m.Value
+	switch key {
+	case "command":
+		raw, ok := p.str(v, fp)
+		if !ok || raw != "" {
+			st.command = v
+		}
+		if ok && raw != "" {
+			s.Command = p.expand(raw, fp)
+			if s.Command == "" {
+				p.errAt(v, fp, "empty after expansion")
+			}
+		}
+	case "url":
+		raw, ok := p.str(v, fp)
+		if !ok || raw != "" {
+			st.url = v
+		}
+		if ok && raw != "" {
+			st.urlOK = true
+			s.URL = p.expand(raw, fp)
+		}
+	case "args":
+		s.Args = p.strings(v, fp, true)
+		st.stdioOnly = append(st.stdioOnly, key)
+	case "env":
+		s.Env = st.stringMap(v, fp, true)
+		st.stdioOnly = append(st.stdioOnly, key)
+	case "cwd":
+		if raw, ok := p.str(v, fp); ok {
+			s.Cwd = p.expand(raw, fp)
+		}
+		st.stdioOnly = append(st.stdioOnly, key)
+	case "inheritEnv":
+		s.InheritEnv, _ = p.boolean(v, fp)
+	case "headers":
+		s.Headers = st.stringMap(v, fp, false)
+		st.httpOnly = append(st.httpOnly, key)
+	case "type", "transport":
+		st.transport(s, key, fp, v)
+	case "disabled":
+		if b, ok := p.boolean(v, fp); ok {
+			st.disabledV, st.disabled = v, b
+		}
+	case "enabled":
+		if b, ok := p.boolean(v, fp); ok {
+			st.enabledV, st.enabled = v, b
+		}
+	case "description":
+		s.Description, _ = p.str(v, fp)
+	case "timeout":
+		s.InitTimeout, _ = p.duration(v, fp, false, true)
+	case "toolTimeout":
+		s.ToolTimeout, _ = p.duration(v, fp, false, true)
+	case "heartbeat":
+		s.Heartbeat, _ = p.duration(v, fp, true, false)
+	case "tools":
+		s.Tools = p.tools(v, fp)
+	case "prefix":
+		if raw, ok := p.str(v, fp); ok {
+			if prefixRE.MatchString(raw) {
+				s.Prefix = raw
+			} else {
+				p.errAt(v, fp, "%q must be 1 to 32 letters, digits, '_' or '-'", raw)
+			}
+		}
+	case "required":
+		s.Required, _ = p.boolean(v, fp)
+	case "envFile":
+		p.warn(fp, "not supported (ignored)")
+	default:
+		if !ignoredFields[key] {
+			p.warn(fp, "unknown field (ignored)")
+		}
+	}
+}
+
+// transport reads "type" or its alias "transport".
+func (st *entryState) transport(s *Server, key, fp string, v *hujson.Value) {
+	raw, ok := st.p.str(v, fp)
+	if !ok {
+		return
+	}
+	var t Transport
+	switch strings.ToLower(raw) {
+	case "stdio":
+		t = Stdio
+	case "http", "streamable-http", "streamable_http", "streamablehttp":
+		t = HTTP
+	case "sse":
+		t = SSE
+	default:
+		st.p.errAt(v, fp, "unknown transport %q (want stdio, http or sse)", raw)
+		return
+	}
+	if st.typeVal != nil && s.Transport != t {
+		st.p.errAt(v, fp, "conflicts with %q", st.typeKey)
+		return
+	}
+	s.Transport, st.typeVal, st.typeKey = t, v, key
+}
+
+// finish applies the checks and defaults that involve several fields.
+func (st *entryState) finish(s *Server, v *hujson.Value) {
+	p := st.p
+	if st.disabledV != nil && st.enabledV != nil && st.disabled == st.enabled {
+		later := st.disabledV
+		if st.enabledV.StartOffset > later.StartOffset {
+			later = st.enabledV
+		}
+		p.errAt(later, st.path, `"disabled" and "enabled" contradict each other`)
+	}
+	s.Disabled = (st.disabledV != nil && st.disabled) || (st.enabledV != nil && !st.enabled)
+
+	switch {
+	case st.command == nil && st.url == nil:
+		p.errAt(v, st.path, `"command" or "url" is required`)
+		return
+	case st.command != nil && st.url != nil:
+		p.errAt(v, st.path, `"command" and "url" are mutually exclusive`)
+		return
+	}
+	typePath := st.path + "." + st.typeKey
+	switch {
+	case st.typeVal == nil && st.command != nil:
+		s.Transport = Stdio
+	case st.typeVal == nil:
+		s.Transport = HTTP
+		if u, err := url.Parse(s.URL); err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/sse") {
+			s.Transport = SSE
+		}
+	case s.Transport == Stdio && st.command == nil:
+		p.errAt(st.typeVal, typePath, `transport "stdio" needs "command"`)
+	case s.Transport != Stdio && st.url == nil:
+		p.errAt(st.typeVal, typePath, `transport %q needs "url"`, s.Transport)
+	}
+	if st.urlOK {
+		if msg := checkURL(s.URL); msg != "" {
+			p.errAt(st.url, st.path+".url", "%s", msg)
+		}
+	}
+	// Fields for the other kind of transport are harmless but probably a mistake.
+	unused := st.httpOnly
+	if s.Transport != Stdio {
+		unused = st.stdioOnly
+	}
+	for _, f := range unused {
+		p.warn(st.path+"."+f, "ignored for %s servers", s.Transport)
+	}
+}
+
+// checkURL validates an expanded URL. The message never quotes the URL or any part of
+// it: the URL may hold a token that came from the environment.
+func checkURL(raw string) string {
+	if raw == "" {
+		return "empty after expansion"
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "not a valid URL"
+	case u.Scheme == "":
+		return "missing scheme"
+	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
+		return "unsupported scheme (want http or https)"
+	case u.Host == "":
+		return "missing host"
+	}
+	return ""
+}
+
+// stringMap reads env (isEnv) or headers. Env values that are numbers or booleans are
+// kept as their JSON text, as hosts do, since env values are strings anyway.
+func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[string]string {
+	p := st.p
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errAt(v, fp, "want an object of strings")
+		return nil
+	}
+	out := make(map[string]string, len(obj.Members))
+	seen := map[string]*hujson.Value{}
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		key := keyOf(m)
+		kp := fp + "." + key
+		if p.dupKey(seen, m, kp) {
+			continue
+		}
+		if isEnv && (key == "" || strings.ContainsAny(key, "=\x00")) {
+			p.errAt(&m.Name, fp, "invalid variable name %q", key)
+			continue
+		}
+		if !isEnv && !validHeaderName(key) {
+			p.errAt(&m.Name, fp, "invalid header name %q", key)
+			continue
+		}
+		lit, _ := m.Value.Value.(hujson.Literal)
+		switch k := lit.Kind(); {
+		case k == '"':
+			out[key] = p.expand(lit.String(), kp)
+		case isEnv && (k == '0' || k == 't' || k == 'f'):
+			out[key] = string(lit)
+		default:
+			p.errAt(&m.Value, kp, "want a string")
+		}
+	}
+	return out
+}
+
+// validHeaderName reports whether s is an RFC 9110 token.
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// tools reads {"allow": [...], "deny": [...]}.
+func (p *parser) tools(v *hujson.Value, fp string) (f ToolFilter) {
+	obj, ok := v.Value.(*hujson.Object)
+	if !ok {
+		p.errAt(v, fp, "want an object")
+		return f
+	}
+	seen := map[string]*hujson.Value{}
+	for i := range obj.Members {
+		m := &obj.Members[i]
+		key := keyOf(m)
+		kp := fp + "." + key
+		if p.dupKey(seen, m, kp) || isNull(&m.Value) {
+			continue
+		}
+		var dst *[]string
+		switch key {
+		case "allow":
+			dst = &f.Allow
+		case "deny":
+			dst = &f.Deny
+		default:
+			p.warn(kp, "unknown field (ignored)")
+			continue
+		}
+		*dst = p.strings(&m.Value, kp, false)
+		arr, _ := m.Value.Value.(*hujson.Array)
+		for j, g := range *dst {
+			if _, err := path.Match(g, ""); err != nil {
+				p.errAt(&arr.Elements[j], kp+"["+strconv.Itoa(j)+"]", "bad pattern %q: %v", g, err)
+			}
+		}
+	}
+	return f
+}
+
+// str reads a string, reporting any other type.
+func (p *parser) str(v *hujson.Value, fp string) (string, bool) {
+	s, ok := asString(v)
+	if !ok {
+		p.errAt(v, fp, "want a string")
+	}
+	return s, ok
+}
+
+// boolean reads a boolean, reporting any other type.
+func (p *parser) boolean(v *hujson.Value, fp string) (bool, bool) {
+	b, ok := asBool(v)
+	if !ok {
+		p.errAt(v, fp, "want a boolean")
+	}
+	return b, ok
+}
+
+// strings reads an array of strings, expanding each element when expand is set.
+// The result keeps one element per array element (bad ones as ""), so indexes match.
+func (p *parser) strings(v *hujson.Value, fp string, expand bool) []string {
+	arr, ok := v.Value.(*hujson.Array)
+	if !ok {
+		p.errAt(v, fp, "want an array of strings")
+		return nil
+	}
+	out := make([]string, len(arr.Elements))
+	for i := range arr.Elements {
+		ep := fp + "[" + strconv.Itoa(i) + "]"
+		s, ok := asString(&arr.Elements[i])
+		switch {
+		case !ok:
+			p.errAt(&arr.Elements[i], ep, "want a string")
+		case expand:
+			out[i] = p.expand(s, ep)
+		default:
+			out[i] = s
+		}
+	}
+	return out
+}

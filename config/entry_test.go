@@ -1,0 +1,241 @@
+package config
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestTransportInference(t *testing.T) {
+	tests := []struct {
+		entry string
+		want  Transport
+	}{
+		{`{"command": "npx"}`, Stdio},
+		{`{"url": "https://h.example/mcp"}`, HTTP},
+		{`{"url": "https://h.example/sse"}`, SSE},
+		{`{"url": "https://h.example/v1/sse/"}`, SSE},
+		{`{"url": "https://h.example/sse?x=1"}`, SSE},
+		{`{"url": "https://h.example/ssex"}`, HTTP},
+		{`{"url": "https://h.example/SSE/mcp"}`, HTTP},
+		{`{"command": "npx", "type": "stdio"}`, Stdio},
+		{`{"url": "https://h.example/sse", "type": "http"}`, HTTP},
+		{`{"url": "https://h.example/mcp", "type": "sse"}`, SSE},
+		{`{"url": "https://h.example/mcp", "type": "SSE"}`, SSE},
+		{`{"url": "https://h.example/mcp", "type": "streamable-http"}`, HTTP},
+		{`{"url": "https://h.example/mcp", "type": "streamable_http"}`, HTTP},
+		{`{"url": "https://h.example/mcp", "type": "streamableHttp"}`, HTTP},
+		{`{"url": "https://h.example/mcp", "transport": "sse"}`, SSE},
+		{`{"url": "https://h.example/mcp", "type": "sse", "transport": "SSE"}`, SSE},
+		{`{"url": "http://localhost:8080"}`, HTTP},
+	}
+	for _, tt := range tests {
+		cfg := mustParse(t, `{"servers": {"x": `+tt.entry+`}}`, nil)
+		if got := cfg.Server("x").Transport; got != tt.want {
+			t.Errorf("%s: Transport = %q, want %q", tt.entry, got, tt.want)
+		}
+	}
+}
+
+func TestEntryFields(t *testing.T) {
+	cfg := mustParse(t, `{"mcpServers": {"full": {
+		"command": "npx", "args": ["-y", "pkg"], "cwd": "/srv",
+		"env": {"S": "v", "N": 42, "F": 1.50, "B": true, "E": ""},
+		"description": "Full entry", "disabled": false, "enabled": true,
+		"timeout": "1m30s", "toolTimeout": 2.5, "heartbeat": -1,
+		"tools": {"allow": ["read_*", "list?"], "deny": ["read_secret"]},
+		"prefix": "fs_1", "required": true, "inheritEnv": false
+	}}}`, nil)
+	s := cfg.Server("full")
+	want := Server{
+		Name: "full", Transport: Stdio, Command: "npx", Args: []string{"-y", "pkg"}, Cwd: "/srv",
+		Env:         map[string]string{"S": "v", "N": "42", "F": "1.50", "B": "true", "E": ""},
+		Description: "Full entry", InitTimeout: 90 * time.Second, ToolTimeout: 2500 * time.Millisecond,
+		Heartbeat: -time.Second, Tools: ToolFilter{Allow: []string{"read_*", "list?"}, Deny: []string{"read_secret"}},
+		Prefix: "fs_1", Required: true, InheritEnv: false,
+	}
+	if !equalServer(*s, want) {
+		t.Errorf("server =\n%+v\nwant\n%+v", *s, want)
+	}
+	if len(cfg.Warnings) != 0 {
+		t.Errorf("Warnings = %q", cfg.Warnings)
+	}
+
+	http := mustParse(t, `{"servers": {"h": {"url": "https://h.example/mcp", "headers": {"Authorization": "Bearer x", "X-Id": "1"}}}}`, nil).Server("h")
+	if http.Headers["Authorization"] != "Bearer x" || http.Headers["X-Id"] != "1" || !http.InheritEnv {
+		t.Errorf("http = %+v", http)
+	}
+}
+
+func equalServer(a, b Server) bool {
+	return a.Name == b.Name && a.Transport == b.Transport && a.Command == b.Command &&
+		slices.Equal(a.Args, b.Args) && mapsEqual(a.Env, b.Env) && a.Cwd == b.Cwd &&
+		a.InheritEnv == b.InheritEnv && a.URL == b.URL && mapsEqual(a.Headers, b.Headers) &&
+		a.Disabled == b.Disabled && a.Description == b.Description &&
+		a.InitTimeout == b.InitTimeout && a.ToolTimeout == b.ToolTimeout && a.Heartbeat == b.Heartbeat &&
+		slices.Equal(a.Tools.Allow, b.Tools.Allow) && slices.Equal(a.Tools.Deny, b.Tools.Deny) &&
+		a.Prefix == b.Prefix && a.Required == b.Required
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDisabled(t *testing.T) {
+	tests := []struct {
+		fields string
+		want   bool
+	}{
+		{``, false},
+		{`, "disabled": true`, true},
+		{`, "disabled": false`, false},
+		{`, "enabled": false`, true},
+		{`, "enabled": true`, false},
+		{`, "disabled": true, "enabled": false`, true},
+		{`, "disabled": false, "enabled": true`, false},
+		{`, "disabled": null`, false},
+	}
+	for _, tt := range tests {
+		cfg := mustParse(t, `{"servers": {"x": {"command": "c"`+tt.fields+`}}}`, nil)
+		if got := cfg.Server("x").Disabled; got != tt.want {
+			t.Errorf("%s: Disabled = %v, want %v", tt.fields, got, tt.want)
+		}
+	}
+}
+
+func TestDurations(t *testing.T) {
+	tests := []struct {
+		in   any
+		want time.Duration
+		err  string
+	}{
+		{"30s", 30 * time.Second, ""},
+		{"1m30s", 90 * time.Second, ""},
+		{"1.5s", 1500 * time.Millisecond, ""},
+		{"250ms", 250 * time.Millisecond, ""},
+		{"30", 30 * time.Second, ""},
+		{"2.5", 2500 * time.Millisecond, ""},
+		{"0", 0, ""},
+		{"-5", -5 * time.Second, ""},
+		{10, 10 * time.Second, ""},
+		{2.5, 2500 * time.Millisecond, ""},
+		{int64(3), 3 * time.Second, ""},
+		{"abc", 0, `"abc" is not a duration`},
+		{"", 0, `"" is not a duration`},
+		{"10 s", 0, `"10 s" is not a duration`},
+		{1e300, 0, "1e+300 seconds is out of range"},
+		{true, 0, `want a duration (a number of seconds or a string like "30s")`},
+		{nil, 0, `want a duration (a number of seconds or a string like "30s")`},
+	}
+	for _, tt := range tests {
+		got, err := parseDuration(tt.in)
+		switch {
+		case tt.err != "" && (err == nil || err.Error() != tt.err):
+			t.Errorf("parseDuration(%#v) error = %v, want %q", tt.in, err, tt.err)
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("parseDuration(%#v) = %v, %v, want %v", tt.in, got, err, tt.want)
+		}
+	}
+
+	// The same forms through a config, with JSON numbers.
+	cfg := mustParse(t, `{"a": {"command": "c", "timeout": 10, "toolTimeout": "30", "heartbeat": 0.5},
+		"switchboard": {"heartbeat": 5, "retryFailed": "-1s"}}`, nil)
+	a := cfg.Server("a")
+	if a.InitTimeout != 10*time.Second || a.ToolTimeout != 30*time.Second || a.Heartbeat != 500*time.Millisecond {
+		t.Errorf("a = %+v", a)
+	}
+	if cfg.Settings.Heartbeat != 5*time.Second || cfg.Settings.RetryFailed != -time.Second {
+		t.Errorf("Settings = %+v", cfg.Settings)
+	}
+}
+
+func TestEffectiveTimeouts(t *testing.T) {
+	var s Server
+	if s.EffectiveInitTimeout() != DefaultInitTimeout || s.EffectiveToolTimeout() != DefaultToolTimeout {
+		t.Errorf("zero server: %v, %v", s.EffectiveInitTimeout(), s.EffectiveToolTimeout())
+	}
+	s.InitTimeout, s.ToolTimeout = time.Second, 2*time.Second
+	if s.EffectiveInitTimeout() != time.Second || s.EffectiveToolTimeout() != 2*time.Second {
+		t.Errorf("set server: %v, %v", s.EffectiveInitTimeout(), s.EffectiveToolTimeout())
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	tests := []struct {
+		name  string
+		entry string
+		want  []string
+	}{
+		{"unknown field", `{"command": "c", "foo": 1, "bar": {}}`,
+			[]string{"servers.x.foo: unknown field (ignored)", "servers.x.bar: unknown field (ignored)"}},
+		{"envFile", `{"command": "c", "envFile": ".env"}`, []string{"servers.x.envFile: not supported (ignored)"}},
+		{"other hosts' fields", `{"command": "c", "alwaysAllow": ["a"], "autoApprove": [], "autoStart": true}`, nil},
+		{"null fields", `{"command": "c", "args": null, "env": null, "foo": null}`, nil},
+		{"tools unknown key", `{"command": "c", "tools": {"allow": [], "only": []}}`, []string{"servers.x.tools.only: unknown field (ignored)"}},
+		{"stdio fields on http", `{"url": "https://h", "args": [], "env": {}, "cwd": "/"}`,
+			[]string{"servers.x.args: ignored for http servers", "servers.x.env: ignored for http servers", "servers.x.cwd: ignored for http servers"}},
+		{"headers on stdio", `{"command": "c", "headers": {}}`, []string{"servers.x.headers: ignored for stdio servers"}},
+		{"milliseconds", `{"command": "c", "timeout": 30000, "toolTimeout": "5000", "heartbeat": 5000}`,
+			[]string{"servers.x.timeout: 30000 is taken as seconds, not milliseconds", "servers.x.toolTimeout: 5000 is taken as seconds, not milliseconds"}},
+		{"large duration string is fine", `{"command": "c", "timeout": "30m"}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := mustParse(t, `{"servers": {"x": `+tt.entry+`}}`, nil)
+			if !slices.Equal(cfg.Warnings, tt.want) {
+				t.Errorf("Warnings = %q, want %q", cfg.Warnings, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnviron(t *testing.T) {
+	host := []string{"PATH=/bin", "HOME=/home/u", "AWS_SECRET=host-secret", "FOO=host", "BROKEN", "=C:=C:\\", "FOO=host2"}
+	tests := []struct {
+		name    string
+		inherit bool
+		want    []string
+	}{
+		{"inherit", true, []string{"AWS_SECRET=host-secret", "EXTRA=1", "FOO=mine", "HOME=/home/u", "PATH=/bin"}},
+		{"base only", false, []string{"EXTRA=1", "FOO=mine", "HOME=/home/u", "PATH=/bin"}},
+	}
+	for _, tt := range tests {
+		s := Server{InheritEnv: tt.inherit, Env: map[string]string{"FOO": "mine", "EXTRA": "1"}}
+		if got := s.Environ(host); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Environ = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	// Duplicate host entries: the last wins, as in os/exec.
+	s := Server{InheritEnv: true}
+	if got := s.Environ([]string{"A=1", "A=2"}); !slices.Equal(got, []string{"A=2"}) {
+		t.Errorf("Environ = %q", got)
+	}
+
+	// inheritEnv from the config, both ways.
+	cfg := mustParse(t, `{"a": {"command": "a", "env": {"T": "t"}}, "b": {"command": "b", "inheritEnv": false, "env": {"T": "t"}}}`, nil)
+	if got := cfg.Server("a").Environ(host); !slices.Contains(got, "AWS_SECRET=host-secret") || !slices.Contains(got, "T=t") {
+		t.Errorf("a: Environ = %q", got)
+	}
+	if got := cfg.Server("b").Environ(host); slices.Contains(got, "AWS_SECRET=host-secret") || !slices.Contains(got, "T=t") || !slices.Contains(got, "PATH=/bin") {
+		t.Errorf("b: Environ = %q", got)
+	}
+}
+
+func TestSecrets(t *testing.T) {
+	cfg := mustParse(t, `{"servers": {
+		"a": {"command": "a", "env": {"TOKEN": "${T}", "EMPTY": "", "DUP": "shared"}, "disabled": true},
+		"b": {"url": "https://h", "headers": {"Authorization": "Bearer ${T}", "X": "shared"}}
+	}}`, map[string]string{"T": "tok"})
+	want := []string{"shared", "tok", "Bearer tok"}
+	if got := cfg.Secrets(); !slices.Equal(got, want) {
+		t.Errorf("Secrets = %q, want %q", got, want)
+	}
+}

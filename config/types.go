@@ -1,0 +1,117 @@
+package config
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Transport names how Switchboard talks to one MCP server.
+type Transport string
+
+const (
+	// Stdio runs the server as a child process and speaks JSON-RPC over its stdin/stdout.
+	Stdio Transport = "stdio"
+	// HTTP is the Streamable HTTP transport (config spellings "http", "streamable-http",
+	// "streamable_http", "streamableHttp").
+	HTTP Transport = "http"
+	// SSE is the legacy HTTP+SSE transport.
+	SSE Transport = "sse"
+)
+
+// Defaults that apply when a server or the settings leave a value unset (zero).
+const (
+	DefaultInitTimeout = 10 * time.Second
+	DefaultToolTimeout = 60 * time.Second
+	DefaultHeartbeat   = 30 * time.Second
+	DefaultRetryFailed = 60 * time.Second
+)
+
+// BaseEnv is what a child with inheritEnv=false receives from the host's environment,
+// before the entry's own env is added.
+var BaseEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR"}
+
+// ToolFilter selects which of a server's tools are exposed. Globs use path.Match syntax
+// (`*`, `?`, `[...]`) against the server's original tool names. An empty Allow allows
+// everything; Deny wins over Allow.
+type ToolFilter struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// Server is one configured MCP server, after shape detection, type inference and
+// ${VAR} expansion. Zero durations mean "use the default".
+type Server struct {
+	// Name is the key under which the server appears in the config.
+	Name      string    `json:"name"`
+	Transport Transport `json:"type"`
+
+	// stdio
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+	// InheritEnv: true passes the host's whole environment to the child (plus Env);
+	// false passes only BaseEnv plus Env. Defaults to true.
+	InheritEnv bool `json:"inheritEnv"`
+
+	// http / sse
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+
+	Disabled    bool   `json:"disabled,omitempty"`
+	Description string `json:"description,omitempty"`
+
+	// InitTimeout bounds one connection attempt (config key "timeout").
+	InitTimeout time.Duration `json:"timeout,omitempty"`
+	// ToolTimeout bounds one tool call (config key "toolTimeout").
+	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
+	// Heartbeat is the health-check interval (config key "heartbeat"); negative disables.
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+
+	Tools ToolFilter `json:"tools,omitempty"`
+	// Prefix replaces the server name in prefixed exposed tool names.
+	Prefix string `json:"prefix,omitempty"`
+	// Required makes start-up fail when this server cannot connect.
+	Required bool `json:"required,omitempty"`
+}
+
+// Naming is the policy for deriving exposed tool names from (server, original name).
+type Naming string
+
+const (
+	// NamingAuto prefixes only names that collide (default).
+	NamingAuto Naming = "auto"
+	// NamingNever never prefixes; a collision is a config error.
+	NamingNever Naming = "never"
+	// NamingAlways prefixes every tool as server__tool.
+	NamingAlways Naming = "always"
+)
+
+// Settings is the top-level "switchboard" object: host settings. Keys this version does
+// not know are kept in Extra (and reported as warnings) so later versions can add them.
+type Settings struct {
+	Naming Naming `json:"naming,omitempty"`
+	// Heartbeat is the default health-check interval for every server.
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+	// RetryFailed is how often failed servers are retried; negative disables.
+	RetryFailed time.Duration `json:"retryFailed,omitempty"`
+	// Extra holds keys of the "switchboard" object that this version does not interpret.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// Config is a whole loaded configuration.
+type Config struct {
+	// Source names where the config came from (a file path, or a label such as "<bytes>").
+	Source string `json:"source,omitempty"`
+	// Shape is the detected layout: "mcpServers", "servers", "services", "bare" or "value".
+	Shape string `json:"shape,omitempty"`
+	// Servers in the order they appear in the source. Servers whose name starts with
+	// "switchboard" are not included (see Skipped). Disabled servers are included.
+	Servers  []Server `json:"servers"`
+	Settings Settings `json:"switchboard"`
+	// Skipped lists servers left out on purpose (the gateway itself), for info logs.
+	Skipped []string `json:"skipped,omitempty"`
+	// Warnings are non-fatal problems, each naming its place; never containing a value
+	// of an env var, header or other secret.
+	Warnings []string `json:"warnings,omitempty"`
+}

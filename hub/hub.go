@@ -1,0 +1,454 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// ErrClosed is returned by a hub that has been closed.
+var ErrClosed = errors.New("hub: closed")
+
+// Options tune a Hub. nil means defaults.
+type Options struct {
+	Logger *slog.Logger
+	// Upstream is the template for every server's supervisor; its OnEvent is the hub's.
+	Upstream *upstream.Options
+	// Naming overrides the config's naming policy when set.
+	Naming config.Naming
+}
+
+// Hub is many upstream MCP servers as one tool.Toolset.
+type Hub struct {
+	log    *slog.Logger
+	upOpts upstream.Options
+	naming config.Naming
+
+	mu      sync.Mutex // guards sups, order, closed and catalog rebuilds
+	sups    map[string]*upstream.Supervisor
+	order   []string // server names in config order
+	closed  bool
+	lastErr error // naming error of the last rebuild
+
+	cat      atomic.Pointer[catalog]
+	notifier tool.Notifier
+
+	subMu sync.Mutex
+	subs  map[int]func(upstream.Event)
+	subID int
+}
+
+// catalog is an immutable snapshot: routing reads it without locks.
+type catalog struct {
+	tools  []tool.Tool
+	routes map[string]route
+}
+
+type route struct {
+	sup      *upstream.Supervisor
+	original string
+}
+
+// New builds a hub for cfg's servers. Nothing starts until Start.
+func New(cfg *config.Config, opts *Options) *Hub {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	h := &Hub{
+		log:    o.Logger,
+		naming: o.Naming,
+		sups:   map[string]*upstream.Supervisor{},
+		subs:   map[int]func(upstream.Event){},
+	}
+	if o.Upstream != nil {
+		h.upOpts = *o.Upstream
+	}
+	if h.upOpts.Logger == nil {
+		h.upOpts.Logger = o.Logger
+	}
+	if h.naming == "" {
+		h.naming = cfg.Settings.Naming
+	}
+	if h.upOpts.Heartbeat == 0 {
+		h.upOpts.Heartbeat = cfg.Settings.Heartbeat
+	}
+	if h.upOpts.RetryFailed == 0 {
+		h.upOpts.RetryFailed = cfg.Settings.RetryFailed
+	}
+	h.upOpts.OnEvent = h.onEvent
+	h.cat.Store(&catalog{routes: map[string]route{}})
+	for _, s := range cfg.Servers {
+		h.sups[s.Name] = upstream.New(s, &h.upOpts)
+		h.order = append(h.order, s.Name)
+	}
+	return h
+}
+
+// Start connects every server at once and returns when each is ready, failed,
+// disabled, or past its init timeout; servers still trying keep going in the
+// background and join the catalog when ready. It fails when a required server is not
+// ready, or when the naming policy "never" finds a collision.
+func (h *Hub) Start(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	sups := h.supervisors()
+	h.mu.Unlock()
+	for _, s := range sups {
+		s.Start()
+	}
+	var wg sync.WaitGroup
+	for _, s := range sups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			waitSettled(ctx, s)
+		}()
+	}
+	wg.Wait()
+	if err := h.rebuild(); err != nil {
+		return err
+	}
+	return h.startReport()
+}
+
+// waitSettled waits for s's first start-up cycle, at most its init timeout.
+func waitSettled(ctx context.Context, s *upstream.Supervisor) {
+	cfg := s.Config()
+	t := time.NewTimer(cfg.EffectiveInitTimeout())
+	defer t.Stop()
+	select {
+	case <-s.Settled():
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// startReport logs the start-up summary and checks required servers.
+func (h *Hub) startReport() error {
+	statuses := h.Status()
+	failed, tools := 0, len(h.Tools())
+	var missing []string
+	for _, st := range statuses {
+		if st.State != upstream.Ready && st.State != upstream.Disabled {
+			failed++
+		}
+		if s := h.supervisor(st.Name); s != nil && s.Config().Required && st.State != upstream.Ready {
+			missing = append(missing, fmt.Sprintf("%s (%s: %s)", st.Name, st.State, st.LastError))
+		}
+	}
+	h.log.Info(fmt.Sprintf("MCP initialized: %d servers, %d tools (%d failed)", len(statuses), tools, failed))
+	for _, st := range statuses {
+		if st.State != upstream.Ready && st.State != upstream.Disabled {
+			reason := st.LastError
+			if reason == "" {
+				reason = "still " + string(st.State)
+			}
+			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", reason)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("required server(s) not ready: %s", strings.Join(missing, "; "))
+	}
+	return nil
+}
+
+// Close shuts every server down concurrently and waits for all of them.
+func (h *Hub) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	sups := h.supervisors()
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range sups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.Close()
+		}()
+	}
+	wg.Wait()
+	h.cat.Store(&catalog{routes: map[string]route{}})
+	h.notifier.Notify()
+	return nil
+}
+
+// supervisors returns the supervisors in config order; h.mu must be held.
+func (h *Hub) supervisors() []*upstream.Supervisor {
+	out := make([]*upstream.Supervisor, 0, len(h.order))
+	for _, name := range h.order {
+		out = append(out, h.sups[name])
+	}
+	return out
+}
+
+func (h *Hub) supervisor(name string) *upstream.Supervisor {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sups[name]
+}
+
+// Tools returns the current catalog snapshot.
+func (h *Hub) Tools() []tool.Tool { return h.cat.Load().tools }
+
+// Changed returns a channel closed when the catalog next changes.
+func (h *Hub) Changed() <-chan struct{} { return h.notifier.Changed() }
+
+// Lookup finds a tool by exposed name.
+func (h *Hub) Lookup(name string) (tool.Tool, bool) {
+	cat := h.cat.Load()
+	r, ok := cat.routes[name]
+	if !ok {
+		return tool.Tool{}, false
+	}
+	for _, t := range cat.tools {
+		if t.Name == name && t.Server == r.sup.Name() {
+			return t, true
+		}
+	}
+	return tool.Tool{}, false
+}
+
+// Call routes one call by exposed name. Unknown tools and server failures come back as
+// error results that name the server; a Go error means the hub is closed.
+func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	r, ok := h.cat.Load().routes[name]
+	if !ok {
+		h.mu.Lock()
+		closed := h.closed
+		h.mu.Unlock()
+		if closed {
+			return nil, ErrClosed
+		}
+		msg := fmt.Sprintf("unknown tool %q", name)
+		if s := Suggest(name, h.Tools(), 3); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, ", ") + "?"
+		}
+		return tool.ErrorResult("%s", msg), nil
+	}
+	res, err := r.sup.Call(ctx, r.original, args)
+	if err != nil {
+		return tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, logging.Redact(err.Error())), nil
+	}
+	return res, nil
+}
+
+// Status reports every server in config order.
+func (h *Hub) Status() []upstream.Status {
+	h.mu.Lock()
+	sups := h.supervisors()
+	h.mu.Unlock()
+	out := make([]upstream.Status, len(sups))
+	for i, s := range sups {
+		out[i] = s.Status()
+	}
+	return out
+}
+
+// Subscribe registers fn for every server event (state changes, tool changes). The
+// returned function unsubscribes. fn runs on a supervisor's goroutine: keep it quick.
+func (h *Hub) Subscribe(fn func(upstream.Event)) (cancel func()) {
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
+	h.subID++
+	id := h.subID
+	h.subs[id] = fn
+	return func() {
+		h.subMu.Lock()
+		defer h.subMu.Unlock()
+		delete(h.subs, id)
+	}
+}
+
+func (h *Hub) onEvent(e upstream.Event) {
+	if e.ToolsChanged || e.State != upstream.Ready {
+		if err := h.rebuild(); err != nil {
+			h.log.Error("catalog not updated", logging.KeyServer, e.Server, "err", err)
+		}
+	}
+	h.subMu.Lock()
+	subs := make([]func(upstream.Event), 0, len(h.subs))
+	for _, fn := range h.subs {
+		subs = append(subs, fn)
+	}
+	h.subMu.Unlock()
+	for _, fn := range subs {
+		fn(e)
+	}
+}
+
+// rebuild derives the catalog from every server's current tools and swaps it in.
+// Tools of servers that are reconnecting stay listed (calls wait for them); tools of
+// failed, disabled and closed servers are dropped.
+func (h *Hub) rebuild() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil
+	}
+	type entry struct {
+		sup *upstream.Supervisor
+		t   *mcp.Tool
+	}
+	entries := map[Key]entry{}
+	var inputs []NameInput
+	for _, name := range h.order {
+		s := h.sups[name]
+		switch s.State() {
+		case upstream.Ready, upstream.Reconnecting:
+		default:
+			continue
+		}
+		cfg := s.Config()
+		for _, t := range s.Tools() {
+			if !allowed(cfg.Tools, t.Name) {
+				continue
+			}
+			k := Key{Server: name, Tool: t.Name}
+			entries[k] = entry{s, t}
+			inputs = append(inputs, NameInput{Key: k, Prefix: cfg.Prefix})
+		}
+	}
+	names, err := AssignNames(h.naming, inputs)
+	if err != nil {
+		h.lastErr = err
+		return err
+	}
+	h.lastErr = nil
+	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names))}
+	for _, in := range inputs {
+		e, exposed := entries[in.Key], names[in.Key]
+		cat.routes[exposed] = route{sup: e.sup, original: e.t.Name}
+		cat.tools = append(cat.tools, fromMCP(exposed, in.Server, e.t))
+	}
+	old := h.cat.Swap(cat)
+	if !sameTools(old.tools, cat.tools) {
+		h.notifier.Notify()
+	}
+	return nil
+}
+
+func sameTools(a, b []tool.Tool) bool {
+	return len(a) == len(b) && reflect.DeepEqual(a, b)
+}
+
+func globMatch(pattern, name string) bool {
+	ok, err := path.Match(pattern, name)
+	return err == nil && ok
+}
+
+// allowed applies a server's tools.allow / tools.deny globs to an original name.
+func allowed(f config.ToolFilter, name string) bool {
+	for _, g := range f.Deny {
+		if globMatch(g, name) {
+			return false
+		}
+	}
+	if len(f.Allow) == 0 {
+		return true
+	}
+	return slices.ContainsFunc(f.Allow, func(g string) bool { return globMatch(g, name) })
+}
+
+// fromMCP converts an upstream tool into a catalog entry with a clean object schema.
+func fromMCP(exposed, server string, t *mcp.Tool) tool.Tool {
+	return tool.Tool{
+		Name:         exposed,
+		OriginalName: t.Name,
+		Server:       server,
+		Title:        t.Title,
+		Description:  t.Description,
+		InputSchema:  tool.CleanSchema(t.InputSchema),
+		OutputSchema: marshalOrNil(t.OutputSchema),
+		Annotations:  t.Annotations,
+	}
+}
+
+func marshalOrNil(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
+// Suggest returns up to n exposed names closest to name (by edit distance, then by a
+// shared substring), for "did you mean" messages.
+func Suggest(name string, tools []tool.Tool, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	lname := strings.ToLower(name)
+	for _, t := range tools {
+		d := editDistance(lname, strings.ToLower(t.Name))
+		if strings.Contains(strings.ToLower(t.Name), lname) || strings.Contains(lname, strings.ToLower(t.OriginalName)) {
+			d = min(d, 1)
+		}
+		if d <= max(2, len(name)/3) {
+			cs = append(cs, cand{t.Name, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for i := 0; i < len(cs) && i < n; i++ {
+		out = append(out, cs[i].name)
+	}
+	return out
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,114 @@
+package hub
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// Add starts a new server while the hub runs. It joins the catalog when ready.
+func (h *Hub) Add(s config.Server) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	if _, dup := h.sups[s.Name]; dup {
+		h.mu.Unlock()
+		return fmt.Errorf("hub: server %q already exists", s.Name)
+	}
+	sup := upstream.New(s, &h.upOpts)
+	h.sups[s.Name] = sup
+	h.order = append(h.order, s.Name)
+	h.mu.Unlock()
+	sup.Start()
+	return nil
+}
+
+// Remove stops a server and drops its tools from the catalog.
+func (h *Hub) Remove(name string) error {
+	h.mu.Lock()
+	sup, ok := h.sups[name]
+	if !ok {
+		h.mu.Unlock()
+		return fmt.Errorf("hub: no server %q", name)
+	}
+	h.detach(name)
+	h.mu.Unlock()
+	sup.Close()
+	return h.rebuild()
+}
+
+// Replace restarts a server with a new configuration.
+func (h *Hub) Replace(s config.Server) error {
+	if err := h.Remove(s.Name); err != nil {
+		return err
+	}
+	return h.Add(s)
+}
+
+// detach forgets a server; h.mu must be held.
+func (h *Hub) detach(name string) {
+	delete(h.sups, name)
+	for i, n := range h.order {
+		if n == name {
+			h.order = append(h.order[:i], h.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// Reload applies a new config by difference: unchanged servers keep running
+// untouched, changed ones restart, removed ones stop, new ones start. The naming
+// policy follows the new config unless Options.Naming fixed it.
+func (h *Hub) Reload(cfg *config.Config) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	want := map[string]config.Server{}
+	for _, s := range cfg.Servers {
+		want[s.Name] = s
+	}
+	var stop []*upstream.Supervisor
+	var start []config.Server
+	for _, name := range append([]string(nil), h.order...) {
+		sup := h.sups[name]
+		s, keep := want[name]
+		if keep && reflect.DeepEqual(s, sup.Config()) {
+			continue
+		}
+		stop = append(stop, sup)
+		h.detach(name)
+	}
+	for _, s := range cfg.Servers {
+		if _, running := h.sups[s.Name]; !running {
+			start = append(start, s)
+		}
+	}
+	if cfg.Settings.Naming != "" {
+		h.naming = cfg.Settings.Naming
+	}
+	h.mu.Unlock()
+
+	var wg sync.WaitGroup
+	for _, sup := range stop {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sup.Close()
+		}()
+	}
+	wg.Wait()
+	for _, s := range start {
+		if err := h.Add(s); err != nil {
+			return err
+		}
+	}
+	h.log.Info("config reloaded", "stopped", len(stop), "started", len(start))
+	return h.rebuild()
+}

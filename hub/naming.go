@@ -1,0 +1,218 @@
+package hub
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// MaxNameLen is the longest exposed tool name. MCP allows 128 characters, but OpenAI and
+// Anthropic only accept ^[a-zA-Z0-9_-]{1,64}$, and the catalog must work with both.
+const MaxNameLen = 64
+
+// maxPrefixLen caps the prefix inside a prefixed name so a long server name cannot
+// crowd out the tool part entirely; longer prefixes are shortened with a hash.
+const maxPrefixLen = 32
+
+// hashLen is the number of hex characters of the SHA-256 used in suffixes.
+const hashLen = 8
+
+// Key identifies a tool: the server that owns it and its original name there.
+type Key struct{ Server, Tool string }
+
+// NameInput is one tool to name. Prefix is the server's configured prefix ("" = use Server).
+type NameInput struct {
+	Key
+	Prefix string
+}
+
+// Sanitize maps any string into the provider-safe alphabet, shortened to max runes with
+// a stable hash suffix when too long. Exported for reuse by the format package.
+// A max below 1 means MaxNameLen.
+func Sanitize(name string, max int) string {
+	if max < 1 {
+		max = MaxNameLen
+	}
+	s := clean(name)
+	if len(s) <= max { // clean output is ASCII, so bytes == runes
+		return s
+	}
+	// Hash the original input, not the cleaned one, so "a.b…" and "a_b…" stay distinct.
+	h := hash8(name)
+	if max <= hashLen {
+		return h[:max]
+	}
+	return s[:max-hashLen-1] + "_" + h
+}
+
+// clean replaces every rune outside [A-Za-z0-9_-] with one '_'; empty becomes "tool".
+func clean(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r == '_' || r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "tool"
+	}
+	return b.String()
+}
+
+// hash8 is the first 8 hex characters of SHA-256(s): stable across runs and platforms.
+func hash8(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:hashLen]
+}
+
+// withSuffix appends "_"+h to an already clean name, cutting it so the result fits.
+func withSuffix(name, h string) string {
+	if keep := MaxNameLen - len(h) - 1; len(name) > keep {
+		name = name[:keep]
+	}
+	return name + "_" + h
+}
+
+// prefixed is the "prefix__tool" form. When it is too long the prefix stays readable
+// and the tool part is cut; the hash covers server and tool so long names of different
+// servers (even with equal prefixes) never coincide.
+func prefixed(in NameInput) (name string, exact bool) {
+	src := in.Prefix
+	if src == "" {
+		src = in.Server
+	}
+	p := Sanitize(src, maxPrefixLen)
+	name = p + "__" + clean(in.Tool)
+	if len(name) > MaxNameLen {
+		return withSuffix(name, hash8(in.Server+"\x00"+in.Tool)), false
+	}
+	return name, name == p+"__"+in.Tool
+}
+
+// entry is one tool while names are being assigned.
+type entry struct {
+	in    NameInput
+	name  string
+	exact bool // name was derived without replacing or cutting anything of the tool name
+}
+
+// AssignNames derives exposed names for all tools under the policy.
+// Returns map Key → exposed name, or an error for policy "never" when two servers
+// expose the same name. The result depends only on the set of inputs, not their order.
+func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error) {
+	switch policy {
+	case "", config.NamingAuto, config.NamingNever, config.NamingAlways:
+	default:
+		return nil, fmt.Errorf("unknown naming policy %q (want %q, %q or %q)",
+			policy, config.NamingAuto, config.NamingNever, config.NamingAlways)
+	}
+
+	// Sort a copy so input order cannot influence anything; a Key given twice is
+	// named once (the first after sorting wins, so the choice is still deterministic).
+	sorted := append([]NameInput(nil), tools...)
+	sort.Slice(sorted, func(i, j int) bool {
+		a, b := sorted[i], sorted[j]
+		if a.Server != b.Server {
+			return a.Server < b.Server
+		}
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		return a.Prefix < b.Prefix
+	})
+	var entries []*entry
+	servers := map[string]map[string]bool{} // plain name → servers exposing it
+	for i, in := range sorted {
+		if i > 0 && sorted[i-1].Key == in.Key {
+			continue
+		}
+		plain := Sanitize(in.Tool, MaxNameLen)
+		entries = append(entries, &entry{in: in, name: plain, exact: plain == in.Tool})
+		if servers[plain] == nil {
+			servers[plain] = map[string]bool{}
+		}
+		servers[plain][in.Server] = true
+	}
+
+	// Cross-server collisions on the plain name: prefix (auto) or refuse (never).
+	var problems []string
+	for plain, set := range servers {
+		if len(set) > 1 && policy == config.NamingNever {
+			problems = append(problems, collision(plain, set))
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, errors.New(strings.Join(problems, "; "))
+	}
+	for _, e := range entries {
+		if policy == config.NamingAlways || (policy != config.NamingNever && len(servers[e.name]) > 1) {
+			e.name, e.exact = prefixed(e.in)
+		}
+	}
+
+	return uniquify(entries), nil
+}
+
+// collision describes one name exposed by several servers under policy "never".
+func collision(name string, set map[string]bool) string {
+	var names []string
+	for s := range set {
+		names = append(names, fmt.Sprintf("%q", s))
+	}
+	sort.Strings(names)
+	by := "both " + names[0] + " and " + names[1]
+	if len(names) > 2 {
+		by = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return fmt.Sprintf("tool %q is exposed by %s (naming policy %q); set a prefix or use naming %q",
+		name, by, config.NamingNever, config.NamingAuto)
+}
+
+// uniquify is the final pass: whatever collisions sanitizing or prefixing left (a.b vs
+// a_b, equal prefixes, a prefix that looks like another server's prefixed name), every
+// tool ends up with its own name. Per name, the exact derivation wins, then the first by
+// (server, tool); the others get a hash suffix. No tool is ever dropped or shadowed.
+func uniquify(entries []*entry) map[Key]string {
+	sort.SliceStable(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		if a.exact != b.exact {
+			return a.exact
+		}
+		if a.in.Server != b.in.Server {
+			return a.in.Server < b.in.Server
+		}
+		return a.in.Tool < b.in.Tool
+	})
+	taken := map[string]bool{}
+	var losers []*entry
+	for _, e := range entries {
+		if taken[e.name] {
+			losers = append(losers, e)
+		} else {
+			taken[e.name] = true
+		}
+	}
+	// Winners claimed their names first, so a suffixed name never displaces one.
+	for _, e := range losers {
+		seed := e.in.Server + "\x00" + e.in.Tool
+		name := withSuffix(e.name, hash8(seed))
+		for n := 1; taken[name]; n++ { // a real tool may already carry that exact name
+			name = withSuffix(e.name, hash8(fmt.Sprintf("%s\x00%d", seed, n)))
+		}
+		e.name = name
+		taken[name] = true
+	}
+	out := make(map[Key]string, len(entries))
+	for _, e := range entries {
+		out[e.in.Key] = e.name
+	}
+	return out
+}

@@ -1,0 +1,163 @@
+package logging
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRedactorString(t *testing.T) {
+	var r Redactor
+	r.Add("hunter2-password", "configured-header-value", "ab" /* too short to mask */)
+	tests := []struct {
+		name, in string
+		gone     []string // must not appear in the output
+		kept     []string // must still appear
+	}{
+		{"registered value", "login with hunter2-password failed", []string{"hunter2-password"}, []string{"login with", "failed"}},
+		{"header value", "sent X-Key: configured-header-value", []string{"configured-header-value"}, []string{"X-Key"}},
+		{"bearer token", "Authorization: Bearer abcdefghijklmnop1234", []string{"abcdefghijklmnop1234"}, []string{"Bearer"}},
+		{"openai key", "using sk-proj-ABCDEFGHIJKLMNOPQRSTUV", []string{"ABCDEFGHIJKLMNOPQRSTUV"}, []string{"using"}},
+		{"anthropic key", "key sk-ant-api03-ABCDEFGHIJKLMNOPQRST", []string{"api03-ABCDEFGHIJKLMNOPQRST"}, nil},
+		{"github token", "ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 rejected", []string{"ghp_ABCDEFGHIJ"}, []string{"rejected"}},
+		{"aws key", "id AKIAABCDEFGHIJKLMNOP", []string{"AKIAABCDEFGHIJKLMNOP"}, nil},
+		{"key=value", "url?api_key=zzzyyyxxx&x=1", []string{"zzzyyyxxx"}, []string{"api_key=", "x=1"}},
+		{"json pair", `{"token": "abc123secret"}`, []string{"abc123secret"}, []string{`"token"`}},
+		{"short value untouched", "ab cd", nil, []string{"ab cd"}},
+		{"plain text untouched", "server clock ready with 3 tools", nil, []string{"server clock ready with 3 tools"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.String(tt.in)
+			for _, g := range tt.gone {
+				if strings.Contains(got, g) {
+					t.Errorf("String(%q) = %q, still contains %q", tt.in, got, g)
+				}
+			}
+			for _, k := range tt.kept {
+				if !strings.Contains(got, k) {
+					t.Errorf("String(%q) = %q, lost %q", tt.in, got, k)
+				}
+			}
+		})
+	}
+}
+
+func TestRedactorLongestFirst(t *testing.T) {
+	var r Redactor
+	r.Add("secret-value", "secret-value-longer")
+	got := r.String("x=secret-value-longer")
+	if strings.Contains(got, "longer") {
+		t.Fatalf("a secret containing another was only partly masked: %q", got)
+	}
+}
+
+type stringer struct{ s string }
+
+func (s stringer) String() string { return s.s }
+
+func TestHandlerMasksEverything(t *testing.T) {
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			r := &Redactor{}
+			r.Add("env-secret-123")
+			log, _, err := New(Options{Format: format, Level: "debug", Writer: &buf, Redactor: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log = log.With("preset", "env-secret-123")
+			log.Info("starting with env-secret-123",
+				KeyServer, "github",
+				"err", errors.New("auth failed: Bearer abcdefghijklmnopqrstu"),
+				"authorization", "anything at all",
+				"api_key", "xyz",
+				"obj", stringer{"holds env-secret-123"},
+				slog.Group("request", "header", "env-secret-123", "n", 3),
+			)
+			out := buf.String()
+			for _, leak := range []string{"env-secret-123", "abcdefghijklmnopqrstu", "anything at all", "xyz"} {
+				if strings.Contains(out, leak) {
+					t.Errorf("log line leaks %q:\n%s", leak, out)
+				}
+			}
+			for _, keep := range []string{"github", "auth failed", "Bearer", "starting with", "request"} {
+				if !strings.Contains(out, keep) {
+					t.Errorf("log line lost %q:\n%s", keep, out)
+				}
+			}
+			if format == "json" {
+				var m map[string]any
+				if err := json.Unmarshal(buf.Bytes(), &m); err != nil {
+					t.Fatalf("json output does not parse: %v\n%s", err, out)
+				}
+				if m[KeyServer] != "github" {
+					t.Errorf("server attribute = %v", m[KeyServer])
+				}
+			}
+		})
+	}
+}
+
+func TestNewOptions(t *testing.T) {
+	if _, _, err := New(Options{Level: "loud"}); err == nil || !strings.Contains(err.Error(), `unknown log level "loud"`) {
+		t.Errorf("bad level: err = %v", err)
+	}
+	if _, _, err := New(Options{Format: "xml"}); err == nil || !strings.Contains(err.Error(), `unknown log format "xml"`) {
+		t.Errorf("bad format: err = %v", err)
+	}
+	var buf bytes.Buffer
+	log, _, err := New(Options{Level: "warn", Writer: &buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("hidden")
+	log.Warn("shown")
+	if strings.Contains(buf.String(), "hidden") || !strings.Contains(buf.String(), "shown") {
+		t.Errorf("level filter not applied: %q", buf.String())
+	}
+}
+
+func TestLogFileRotates(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switchboard.log")
+	log, closer, err := New(Options{File: path, MaxSizeMB: 1, MaxBackups: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("x", 1000)
+	for i := 0; i < 2500; i++ { // ~2.5 MB: at least two rotations at 1 MB
+		log.Info(line)
+	}
+	if err := closer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) < 2 {
+		t.Fatalf("want the log and at least one rotated backup, got %d files", len(entries))
+	}
+	if len(entries) > 3 {
+		t.Fatalf("MaxBackups=2 should keep at most 3 files, got %d", len(entries))
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://example.com/mcp", "https://example.com/mcp"},
+		{"https://user:pa55word@example.com/mcp", "https://user:xxxxx@example.com/mcp"},
+		{"https://example.com/sse?key=abc123&mode=x", "https://example.com/sse?key=xxxxx&mode=xxxxx"},
+		{"://bad", Mask},
+	}
+	for _, tt := range tests {
+		if got := RedactURL(tt.in); got != tt.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

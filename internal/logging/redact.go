@@ -1,0 +1,140 @@
+package logging
+
+import (
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Mask replaces every redacted value.
+const Mask = "[REDACTED]"
+
+// minSecretLen keeps very short values ("1", "on") from being masked everywhere they
+// appear in a log line, which would make logs unreadable without protecting anything.
+const minSecretLen = 4
+
+// tokenPatterns match credentials by their shape, whether or not they were configured.
+var tokenPatterns = []*regexp.Regexp{
+	// Authorization header values.
+	regexp.MustCompile(`(?i)\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}`),
+	// Provider API keys and personal tokens, by their well-known prefixes.
+	regexp.MustCompile(`\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}`),
+	regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}`),
+	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),
+	regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`),
+	regexp.MustCompile(`\bAKIA[0-9A-Z]{16}\b`),
+	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),
+}
+
+// keyValuePattern matches key=value and "key": "value" pairs whose key names a secret;
+// the key is kept so the line still says what was there.
+var keyValuePattern = regexp.MustCompile(
+	`(?i)((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization|client[_-]?secret)["']?\s*[:=]\s*["']?)([^\s"'&,;}]{4,})`)
+
+// sensitiveKey reports whether an attribute key names a secret, so its whole value is masked.
+func sensitiveKey(key string) bool {
+	k := strings.ToLower(key)
+	for _, s := range []string{"token", "secret", "password", "passwd", "authorization", "api_key", "apikey", "cookie", "credential"} {
+		if strings.Contains(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redactor masks secrets in text: values registered with Add (configured env values,
+// header values) and anything shaped like a bearer token or API key.
+// The zero value is ready to use and safe for concurrent use.
+type Redactor struct {
+	mu      sync.RWMutex
+	secrets []string // longest first, so a secret that contains another is masked whole
+}
+
+// Add registers values that must never appear in output.
+func (r *Redactor) Add(values ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := make(map[string]bool, len(r.secrets))
+	for _, s := range r.secrets {
+		seen[s] = true
+	}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) < minSecretLen || seen[v] {
+			continue
+		}
+		seen[v] = true
+		r.secrets = append(r.secrets, v)
+	}
+	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+}
+
+// String returns s with every secret masked.
+func (r *Redactor) String(s string) string {
+	if s == "" {
+		return s
+	}
+	r.mu.RLock()
+	for _, secret := range r.secrets {
+		if strings.Contains(s, secret) {
+			s = strings.ReplaceAll(s, secret, Mask)
+		}
+	}
+	r.mu.RUnlock()
+	for _, p := range tokenPatterns {
+		s = p.ReplaceAllStringFunc(s, maskAfterScheme)
+	}
+	return keyValuePattern.ReplaceAllStringFunc(s, func(m string) string {
+		sub := keyValuePattern.FindStringSubmatch(m)
+		switch strings.ToLower(sub[2]) {
+		case "bearer", "basic", "token", strings.ToLower(Mask):
+			return m // a scheme word; the credential after it was masked above
+		}
+		return sub[1] + Mask
+	})
+}
+
+// maskAfterScheme keeps an auth scheme word ("Bearer") and masks the credential after it.
+func maskAfterScheme(m string) string {
+	if i := strings.IndexAny(m, " \t"); i > 0 {
+		return m[:i+1] + Mask
+	}
+	return Mask
+}
+
+var std Redactor
+
+// AddSecrets registers values with the process-wide redactor used by [Redact] and by
+// the handlers that [New] builds.
+func AddSecrets(values ...string) { std.Add(values...) }
+
+// Redact masks secrets in s with the process-wide redactor. Use it on any text that
+// may carry configuration values into an error message.
+func Redact(s string) string { return std.String(s) }
+
+// Default returns the process-wide redactor.
+func Default() *Redactor { return &std }
+
+// RedactURL masks a URL's password and every query value (tokens often travel there),
+// then applies [Redact]. An unparsable URL is masked whole.
+func RedactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Mask
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"xxxxx"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return Redact(u.String())
+}

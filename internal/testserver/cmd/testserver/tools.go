@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type textArgs struct {
+	Text string `json:"text" jsonschema:"the text"`
+}
+
+type addArgs struct {
+	A float64 `json:"a" jsonschema:"first addend"`
+	B float64 `json:"b" jsonschema:"second addend"`
+}
+
+type addOut struct {
+	Sum float64 `json:"sum"`
+}
+
+type sleepArgs struct {
+	Ms int `json:"ms" jsonschema:"milliseconds to sleep"`
+}
+
+type bigArgs struct {
+	Bytes int `json:"bytes" jsonschema:"number of 'x' characters to return"`
+}
+
+type nameArgs struct {
+	Name string `json:"name" jsonschema:"tool name"`
+}
+
+type noArgs struct{}
+
+// text returns a result with a single text block.
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func formatNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// addEchoTool registers an echo tool under the given name.
+func addEchoTool(s *mcp.Server, name string) {
+	mcp.AddTool(s, &mcp.Tool{Name: name, Description: "echo the text back"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in textArgs) (*mcp.CallToolResult, any, error) {
+			return text(in.Text), nil, nil
+		})
+}
+
+// registerTools adds the fixed tool set plus one echo tool per extra name.
+func registerTools(s *mcp.Server, extra []string) {
+	addEchoTool(s, "echo")
+
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two numbers"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, addOut, error) {
+			sum := in.A + in.B
+			msg := formatNum(in.A) + "+" + formatNum(in.B) + "=" + formatNum(sum)
+			return text(msg), addOut{Sum: sum}, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "sleep ms milliseconds (stops early on cancellation)"},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in sleepArgs) (*mcp.CallToolResult, any, error) {
+			start := time.Now()
+			t := time.NewTimer(time.Duration(in.Ms) * time.Millisecond)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return text("slept"), nil, nil
+			case <-ctx.Done():
+				msg := fmt.Sprintf("sleep cancelled after %dms: %v", time.Since(start).Milliseconds(), ctx.Err())
+				fmt.Fprintln(os.Stderr, "testserver:", msg)
+				return text(msg), nil, nil
+			}
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "return a tool error"},
+		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+			res := text("failure requested")
+			res.IsError = true
+			return res, nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "return one text block of `bytes` 'x' characters"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
+			if in.Bytes < 0 {
+				return nil, nil, fmt.Errorf("bytes must not be negative, got %d", in.Bytes)
+			}
+			return text(strings.Repeat("x", in.Bytes)), nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "return the server's process id"},
+		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+			return text(strconv.Itoa(os.Getpid())), nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "register a new echo tool at run time"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in nameArgs) (*mcp.CallToolResult, any, error) {
+			if in.Name == "" {
+				return nil, nil, fmt.Errorf("name is required")
+			}
+			addEchoTool(s, in.Name)
+			return text("added " + in.Name), nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "remove_tool", Description: "remove a tool at run time"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in nameArgs) (*mcp.CallToolResult, any, error) {
+			s.RemoveTools(in.Name)
+			return text("removed " + in.Name), nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "exit the process with status 3 without answering"},
+		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "testserver: crash requested")
+			os.Exit(exitCrashTool)
+			return nil, nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "stderr", Description: "write text to stderr as a line"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in textArgs) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, in.Text)
+			return text("ok"), nil, nil
+		})
+
+	for _, name := range extra {
+		addEchoTool(s, name)
+	}
+}

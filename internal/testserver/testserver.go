@@ -1,0 +1,261 @@
+// Package testserver builds and drives the misbehaving MCP test server in
+// ./cmd/testserver, for use by Switchboard's tests.
+//
+// Typical use:
+//
+//	bin := testserver.Build(t)
+//	cmd := exec.Command(bin, "--die-after", "2")
+//
+//	base := testserver.StartHTTP(t, "--require-header", "X-Token=s3cret")
+//	endpoint := base + "/mcp" // or base + "/sse" for legacy SSE
+//
+// The binary is built once per test process into a shared temporary
+// directory. A package's TestMain may call [Cleanup] after m.Run to remove it.
+package testserver
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ImportPath is the import path of the test server's main package.
+const ImportPath = "github.com/switchboard-mcp/switchboard/internal/testserver/cmd/testserver"
+
+// Exit codes of the test server binary.
+const (
+	ExitCrashAtStart = 2 // --crash-at-start
+	ExitCrashTool    = 3 // the crash tool
+	ExitDieAfter     = 4 // --die-after N
+)
+
+// ListeningPrefix starts the first stdout line of the server in --http mode.
+const ListeningPrefix = "LISTENING "
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildPath string
+	buildErr  error
+)
+
+// Build compiles the test server (once per test process) and returns the
+// path of the binary. It calls tb.Fatal if the build fails.
+func Build(tb testing.TB) string {
+	tb.Helper()
+	buildOnce.Do(func() { buildPath, buildErr = build() })
+	if buildErr != nil {
+		tb.Fatalf("building test server: %v", buildErr)
+	}
+	return buildPath
+}
+
+func build() (string, error) {
+	goBin, err := goTool()
+	if err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp("", "switchboard-testserver-")
+	if err != nil {
+		return "", err
+	}
+	buildDir = dir
+	out := filepath.Join(dir, "testserver")
+	cmd := exec.Command(goBin, "build", "-o", out, ImportPath)
+	// The test's working directory is its package directory, which lies
+	// inside the module, so the import path resolves against go.mod.
+	var stderr bytes.Buffer
+	cmd.Stdout = &stderr
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%s build %s: %v\n%s", goBin, ImportPath, err, stderr.String())
+	}
+	return out, nil
+}
+
+// goTool finds the go command: on PATH (go test puts GOROOT/bin first), or
+// under $GOROOT/bin.
+func goTool() (string, error) {
+	if p, err := exec.LookPath("go"); err == nil {
+		return p, nil
+	}
+	if root := os.Getenv("GOROOT"); root != "" {
+		p := filepath.Join(root, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("go command not found on PATH or in $GOROOT/bin")
+}
+
+// Cleanup removes the directory holding the built binary, if any. Call it
+// from TestMain after m.Run; it is safe to call when Build never ran.
+func Cleanup() {
+	if buildDir != "" {
+		_ = os.RemoveAll(buildDir)
+	}
+}
+
+// Command returns an unstarted command running the test server with args.
+func Command(tb testing.TB, args ...string) *exec.Cmd {
+	tb.Helper()
+	return exec.Command(Build(tb), args...)
+}
+
+// lockedBuffer is a goroutine-safe bytes.Buffer.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// StartHTTP starts the test server with --http 127.0.0.1:0 plus args, waits
+// for its LISTENING line and returns the base URL (http://127.0.0.1:PORT).
+// Streamable HTTP is served at base+"/mcp", legacy SSE at base+"/sse".
+//
+// A tb.Cleanup stops the server: SIGTERM, up to 5s of waiting, then SIGKILL.
+// The server's stderr is logged if the test failed.
+func StartHTTP(tb testing.TB, args ...string) (baseURL string) {
+	tb.Helper()
+	bin := Build(tb)
+	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
+
+	// Use an explicit pipe rather than cmd.StdoutPipe so the reader may keep
+	// draining after Wait without racing it.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		tb.Fatalf("pipe: %v", err)
+	}
+	stderr := &lockedBuffer{}
+	cmd.Stdout = pw
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		tb.Fatalf("starting test server: %v", err)
+	}
+	pw.Close()
+
+	waitErr := make(chan error, 1)
+	go func() { waitErr <- cmd.Wait() }()
+	tb.Cleanup(func() {
+		stop(cmd, waitErr)
+		if tb.Failed() {
+			tb.Logf("test server (--http) stderr:\n%s", stderr.String())
+		}
+	})
+
+	lines := make(chan string, 1)
+	go func() {
+		defer pr.Close()
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			if !sent && strings.HasPrefix(sc.Text(), ListeningPrefix) {
+				lines <- strings.TrimPrefix(sc.Text(), ListeningPrefix)
+				sent = true
+			}
+			// Keep draining so the server never blocks on stdout.
+		}
+		if !sent {
+			close(lines)
+		}
+		_, _ = io.Copy(io.Discard, pr) // in case a line was too long to scan
+	}()
+
+	select {
+	case u, ok := <-lines:
+		if !ok {
+			tb.Fatalf("test server exited before listening; stderr:\n%s", stderr.String())
+		}
+		return strings.TrimSpace(u)
+	case <-time.After(10 * time.Second):
+		tb.Fatalf("test server did not print %q within 10s; stderr:\n%s", ListeningPrefix, stderr.String())
+	}
+	return ""
+}
+
+// stop sends SIGTERM, waits up to 5s, then SIGKILLs and waits again.
+func stop(cmd *exec.Cmd, waitErr <-chan error) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-waitErr:
+		return
+	case <-time.After(5 * time.Second):
+	}
+	_ = cmd.Process.Kill()
+	select {
+	case <-waitErr:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// ProcessAlive reports whether process pid exists and is not a zombie,
+// according to /proc (Linux only).
+func ProcessAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// Format: "PID (COMM) STATE ...". COMM may contain spaces and
+	// parentheses, so the state follows the last ')'.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return false
+	}
+	fields := strings.Fields(s[i+1:])
+	if len(fields) == 0 {
+		return false
+	}
+	switch fields[0] {
+	case "Z", "X", "x": // zombie or dead
+		return false
+	}
+	return true
+}
+
+// ReadPID polls (up to 5s) until path exists and holds a pid, and returns it.
+// It calls tb.Fatal on timeout.
+func ReadPID(tb testing.TB, path string) int {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(data))); perr == nil && pid > 0 {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("no pid in %s after 5s (last error: %v, content %q)", path, err, data)
+			return 0
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

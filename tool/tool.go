@@ -1,0 +1,61 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// LocalServer is the Server of tools implemented in Go inside this process.
+const LocalServer = "local"
+
+// Result is the outcome of one tool call: MCP content blocks, optional structured
+// content, and IsError. It is the MCP SDK's type, so results pass through the hub and
+// the gateway without conversion.
+type Result = mcp.CallToolResult
+
+// Tool describes one tool in a catalog.
+type Tool struct {
+	// Name is the exposed name: unique in its catalog and valid for every model provider
+	// (^[a-zA-Z0-9_-]{1,64}$).
+	Name string `json:"name"`
+	// OriginalName is the name the owning server uses.
+	OriginalName string `json:"originalName"`
+	// Server names the owner: a configured server, or LocalServer.
+	Server      string `json:"server"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// InputSchema is a JSON Schema object ({"type": "object", ...}).
+	InputSchema  json.RawMessage      `json:"inputSchema"`
+	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
+	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// Toolset is a set of tools that can be listed and called. Local tools, the hub,
+// filters, prefixes and unions are all Toolsets.
+type Toolset interface {
+	// Tools returns the current snapshot. Callers must not modify it.
+	Tools() []Tool
+	// Call runs the named tool. Tool-level failures (unknown tool, dead server,
+	// timeout, a server-side error) come back as a Result with IsError set and a
+	// message the model can act on; a Go error means the toolset itself cannot serve
+	// (it is closed).
+	Call(ctx context.Context, name string, args json.RawMessage) (*Result, error)
+	// Changed returns a channel that is closed the next time the snapshot changes.
+	Changed() <-chan struct{}
+}
+
+// ErrorResult builds an error result with one text block.
+func ErrorResult(format string, args ...any) *Result {
+	return &Result{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(format, args...)}},
+	}
+}
+
+// TextResult builds a successful result with one text block.
+func TextResult(text string) *Result {
+	return &Result{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}

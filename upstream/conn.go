@@ -1,0 +1,300 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// conn is one live connection (one attempt that succeeded): the session, the child
+// process for stdio, and how it ended.
+type conn struct {
+	sess        *mcp.ClientSession
+	proc        *process // stdio only
+	listChanged chan struct{}
+
+	mu     sync.Mutex
+	dead   chan struct{}
+	reason string
+}
+
+func newConn() *conn {
+	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1)}
+}
+
+func (c *conn) markDead(reason string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.dead:
+	default:
+		c.reason = reason
+		close(c.dead)
+	}
+}
+
+func (c *conn) isDead() bool {
+	select {
+	case <-c.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *conn) deathReason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.reason == "" {
+		return "connection closed"
+	}
+	return c.reason
+}
+
+// close tears the connection down: for stdio the process group first (which also
+// breaks the session's pipes, failing calls still in flight), then the session.
+func (c *conn) close(grace time.Duration) {
+	c.markDead("closed")
+	if c.proc != nil {
+		c.proc.stop(grace)
+	}
+	if c.sess == nil {
+		return
+	}
+	// Session.Close waits for calls in flight; over HTTP a hung server could hold it,
+	// so the wait is bounded (each call has its own deadline anyway).
+	done := make(chan struct{})
+	go func() {
+		c.sess.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(grace):
+	}
+}
+
+// connect makes one connection attempt, bounded by the init timeout, and lists the
+// server's tools. On success the supervisor is Ready.
+func (s *Supervisor) connect() (*conn, error) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.EffectiveInitTimeout())
+	defer cancel()
+	c := newConn()
+	transport, err := s.transport(c)
+	if err != nil {
+		return nil, err
+	}
+	if c.proc != nil {
+		// A child that dies during the handshake fails the attempt at once, not at
+		// the init timeout.
+		go func() {
+			select {
+			case <-c.proc.exited:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	client := mcp.NewClient(s.opts.ClientInfo, &mcp.ClientOptions{
+		// No roots: some servers (server-everything) then wait for roots and ignore
+		// stdin EOF. Capabilities are extended by the gateway when it forwards.
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case c.listChanged <- struct{}{}:
+			default:
+			}
+		},
+	})
+	sess, err := client.Connect(ctx, transport, nil)
+	if err == nil {
+		c.sess = sess
+		var tools []*mcp.Tool
+		if tools, err = listTools(ctx, sess); err == nil {
+			s.ready(c, tools)
+			s.watchDeath(c)
+			return c, nil
+		}
+		err = fmt.Errorf("tools/list: %w", err)
+	}
+	c.close(s.opts.StopGrace)
+	return nil, s.attemptError(c, ctx, err)
+}
+
+// attemptError explains a failed attempt in the terms a user can act on.
+func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error {
+	if c.proc != nil {
+		select {
+		case <-c.proc.exited:
+			msg := "process " + c.proc.exitDescription() + " during start-up"
+			if tail := s.tail.snapshot(); len(tail) > 0 {
+				msg += ": " + tail[len(tail)-1]
+			}
+			return errors.New(msg)
+		default:
+		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+		return fmt.Errorf("no answer to initialize within %s", s.cfg.EffectiveInitTimeout())
+	}
+	return err
+}
+
+// transport builds a fresh transport for one attempt; for stdio that means a fresh
+// process.
+func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
+	switch s.cfg.Transport {
+	case config.Stdio:
+		p, err := startProcess(&s.cfg, s.log, s.tail)
+		if err != nil {
+			return nil, err
+		}
+		c.proc = p
+		// MaxLineLength -1: a tool result may be far larger than the SDK's 16 MiB cap.
+		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log), Writer: p.stdin, MaxLineLength: -1}, nil
+	case config.HTTP:
+		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, nil
+	case config.SSE:
+		return &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, nil
+	}
+	return nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
+}
+
+func (s *Supervisor) httpClient() *http.Client {
+	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}}
+}
+
+// headerTransport sends the configured headers on every request.
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.headers) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range t.headers {
+			r.Header.Set(k, v)
+		}
+	}
+	return t.base.RoundTrip(r)
+}
+
+// listTools fetches every page of tools/list.
+func listTools(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	for t, err := range sess.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+func (s *Supervisor) ready(c *conn, tools []*mcp.Tool) {
+	s.mu.Lock()
+	s.cur, s.tools, s.info = c, tools, c.sess.InitializeResult()
+	s.mu.Unlock()
+	s.setState(Ready, fmt.Sprintf("%d tools", len(tools)))
+	s.emit(Event{Server: s.cfg.Name, State: Ready, ToolsChanged: true})
+}
+
+// watchDeath marks c dead as soon as its session ends or its process exits.
+func (s *Supervisor) watchDeath(c *conn) {
+	go func() {
+		c.sess.Wait()
+		c.markDead("connection closed by the server")
+	}()
+	if c.proc != nil {
+		go func() {
+			select {
+			case <-c.proc.exited:
+				c.markDead("process " + c.proc.exitDescription())
+			case <-c.dead:
+			}
+		}()
+	}
+}
+
+// watch blocks while c is healthy and returns why it stopped being so. It sends the
+// heartbeats and follows tools/list_changed.
+func (s *Supervisor) watch(c *conn) string {
+	interval := s.cfg.Heartbeat
+	if interval == 0 {
+		interval = s.opts.Heartbeat
+	}
+	var tick <-chan time.Time
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	debounce := time.NewTimer(time.Hour)
+	debounce.Stop()
+	defer debounce.Stop()
+	misses := 0
+	for {
+		select {
+		case <-s.ctx.Done():
+			return "closed"
+		case <-c.dead:
+			return c.deathReason()
+		case <-tick:
+			if err := s.probe(c, interval/2); err != nil {
+				misses++
+				s.log.Warn("heartbeat missed", "misses", misses, "err", err)
+				if misses >= s.opts.HeartbeatMisses {
+					return fmt.Sprintf("heartbeat: %d probes in a row failed (%v)", misses, err)
+				}
+			} else {
+				misses = 0
+			}
+		case <-c.listChanged:
+			debounce.Reset(s.opts.ListChangedDebounce)
+		case <-debounce.C:
+			s.relist(c)
+		}
+	}
+}
+
+// probe checks that the server answers. Any JSON-RPC response proves it alive, so a
+// server of the 2026-07-28 era, which has no ping, answering "method not found" is
+// healthy too.
+func (s *Supervisor) probe(c *conn, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(s.ctx, timeout)
+	defer cancel()
+	err := c.sess.Ping(ctx, nil)
+	var rpcErr *jsonrpc.Error
+	if err == nil || errors.As(err, &rpcErr) {
+		return nil
+	}
+	if strings.Contains(err.Error(), "is not supported in the new protocol") {
+		return nil
+	}
+	return err
+}
+
+func (s *Supervisor) relist(c *conn) {
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.EffectiveInitTimeout())
+	defer cancel()
+	tools, err := listTools(ctx, c.sess)
+	if err != nil {
+		s.log.Warn("re-listing tools after list_changed failed", "err", err)
+		return
+	}
+	s.mu.Lock()
+	s.tools = tools
+	s.mu.Unlock()
+	s.log.Info("tools changed", "tools", len(tools))
+	s.emit(Event{Server: s.cfg.Name, State: Ready, ToolsChanged: true})
+}

@@ -1,0 +1,22 @@
+// Package upstream keeps one MCP server connected: a [Supervisor] owns a server's
+// connection from the first attempt to the last goodbye.
+//
+//	sup := upstream.New(cfg.Servers[0], nil) // nil options: DESIGN.md's defaults
+//	sup.Start()                               // connects in the background
+//	<-sup.Settled()                           // ready, failed, or disabled
+//	res, err := sup.Call(ctx, "echo", json.RawMessage(`{"text":"hi"}`))
+//	sup.Close()                               // nothing it started survives
+//
+// What it does for you:
+//   - a fresh transport per attempt (stdio: a fresh process in its own process group,
+//     with the configured environment policy, cwd, and stderr captured line by line);
+//   - up to Attempts attempts with exponential backoff and jitter, each bounded by the
+//     server's init timeout; then Failed, retried every RetryFailed;
+//   - immediate detection of a process exit or a closed transport, heartbeats (ping; a
+//     JSON-RPC error reply counts as alive), and reconnection;
+//   - tools/list_changed followed (debounced) and every page of tools/list fetched;
+//   - calls that wait for a reconnecting server within their deadline, and are re-sent
+//     only when they provably never left;
+//   - shutdown: close stdin, SIGTERM to the group, SIGKILL to the group, each wait
+//     bounded, and Pdeathsig so children die with the host.
+package upstream

@@ -1,0 +1,266 @@
+package upstream
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+)
+
+// process is one run of a stdio server: the child in its own process group, the pipes
+// we own, and the goroutines that watch it. Every field is owned by one attempt.
+type process struct {
+	cmd    *exec.Cmd
+	pgid   int
+	stdin  *os.File // our write end
+	stdout *os.File // our read end
+	stderr *os.File // our read end
+
+	exited     chan struct{} // closed when the child has been reaped
+	waitErr    error         // set before exited is closed
+	stderrDone chan struct{} // closed when the stderr reader returns
+	log        *slog.Logger
+}
+
+// startProcess starts cfg's command with the environment policy, working directory and
+// process group of DESIGN.md. Lines on stderr go to log and to tail.
+func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, error) {
+	path, err := exec.LookPath(cfg.Command)
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("command not found: %s", cfg.Command)
+		}
+		return nil, fmt.Errorf("command %s: %w", cfg.Command, err)
+	}
+	cmd := exec.Command(path, cfg.Args...)
+	cmd.Args[0] = cfg.Command
+	cmd.Env = cfg.Environ(os.Environ())
+	cmd.Dir = cfg.Cwd
+	cmd.SysProcAttr = sysProcAttr()
+
+	// os.Pipe rather than cmd.StdoutPipe: Wait must not close our read ends (we read
+	// after the child exits), and EOF must mean "every writer is gone", grandchildren
+	// included.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+
+	if err := startLocked(cmd); err != nil {
+		closeAll(inR, inW, outR, outW, errR, errW)
+		if cfg.Cwd != "" {
+			if _, statErr := os.Stat(cfg.Cwd); statErr != nil {
+				return nil, fmt.Errorf("cwd %s: %w", cfg.Cwd, statErr)
+			}
+		}
+		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
+	}
+	closeAll(inR, outW, errW) // the child has its copies
+	p := &process{
+		cmd:        cmd,
+		pgid:       cmd.Process.Pid,
+		stdin:      inW,
+		stdout:     outR,
+		stderr:     errR,
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+		log:        log,
+	}
+	go p.wait()
+	go p.readStderr(tail)
+	return p, nil
+}
+
+// startLocked starts cmd from a locked OS thread. Pdeathsig fires when the thread
+// that forked the child exits, so the fork must not happen on a thread that the
+// runtime may retire; a locked thread that is then unlocked stays alive.
+func startLocked(cmd *exec.Cmd) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return cmd.Start()
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+func (p *process) wait() {
+	p.waitErr = p.cmd.Wait()
+	close(p.exited)
+}
+
+func (p *process) readStderr(tail *ring) {
+	defer close(p.stderrDone)
+	sc := bufio.NewScanner(p.stderr)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for sc.Scan() {
+		line := logging.Redact(sc.Text())
+		tail.add(line)
+		p.log.Debug("stderr: " + line)
+	}
+}
+
+// exitDescription says how the child ended, for status and errors.
+func (p *process) exitDescription() string {
+	select {
+	case <-p.exited:
+	default:
+		return "running"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("killed by signal %s", ws.Signal())
+		}
+		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	if p.waitErr != nil {
+		return p.waitErr.Error()
+	}
+	return "exited with status 0"
+}
+
+// stop shuts the child down as DESIGN.md and the MCP spec's stdio shutdown describe:
+// "the client SHOULD initiate shutdown by first closing the input stream to the child
+// process, waiting for the server to exit, or sending SIGTERM if the server does not
+// exit within a reasonable time, and SIGKILL if the server does not exit within a
+// reasonable time after SIGTERM." We signal the whole process group so that
+// grandchildren (npx → node) go too. Every wait is bounded.
+func (p *process) stop(grace time.Duration) {
+	p.stdin.Close()
+	if !p.waitExit(grace) || groupAlive(p.pgid) {
+		signalGroup(p.pgid, syscall.SIGTERM)
+		if !p.waitExit(grace) || !waitGroupGone(p.pgid, grace) {
+			signalGroup(p.pgid, syscall.SIGKILL)
+		}
+	}
+	p.waitExit(grace) // after SIGKILL the reap is immediate
+	// Our read ends: closing them ends the stderr reader even if an escaped
+	// descendant still holds the write end.
+	select {
+	case <-p.stderrDone:
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.stderr.Close()
+	p.stdout.Close()
+	<-p.stderrDone
+}
+
+func (p *process) waitExit(d time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// jsonLines filters a server's stdout down to the lines that can be JSON-RPC messages.
+// Real servers print banners and debug lines on stdout; the SDK's reader stops at the
+// first line that is not JSON, so those lines are logged and dropped here.
+type jsonLines struct {
+	r       *bufio.Reader
+	c       io.Closer
+	pending []byte
+	log     *slog.Logger
+}
+
+func newJSONLines(rc io.ReadCloser, log *slog.Logger) *jsonLines {
+	return &jsonLines{r: bufio.NewReaderSize(rc, 64<<10), c: rc, log: log}
+}
+
+func (j *jsonLines) Read(p []byte) (int, error) {
+	for len(j.pending) == 0 {
+		line, err := j.r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long message: collect the rest of the line.
+			full := append([]byte(nil), line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = j.r.ReadSlice('\n')
+				full = append(full, line...)
+			}
+			line = full
+		}
+		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
+			if trimmed[0] == '{' || trimmed[0] == '[' {
+				j.pending = line
+			} else {
+				j.log.Warn("stdout: dropped a line that is not JSON-RPC", "line", truncate(string(trimmed), 200))
+			}
+		}
+		if err != nil {
+			if len(j.pending) > 0 {
+				break
+			}
+			return 0, err
+		}
+	}
+	n := copy(p, j.pending)
+	j.pending = j.pending[n:]
+	return n, nil
+}
+
+func (j *jsonLines) Close() error { return j.c.Close() }
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// ring keeps the last lines of a server's stderr for status.
+type ring struct {
+	mu    sync.Mutex
+	lines []string
+	max   int
+}
+
+func newRing(max int) *ring { return &ring{max: max} }
+
+func (r *ring) add(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.lines) == r.max {
+		copy(r.lines, r.lines[1:])
+		r.lines = r.lines[:r.max-1]
+	}
+	r.lines = append(r.lines, line)
+}
+
+func (r *ring) snapshot() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.lines...)
+}

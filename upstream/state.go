@@ -1,0 +1,47 @@
+package upstream
+
+import (
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// State is where a server is in its lifecycle (DESIGN.md, "Connection lifecycle").
+type State string
+
+const (
+	Disabled     State = "disabled"     // configured off; never started
+	Connecting   State = "connecting"   // first connection attempts
+	Ready        State = "ready"        // connected, tools listed
+	Reconnecting State = "reconnecting" // lost the connection; attempts under way
+	Failed       State = "failed"       // attempts exhausted; retried slowly
+	Closed       State = "closed"       // shut down for good
+)
+
+// Status is a snapshot of one server for status displays.
+type Status struct {
+	Name      string           `json:"name"`
+	State     State            `json:"state"`
+	Transport config.Transport `json:"transport"`
+	Tools     int              `json:"tools"`
+	Since     time.Time        `json:"since"`
+	Restarts  int              `json:"restarts"`
+	LastError string           `json:"error,omitempty"`
+	// Stderr is the tail (last 100 lines) of a stdio server's stderr.
+	Stderr []string `json:"stderr,omitempty"`
+	// Protocol is the negotiated MCP protocol version; ServerName and ServerVersion
+	// come from the server's implementation info.
+	Protocol      string `json:"protocol,omitempty"`
+	ServerName    string `json:"serverName,omitempty"`
+	ServerVersion string `json:"serverVersion,omitempty"`
+}
+
+// Event tells subscribers that a server changed state or changed its tools.
+type Event struct {
+	Server string
+	State  State
+	// Reason says why the state changed (an error, "heartbeat missed", ...).
+	Reason string
+	// ToolsChanged is set when the server's tool list was (re)listed.
+	ToolsChanged bool
+}

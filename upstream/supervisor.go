@@ -1,0 +1,378 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// Options tune a Supervisor. The zero value (or nil) gives DESIGN.md's defaults.
+type Options struct {
+	Logger *slog.Logger
+	// ClientInfo is sent to the server as the client implementation.
+	ClientInfo *mcp.Implementation
+	// Attempts before a server is marked failed (default 3).
+	Attempts int
+	// BackoffBase and BackoffMax bound the exponential backoff between attempts
+	// (defaults 1s and 30s); each delay gets ±20% jitter.
+	BackoffBase, BackoffMax time.Duration
+	// Heartbeat is the health-check interval when the server config has none
+	// (default 30s); negative disables heartbeats.
+	Heartbeat time.Duration
+	// HeartbeatMisses is how many probes in a row may fail before reconnecting (default 2).
+	HeartbeatMisses int
+	// RetryFailed is how often a failed server is tried again (default 60s); negative
+	// disables.
+	RetryFailed time.Duration
+	// StopGrace bounds each step of a stdio shutdown (default 2s).
+	StopGrace time.Duration
+	// ListChangedDebounce coalesces bursts of tools/list_changed (default 100ms).
+	ListChangedDebounce time.Duration
+	// OnEvent, if set, is called (from the supervisor's goroutine; keep it quick) on
+	// every state change and every change of the tool list.
+	OnEvent func(Event)
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+	if r.ClientInfo == nil {
+		r.ClientInfo = &mcp.Implementation{Name: "switchboard", Version: "0.1.0"}
+	}
+	setDefault(&r.Attempts, 3)
+	setDefault(&r.HeartbeatMisses, 2)
+	setDefault(&r.BackoffBase, time.Second)
+	setDefault(&r.BackoffMax, 30*time.Second)
+	setDefault(&r.Heartbeat, config.DefaultHeartbeat)
+	setDefault(&r.RetryFailed, config.DefaultRetryFailed)
+	setDefault(&r.StopGrace, 2*time.Second)
+	setDefault(&r.ListChangedDebounce, 100*time.Millisecond)
+	return r
+}
+
+func setDefault[T int | time.Duration](v *T, d T) {
+	if *v == 0 {
+		*v = d
+	}
+}
+
+// Supervisor owns one connection to one MCP server and keeps it healthy: it connects
+// with retries, watches the process and the transport, sends heartbeats, reconnects,
+// follows tools/list_changed, and shuts everything down on Close.
+type Supervisor struct {
+	cfg  config.Server
+	opts Options
+	log  *slog.Logger
+	tail *ring
+
+	mu       sync.Mutex
+	state    State
+	since    time.Time
+	lastErr  string
+	restarts int
+	cur      *conn       // the live connection; non-nil only while Ready
+	tools    []*mcp.Tool // the server's tools as last listed
+	info     *mcp.InitializeResult
+	changed  tool.Notifier // wakes callers waiting for a state change
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	started bool
+	done    chan struct{} // closed when the run goroutine returns
+	settled chan struct{} // closed once the first start-up cycle is over
+	once    sync.Once
+}
+
+// New returns a supervisor for cfg. Nothing runs until Start.
+func New(cfg config.Server, opts *Options) *Supervisor {
+	o := opts.withDefaults()
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Supervisor{
+		cfg:     cfg,
+		opts:    o,
+		log:     o.Logger.With(logging.KeyServer, cfg.Name),
+		tail:    newRing(100),
+		state:   Connecting,
+		since:   time.Now(),
+		ctx:     ctx,
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		settled: make(chan struct{}),
+	}
+	if cfg.Disabled {
+		s.state = Disabled
+	}
+	return s
+}
+
+// Name is the configured server name.
+func (s *Supervisor) Name() string { return s.cfg.Name }
+
+// Config is the server's configuration.
+func (s *Supervisor) Config() config.Server { return s.cfg }
+
+// Start begins connecting in the background. A disabled server does nothing.
+func (s *Supervisor) Start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started || s.state == Closed {
+		return
+	}
+	s.started = true
+	if s.cfg.Disabled {
+		close(s.done)
+		s.settle()
+		return
+	}
+	s.log.Info("connecting", "transport", s.cfg.Transport)
+	go s.run()
+}
+
+// Settled returns a channel closed when the first start-up cycle is over: the server
+// is ready, failed, disabled or closed.
+func (s *Supervisor) Settled() <-chan struct{} { return s.settled }
+
+func (s *Supervisor) settle() { s.once.Do(func() { close(s.settled) }) }
+
+// Close stops the server and waits for everything it started to end.
+func (s *Supervisor) Close() error {
+	s.mu.Lock()
+	started := s.started
+	s.started = true // a Start after Close does nothing
+	s.mu.Unlock()
+	s.cancel()
+	if started {
+		<-s.done
+	}
+	s.setState(Closed, "closed")
+	s.settle()
+	return nil
+}
+
+// Tools returns the server's tools as last listed (nil unless it has been ready).
+func (s *Supervisor) Tools() []*mcp.Tool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tools
+}
+
+// State is the current lifecycle state.
+func (s *Supervisor) State() State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state
+}
+
+// Status reports the server's state for display.
+func (s *Supervisor) Status() Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Status{
+		Name:      s.cfg.Name,
+		State:     s.state,
+		Transport: s.cfg.Transport,
+		Tools:     len(s.tools),
+		Since:     s.since,
+		Restarts:  s.restarts,
+		LastError: s.lastErr,
+		Stderr:    s.tail.snapshot(),
+	}
+	if s.info != nil {
+		st.Protocol = s.info.ProtocolVersion
+		if s.info.ServerInfo != nil {
+			st.ServerName, st.ServerVersion = s.info.ServerInfo.Name, s.info.ServerInfo.Version
+		}
+	}
+	return st
+}
+
+func (s *Supervisor) setState(st State, reason string) {
+	s.mu.Lock()
+	if s.state == st || s.state == Closed {
+		s.mu.Unlock()
+		return
+	}
+	prev := s.state
+	s.state, s.since = st, time.Now()
+	if st == Failed || st == Reconnecting {
+		s.lastErr = reason
+	}
+	s.mu.Unlock()
+	s.changed.Notify()
+	level := slog.LevelInfo
+	if st == Failed || st == Reconnecting {
+		level = slog.LevelWarn
+	}
+	s.log.Log(context.Background(), level, "state "+string(prev)+" → "+string(st), "reason", reason)
+	s.emit(Event{Server: s.cfg.Name, State: st, Reason: reason})
+}
+
+func (s *Supervisor) emit(e Event) {
+	if s.opts.OnEvent != nil {
+		s.opts.OnEvent(e)
+	}
+}
+
+// run is the supervisor's one goroutine: connect, watch, reconnect, until Close.
+func (s *Supervisor) run() {
+	defer close(s.done)
+	failures := 0
+	for s.ctx.Err() == nil {
+		c, err := s.connect()
+		if err != nil {
+			if s.ctx.Err() != nil {
+				return
+			}
+			failures++
+			msg := logging.Redact(err.Error())
+			s.mu.Lock()
+			s.lastErr = msg
+			s.mu.Unlock()
+			s.log.Warn("connection attempt failed", "attempt", failures, "of", s.opts.Attempts, "err", msg)
+			if failures < s.opts.Attempts {
+				if !s.sleep(s.backoff(failures)) {
+					return
+				}
+				continue
+			}
+			s.setState(Failed, msg)
+			s.settle()
+			if s.opts.RetryFailed < 0 || !s.sleep(s.opts.RetryFailed) {
+				<-s.ctx.Done()
+				return
+			}
+			failures = 0
+			s.setState(Connecting, "retrying failed server")
+			continue
+		}
+		failures = 0
+		s.settle()
+		reason := s.watch(c)
+		s.mu.Lock()
+		s.cur = nil
+		s.mu.Unlock()
+		c.close(s.opts.StopGrace)
+		if s.ctx.Err() != nil {
+			return
+		}
+		s.mu.Lock()
+		s.restarts++
+		s.mu.Unlock()
+		s.setState(Reconnecting, reason)
+		failures = 1 // the lost connection counts as the first failure of this cycle
+		if !s.sleep(s.backoff(1)) {
+			return
+		}
+	}
+}
+
+// backoff is BackoffBase·2^(n-1), capped at BackoffMax, with ±20% jitter.
+func (s *Supervisor) backoff(n int) time.Duration {
+	d := s.opts.BackoffBase
+	for i := 1; i < n && d < s.opts.BackoffMax; i++ {
+		d *= 2
+	}
+	d = min(d, s.opts.BackoffMax)
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// sleep waits d or until Close; false means closed.
+func (s *Supervisor) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
+}
+
+// Call runs one tool on this server. It waits (within ctx and the tool timeout) for a
+// server that is connecting or reconnecting. A call is sent again after a reconnect
+// only when the SDK refused to write it because the connection was already shutting
+// down, so it provably never reached the server.
+func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.EffectiveToolTimeout())
+	defer cancel()
+	var arguments any
+	if len(args) > 0 {
+		arguments = args
+	}
+	for {
+		c, err := s.waitReady(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.sess.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: arguments})
+		if err == nil {
+			return res, nil
+		}
+		if errors.Is(err, mcp.ErrConnectionClosed) && ctx.Err() == nil {
+			// The SDK refused to send: the connection was already shutting down, so
+			// the request never left and can go to the next connection.
+			c.markDead("connection closed")
+			continue
+		}
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			return nil, fmt.Errorf("timed out after %s", s.cfg.EffectiveToolTimeout())
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || c.isDead():
+			// Give the watchers a moment to say how it died (exit status, signal).
+			select {
+			case <-c.dead:
+			case <-time.After(200 * time.Millisecond):
+			}
+			return nil, fmt.Errorf("connection lost during the call: %s", c.deathReason())
+		}
+		return nil, err
+	}
+}
+
+// waitReady returns the live connection, waiting while the server is connecting or
+// reconnecting. Failed, disabled and closed servers answer at once.
+func (s *Supervisor) waitReady(ctx context.Context) (*conn, error) {
+	for {
+		s.mu.Lock()
+		st, c, lastErr := s.state, s.cur, s.lastErr
+		wake := s.changed.Changed()
+		s.mu.Unlock()
+		switch {
+		case st == Ready && c != nil && !c.isDead():
+			return c, nil
+		case st == Failed:
+			return nil, fmt.Errorf("server is failed: %s", lastErr)
+		case st == Disabled:
+			return nil, errors.New("server is disabled")
+		case st == Closed:
+			return nil, errors.New("server is closed")
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("timed out waiting for the server to become ready (state %s)", st)
+			}
+			return nil, ctx.Err()
+		}
+	}
+}
