@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -19,16 +21,21 @@ import (
 // process for stdio, and how it ended.
 type conn struct {
 	sess        *mcp.ClientSession
-	proc        *process // stdio only
+	proc        *process        // stdio only
+	writes      *countingWriter // stdio only: the child's stdin
 	listChanged chan struct{}
+	// ctx lives as long as the connection: HTTP transports tie their streams to it.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu     sync.Mutex
 	dead   chan struct{}
 	reason string
 }
 
-func newConn() *conn {
-	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1)}
+func newConn(parent context.Context) *conn {
+	ctx, cancel := context.WithCancel(parent)
+	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 }
 
 func (c *conn) markDead(reason string) {
@@ -64,6 +71,7 @@ func (c *conn) deathReason() string {
 // breaks the session's pipes, failing calls still in flight), then the session.
 func (c *conn) close(grace time.Duration) {
 	c.markDead("closed")
+	defer c.cancel()
 	if c.proc != nil {
 		c.proc.stop(grace)
 	}
@@ -88,7 +96,7 @@ func (c *conn) close(grace time.Duration) {
 func (s *Supervisor) connect() (*conn, error) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.EffectiveInitTimeout())
 	defer cancel()
-	c := newConn()
+	c := newConn(s.ctx)
 	transport, err := s.transport(c)
 	if err != nil {
 		return nil, err
@@ -132,6 +140,9 @@ func (s *Supervisor) connect() (*conn, error) {
 
 // attemptError explains a failed attempt in the terms a user can act on.
 func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
+		return fmt.Errorf("no answer to initialize within %s", s.cfg.EffectiveInitTimeout())
+	}
 	if c.proc != nil {
 		select {
 		case <-c.proc.exited:
@@ -142,9 +153,6 @@ func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error
 			return errors.New(msg)
 		default:
 		}
-	}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-		return fmt.Errorf("no answer to initialize within %s", s.cfg.EffectiveInitTimeout())
 	}
 	return err
 }
@@ -159,14 +167,71 @@ func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 			return nil, err
 		}
 		c.proc = p
+		c.writes = &countingWriter{w: p.stdin}
 		// MaxLineLength -1: a tool result may be far larger than the SDK's 16 MiB cap.
-		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log), Writer: p.stdin, MaxLineLength: -1}, nil
+		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log), Writer: c.writes, MaxLineLength: -1}, nil
 	case config.HTTP:
-		return &mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, nil
+		return &connScoped{&mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, c}, nil
 	case config.SSE:
-		return &mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, nil
+		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, c}, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
+}
+
+// countingWriter counts the successful writes to a child's stdin, so that a failed
+// call can tell whether any byte was written since it began.
+type countingWriter struct {
+	w  io.WriteCloser
+	ok atomic.Int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if n > 0 {
+		c.ok.Add(1)
+	}
+	return n, err
+}
+
+func (c *countingWriter) Close() error { return c.w.Close() }
+
+// written returns the count of successful writes (0 for non-stdio connections).
+func (c *conn) written() int64 {
+	if c.writes == nil {
+		return -1
+	}
+	return c.writes.ok.Load()
+}
+
+// connScoped connects a transport under the connection's own context instead of the
+// attempt's. The SSE client opens its event stream with the context given to Connect,
+// so the attempt's timeout context would cut the stream as soon as the attempt ends.
+// The attempt's deadline still bounds the wait.
+type connScoped struct {
+	mcp.Transport
+	c *conn
+}
+
+func (t *connScoped) Connect(ctx context.Context) (mcp.Connection, error) {
+	type result struct {
+		conn mcp.Connection
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		conn, err := t.Transport.Connect(t.c.ctx)
+		ch <- result{conn, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.conn, r.err
+	case <-ctx.Done():
+		t.c.cancel()
+		if r := <-ch; r.conn != nil {
+			r.conn.Close()
+		}
+		return nil, ctx.Err()
+	}
 }
 
 func (s *Supervisor) httpClient() *http.Client {
@@ -209,10 +274,19 @@ func (s *Supervisor) ready(c *conn, tools []*mcp.Tool) {
 	s.emit(Event{Server: s.cfg.Name, State: Ready, ToolsChanged: true})
 }
 
-// watchDeath marks c dead as soon as its session ends or its process exits.
+// watchDeath marks c dead as soon as its session ends or its process exits. When
+// both happen, the process's exit status is the better explanation.
 func (s *Supervisor) watchDeath(c *conn) {
 	go func() {
 		c.sess.Wait()
+		if c.proc != nil {
+			select {
+			case <-c.proc.exited:
+				c.markDead("process " + c.proc.exitDescription())
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
 		c.markDead("connection closed by the server")
 	}()
 	if c.proc != nil {

@@ -307,8 +307,7 @@ func (s *Supervisor) sleep(d time.Duration) bool {
 
 // Call runs one tool on this server. It waits (within ctx and the tool timeout) for a
 // server that is connecting or reconnecting. A call is sent again after a reconnect
-// only when the SDK refused to write it because the connection was already shutting
-// down, so it provably never reached the server.
+// only when it provably never reached the server.
 func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.EffectiveToolTimeout())
 	defer cancel()
@@ -321,13 +320,15 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 		if err != nil {
 			return nil, err
 		}
+		before := c.written()
 		res, err := c.sess.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: arguments})
 		if err == nil {
 			return res, nil
 		}
-		if errors.Is(err, mcp.ErrConnectionClosed) && ctx.Err() == nil {
-			// The SDK refused to send: the connection was already shutting down, so
-			// the request never left and can go to the next connection.
+		if ctx.Err() == nil && (errors.Is(err, mcp.ErrConnectionClosed) || (before >= 0 && c.written() == before)) {
+			// The request provably never reached the server: the SDK refused to send
+			// on a connection already shutting down, or not one byte went to the
+			// child's stdin since this call began. It can go to the next connection.
 			c.markDead("connection closed")
 			continue
 		}

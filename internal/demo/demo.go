@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,14 +106,19 @@ func NewServer(name string, opts *Options) (*mcp.Server, error) {
 }
 
 // Run serves the demo server called name over stdin/stdout until the client
-// disconnects or ctx is cancelled. It returns nil when the client closes stdin, and
-// ctx.Err() when ctx is cancelled first (the session is closed before Run returns).
+// disconnects (closes stdin) or ctx is cancelled, both of which are a clean stop: Run
+// then returns nil, after closing the session. Other failures of the connection, and
+// an unknown name, are errors.
 func Run(ctx context.Context, name string, opts *Options) error {
 	s, err := NewServer(name, opts)
 	if err != nil {
 		return err
 	}
-	return s.Run(ctx, &mcp.StdioTransport{})
+	err = s.Run(ctx, &mcp.StdioTransport{})
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil // stopped on request, e.g. by SIGTERM
+	}
+	return err
 }
 
 // DefaultNotesFile returns the notebook used when [Options.NotesFile] is empty:

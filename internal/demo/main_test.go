@@ -3,7 +3,6 @@ package demo_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -30,11 +29,12 @@ func TestMain(m *testing.M) {
 }
 
 // runChild serves the demo server name over stdio, as `switchboard demo-server name`
-// does, and returns the process exit code. A SIGTERM or interrupt is a clean stop.
+// does, and returns the process exit code. SIGTERM and interrupts cancel Run's context,
+// which Run must treat as a clean stop.
 func runChild(name string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := demo.Run(ctx, name, nil); err != nil && !errors.Is(err, context.Canceled) {
+	if err := demo.Run(ctx, name, nil); err != nil {
 		fmt.Fprintf(os.Stderr, "demo server %s: %v\n", name, err)
 		return 1
 	}

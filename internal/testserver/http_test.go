@@ -11,16 +11,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// connectHTTP connects the SDK client over transport. The SSE client ties
+// its event stream to Connect's context, so that context must outlive the
+// session: it is cancelled in cleanup, not when Connect returns.
 func connectHTTP(t *testing.T, transport mcp.Transport, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	ctx, cancel := context.WithCancel(context.Background())
+	timer := time.AfterFunc(10*time.Second, cancel) // bound the handshake
 	client := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "v0.0.1"}, opts)
 	s, err := client.Connect(ctx, transport, nil)
-	if err != nil {
+	if !timer.Stop() || err != nil {
+		cancel()
 		t.Fatalf("connect: %v", err)
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	t.Cleanup(func() {
+		_ = s.Close()
+		cancel()
+	})
 	return s
 }
 

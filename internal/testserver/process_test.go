@@ -51,7 +51,7 @@ func startRaw(t *testing.T, args ...string) *rawPeer {
 		defer close(p.lines)
 		defer pr.Close()
 		sc := bufio.NewScanner(pr)
-		sc.Buffer(nil, 1<<20)
+		sc.Buffer(nil, 64<<20) // room for the 20 MB big result
 		for sc.Scan() {
 			p.lines <- sc.Text()
 		}
@@ -276,5 +276,38 @@ func TestIgnoreStdinEOF(t *testing.T) {
 	p.wait(t, 5*time.Second)
 	if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGTERM {
 		t.Errorf("process state = %v, want killed by SIGTERM", p.cmd.ProcessState)
+	}
+}
+
+// The SDK client caps inbound stdio frames at 16 MiB, so the 20 MB result
+// Switchboard must handle is checked with raw JSON-RPC.
+func TestBig20MBRaw(t *testing.T) {
+	const n = 20 << 20
+	p := startRaw(t)
+	msgs := initializeRequest +
+		`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}` + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{"bytes":20971520}}}` + "\n"
+	if _, err := io.WriteString(p.stdin, msgs); err != nil {
+		t.Fatal(err)
+	}
+	p.nextLine(t) // initialize result
+	l := p.nextLine(t)
+	var resp struct {
+		ID     int `json:"id"`
+		Result struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(l), &resp); err != nil {
+		t.Fatalf("decoding %d-byte response: %v", len(l), err)
+	}
+	if resp.ID != 2 || len(resp.Result.Content) != 1 || len(resp.Result.Content[0].Text) != n {
+		t.Errorf("big: id %d, %d blocks, line %d bytes; want one %d-byte text", resp.ID, len(resp.Result.Content), len(l), n)
+	}
+	p.stdin.Close()
+	if code := p.wait(t, 5*time.Second); code != 0 {
+		t.Errorf("exit code = %d, want 0", code)
 	}
 }

@@ -113,6 +113,12 @@ func TestStdioTools(t *testing.T) {
 	if got := s.InitializeResult().ServerInfo; got == nil || got.Name != "peer-one" {
 		t.Errorf("server info = %+v, want name peer-one", got)
 	}
+	// SDK v1.8.0 defaults to 2026-07-28 over stdio (server/discover, and
+	// list_changed via subscriptions/listen). The add_tool subtest checks
+	// that path; TestStdioToolListChangedLegacyProtocol checks 2025-11-25.
+	if v := s.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Logf("negotiated protocol %q (expected 2026-07-28 with SDK v1.8.0)", v)
+	}
 	want := []string{"add", "add_tool", "alpha", "beta", "big", "crash", "echo", "fail", "pid", "remove_tool", "sleep", "stderr"}
 	if got := toolNames(t, s); !slices.Equal(got, want) {
 		t.Errorf("tools = %v, want %v", got, want)

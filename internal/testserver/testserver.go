@@ -10,7 +10,9 @@
 //	endpoint := base + "/mcp" // or base + "/sse" for legacy SSE
 //
 // The binary is built once per test process into a shared temporary
-// directory. A package's TestMain may call [Cleanup] after m.Run to remove it.
+// directory named after the test process's pid. A package's TestMain may call
+// [Cleanup] after m.Run to remove it; otherwise a later Build removes it once
+// the owning process has exited.
 package testserver
 
 import (
@@ -22,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,15 +69,23 @@ func build() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", "switchboard-testserver-")
+	sweepStale()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		return "", err
 	}
 	buildDir = dir
 	out := filepath.Join(dir, "testserver")
 	cmd := exec.Command(goBin, "build", "-o", out, ImportPath)
-	// The test's working directory is its package directory, which lies
-	// inside the module, so the import path resolves against go.mod.
+	// Build from this package's source directory, so the import path resolves
+	// against Switchboard's go.mod even if a test changed its working
+	// directory. Without source paths (-trimpath) fall back to the working
+	// directory, which for `go test` is a package directory in the module.
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		if st, err := os.Stat(filepath.Dir(file)); err == nil && st.IsDir() {
+			cmd.Dir = filepath.Dir(file)
+		}
+	}
 	var stderr bytes.Buffer
 	cmd.Stdout = &stderr
 	cmd.Stderr = &stderr
@@ -82,6 +93,33 @@ func build() (string, error) {
 		return "", fmt.Errorf("%s build %s: %v\n%s", goBin, ImportPath, err, stderr.String())
 	}
 	return out, nil
+}
+
+// dirPrefix starts the name of the build directory, followed by the pid of
+// the test process that owns it.
+const dirPrefix = "switchboard-testserver-"
+
+// sweepStale removes build directories left behind by test processes that
+// have exited without calling [Cleanup]. A directory is only removed when its
+// owner pid is no longer alive, so concurrent test processes are safe.
+func sweepStale() {
+	entries, err := os.ReadDir(os.TempDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidStr, _, ok := strings.Cut(rest, "-")
+		if !ok {
+			continue // older layout without an owner pid: leave it alone
+		}
+		if pid, err := strconv.Atoi(pidStr); err == nil && pid > 0 && !ProcessAlive(pid) {
+			_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+		}
+	}
 }
 
 // goTool finds the go command: on PATH (go test puts GOROOT/bin first), or

@@ -67,7 +67,7 @@ func serveHTTP(c *config) error {
 		fmt.Fprintln(os.Stderr, "testserver: signal received, shutting down")
 		// Streams (SSE, standalone GET) never go idle, so a graceful
 		// Shutdown would just wait; give it a moment, then close.
-		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		sctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		if err := srv.Shutdown(sctx); err != nil {
 			_ = srv.Close()

@@ -71,7 +71,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&c.dieAfter, "die-after", 0, "exit 4 right after answering the N-th tools/call")
 	fs.BoolVar(&c.garbage, "garbage", false, "print non-JSON lines to stdout before and while serving")
 	fs.StringVar(&c.pidfile, "pidfile", "", "write own pid to this file at start")
-	fs.BoolVar(&c.grandchild, "grandchild", false, "spawn an unwaited `sleep 3600` grandchild (pid in PIDFILE.grandchild)")
+	fs.BoolVar(&c.grandchild, "grandchild", false, "spawn an unwaited \"sleep 3600\" grandchild (pid in PIDFILE.grandchild)")
 	fs.BoolVar(&c.ignoreSigterm, "ignore-sigterm", false, "ignore SIGTERM")
 	fs.BoolVar(&c.ignoreEOF, "ignore-stdin-eof", false, "keep running after the stdio session ends")
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP (/mcp) and SSE (/sse) at this address")
@@ -147,6 +147,9 @@ func serveStdio(c *config) error {
 	if c.hangInit {
 		// Never speak; just swallow stdin until the peer closes it.
 		_, _ = io.Copy(io.Discard, os.Stdin)
+		if c.ignoreEOF {
+			blockForever()
+		}
 		return nil
 	}
 	if c.garbage {

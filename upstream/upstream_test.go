@@ -1,0 +1,456 @@
+package upstream_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testserver.Cleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// fast are options that make the lifecycle quick enough for tests.
+func fast() *upstream.Options {
+	return &upstream.Options{
+		BackoffBase:     50 * time.Millisecond,
+		BackoffMax:      200 * time.Millisecond,
+		Heartbeat:       -1,
+		RetryFailed:     -1,
+		StopGrace:       500 * time.Millisecond,
+		OnEvent:         nil,
+		ClientInfo:      &mcp.Implementation{Name: "upstream-test", Version: "1"},
+		Attempts:        3,
+		Logger:          nil,
+		HeartbeatMisses: 2,
+	}
+}
+
+func stdioServer(t *testing.T, name string, args ...string) config.Server {
+	t.Helper()
+	return config.Server{
+		Name:        name,
+		Transport:   config.Stdio,
+		Command:     testserver.Build(t),
+		Args:        args,
+		InheritEnv:  true,
+		InitTimeout: 3 * time.Second,
+		ToolTimeout: 10 * time.Second,
+	}
+}
+
+// start starts a supervisor and closes it at the end of the test.
+func start(t *testing.T, cfg config.Server, opts *upstream.Options) *upstream.Supervisor {
+	t.Helper()
+	s := upstream.New(cfg, opts)
+	t.Cleanup(func() { s.Close() })
+	s.Start()
+	select {
+	case <-s.Settled():
+	case <-time.After(15 * time.Second):
+		t.Fatalf("server %s did not settle: %+v", cfg.Name, s.Status())
+	}
+	return s
+}
+
+func call(t *testing.T, s *upstream.Supervisor, name string, args any) (*mcp.CallToolResult, error) {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	return s.Call(ctx, name, raw)
+}
+
+func mustText(t *testing.T, s *upstream.Supervisor, name string, args any) string {
+	t.Helper()
+	res, err := call(t, s, name, args)
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("call %s: error result %q", name, tool.Text(res))
+	}
+	return tool.Text(res)
+}
+
+func pidOf(t *testing.T, s *upstream.Supervisor) int {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(mustText(t, s, "pid", map[string]any{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestConnectListCall(t *testing.T) {
+	s := start(t, stdioServer(t, "ts", "--tools", "extra_one,extra_two", "--page-size", "2"), fast())
+	st := s.Status()
+	if st.State != upstream.Ready {
+		t.Fatalf("state = %s (%s)", st.State, st.LastError)
+	}
+	names := map[string]bool{}
+	for _, tl := range s.Tools() {
+		names[tl.Name] = true
+	}
+	// Every page of tools/list (page size 2) must be fetched.
+	for _, want := range []string{"echo", "add", "sleep", "extra_one", "extra_two", "crash"} {
+		if !names[want] {
+			t.Errorf("tool %q missing from %v", want, names)
+		}
+	}
+	if got := mustText(t, s, "echo", map[string]any{"text": "héllo"}); got != "héllo" {
+		t.Errorf("echo = %q", got)
+	}
+	res, err := call(t, s, "fail", map[string]any{})
+	if err != nil || !res.IsError {
+		t.Errorf("fail: res=%v err=%v, want an error result", res, err)
+	}
+}
+
+func TestKilledServerReconnects(t *testing.T) {
+	s := start(t, stdioServer(t, "victim"), fast())
+	pid := pidOf(t, s)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the process is reaped: a multi-threaded process shows as a zombie
+	// while its other threads still hold its files (and so its stdin) open.
+	waitFor(t, "the killed process to be reaped", 5*time.Second, func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
+		return err != nil
+	})
+	// The next call waits for the reconnect and succeeds on a new process.
+	if got := mustText(t, s, "echo", map[string]any{"text": "again"}); got != "again" {
+		t.Fatalf("echo after kill = %q", got)
+	}
+	if pid2 := pidOf(t, s); pid2 == pid {
+		t.Fatalf("still talking to pid %d", pid)
+	}
+	st := s.Status()
+	if st.Restarts != 1 || st.State != upstream.Ready {
+		t.Errorf("status after reconnect = %+v, want ready with 1 restart", st)
+	}
+	if testserver.ProcessAlive(pid) {
+		t.Errorf("killed process %d still alive", pid)
+	}
+}
+
+func TestHangingInitTimesOut(t *testing.T) {
+	cfg := stdioServer(t, "hang", "--hang-init")
+	cfg.InitTimeout = 300 * time.Millisecond
+	began := time.Now()
+	s := start(t, cfg, fast())
+	st := s.Status()
+	if st.State != upstream.Failed {
+		t.Fatalf("state = %s, want failed", st.State)
+	}
+	if !strings.Contains(st.LastError, "no answer to initialize within 300ms") {
+		t.Errorf("last error = %q", st.LastError)
+	}
+	// 3 attempts of 300ms plus two short backoffs, far from unbounded.
+	if el := time.Since(began); el > 5*time.Second {
+		t.Errorf("settling took %s", el)
+	}
+	_, err := call(t, s, "echo", map[string]any{"text": "x"})
+	if err == nil || !strings.Contains(err.Error(), "server is failed") {
+		t.Errorf("call to failed server: err = %v", err)
+	}
+}
+
+func TestCrashAtStartFailsWithStderr(t *testing.T) {
+	s := start(t, stdioServer(t, "crasher", "--crash-at-start"), fast())
+	st := s.Status()
+	if st.State != upstream.Failed {
+		t.Fatalf("state = %s, want failed", st.State)
+	}
+	if !strings.Contains(st.LastError, "exited with status 2") {
+		t.Errorf("last error = %q, want the exit status", st.LastError)
+	}
+	joined := strings.Join(st.Stderr, "\n")
+	if strings.Count(joined, "fatal: crash requested") != 3 {
+		t.Errorf("stderr tail should hold the crash line of each of the 3 attempts:\n%s", joined)
+	}
+}
+
+func TestCommandNotFound(t *testing.T) {
+	cfg := config.Server{Name: "ghost", Transport: config.Stdio, Command: "no-such-command-xyz", InheritEnv: true}
+	s := start(t, cfg, fast())
+	if st := s.Status(); st.State != upstream.Failed || st.LastError != "command not found: no-such-command-xyz" {
+		t.Fatalf("status = %+v", st)
+	}
+}
+
+func TestDiesAfterNCalls(t *testing.T) {
+	s := start(t, stdioServer(t, "mortal", "--die-after", "2"), fast())
+	for i := 0; i < 5; i++ {
+		// Calls 1 and 2 are answered before the process exits; the following ones
+		// wait for the reconnect (the process dies after every second call).
+		if got := mustText(t, s, "echo", map[string]any{"text": strconv.Itoa(i)}); got != strconv.Itoa(i) {
+			t.Fatalf("call %d = %q", i, got)
+		}
+	}
+	waitFor(t, "a restart", 5*time.Second, func() bool { return s.Status().Restarts >= 1 })
+}
+
+func TestCallInFlightWhenServerDies(t *testing.T) {
+	s := start(t, stdioServer(t, "crashy"), fast())
+	res, err := call(t, s, "crash", map[string]any{})
+	if err == nil {
+		t.Fatalf("crash call returned %v, want an error", tool.Text(res))
+	}
+	if !strings.Contains(err.Error(), "connection lost during the call") || !strings.Contains(err.Error(), "exited with status 3") {
+		t.Errorf("err = %v", err)
+	}
+	// And the server comes back.
+	if got := mustText(t, s, "echo", map[string]any{"text": "back"}); got != "back" {
+		t.Fatalf("echo after crash = %q", got)
+	}
+}
+
+func TestGarbageOnStdout(t *testing.T) {
+	s := start(t, stdioServer(t, "noisy", "--garbage"), fast())
+	if st := s.Status(); st.State != upstream.Ready {
+		t.Fatalf("state = %s (%s)", st.State, st.LastError)
+	}
+	for i := 0; i < 3; i++ {
+		if got := mustText(t, s, "echo", map[string]any{"text": "clean"}); got != "clean" {
+			t.Fatalf("echo = %q", got)
+		}
+	}
+}
+
+func TestTwentyMegabyteResult(t *testing.T) {
+	s := start(t, stdioServer(t, "big"), fast())
+	const size = 20 << 20
+	got := mustText(t, s, "big", map[string]any{"bytes": size})
+	if len(got) != size || strings.Trim(got, "x") != "" {
+		t.Fatalf("big result: %d bytes, want %d of 'x'", len(got), size)
+	}
+}
+
+func TestToolsListChanged(t *testing.T) {
+	events := make(chan upstream.Event, 16)
+	opts := fast()
+	opts.ListChangedDebounce = 20 * time.Millisecond
+	opts.OnEvent = func(e upstream.Event) {
+		if e.ToolsChanged {
+			events <- e
+		}
+	}
+	s := start(t, stdioServer(t, "growing"), opts)
+	<-events // the initial listing
+	mustText(t, s, "add_tool", map[string]any{"name": "brand_new"})
+	select {
+	case <-events:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no tools-changed event after add_tool")
+	}
+	found := false
+	for _, tl := range s.Tools() {
+		found = found || tl.Name == "brand_new"
+	}
+	if !found {
+		t.Fatal("brand_new not in the re-listed tools")
+	}
+	if got := mustText(t, s, "brand_new", map[string]any{"text": "hi"}); got != "hi" {
+		t.Errorf("brand_new = %q", got)
+	}
+}
+
+func TestHeartbeatDetectsHungServer(t *testing.T) {
+	opts := fast()
+	opts.Heartbeat = 150 * time.Millisecond
+	s := start(t, stdioServer(t, "frozen"), opts)
+	pid := pidOf(t, s)
+	// A stopped process keeps its pipes open: only the heartbeat can notice.
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	waitFor(t, "a reconnect after missed heartbeats", 10*time.Second, func() bool {
+		st := s.Status()
+		return st.Restarts >= 1 && st.State == upstream.Ready
+	})
+	if pid2 := pidOf(t, s); pid2 == pid {
+		t.Fatal("still on the frozen process")
+	}
+	waitFor(t, "the frozen process group to be killed", 5*time.Second, func() bool { return !testserver.ProcessAlive(pid) })
+}
+
+func TestHeartbeatNewProtocolServerStaysUp(t *testing.T) {
+	// Go SDK servers speak 2026-07-28, which has no ping: the probe's error reply must
+	// count as alive, so no reconnect happens.
+	opts := fast()
+	opts.Heartbeat = 50 * time.Millisecond
+	s := start(t, stdioServer(t, "modern"), opts)
+	time.Sleep(400 * time.Millisecond)
+	if st := s.Status(); st.Restarts != 0 || st.State != upstream.Ready {
+		t.Fatalf("status = %+v, want ready without restarts", st)
+	}
+}
+
+func TestCloseLeavesNoProcess(t *testing.T) {
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "pid")
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"exits on stdin EOF", nil},
+		{"ignores stdin EOF", []string{"--ignore-stdin-eof"}},
+		{"ignores SIGTERM too", []string{"--ignore-stdin-eof", "--ignore-sigterm"}},
+		{"leaves a grandchild", []string{"--grandchild"}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pf := fmt.Sprintf("%s.%d", pidfile, i)
+			args := append([]string{"--pidfile", pf}, tt.args...)
+			s := upstream.New(stdioServer(t, "tidy", args...), fast())
+			s.Start()
+			<-s.Settled()
+			if st := s.Status(); st.State != upstream.Ready {
+				t.Fatalf("state = %s (%s)", st.State, st.LastError)
+			}
+			pids := []int{testserver.ReadPID(t, pf)}
+			if tt.args != nil && tt.args[0] == "--grandchild" {
+				pids = append(pids, testserver.ReadPID(t, pf+".grandchild"))
+			}
+			s.Close()
+			for _, pid := range pids {
+				if testserver.ProcessAlive(pid) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("process %d survived Close", pid)
+				}
+			}
+			if st := s.Status(); st.State != upstream.Closed {
+				t.Errorf("state after Close = %s", st.State)
+			}
+		})
+	}
+}
+
+func TestRetryFailedHeals(t *testing.T) {
+	dir := t.TempDir()
+	gate := filepath.Join(dir, "broken")
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// A wrapper that crashes while the gate file exists.
+	script := fmt.Sprintf("if [ -e %q ]; then echo broken >&2; exit 7; fi; exec %q", gate, testserver.Build(t))
+	cfg := config.Server{Name: "phoenix", Transport: config.Stdio, Command: "sh", Args: []string{"-c", script}, InheritEnv: true, InitTimeout: 3 * time.Second}
+	opts := fast()
+	opts.RetryFailed = 200 * time.Millisecond
+	s := start(t, cfg, opts)
+	if st := s.Status(); st.State != upstream.Failed || !strings.Contains(st.LastError, "exited with status 7 during start-up: broken") {
+		t.Fatalf("status = %+v", st)
+	}
+	os.Remove(gate)
+	waitFor(t, "the failed server to heal", 10*time.Second, func() bool { return s.State() == upstream.Ready })
+}
+
+func TestCallTimeoutAndCancel(t *testing.T) {
+	cfg := stdioServer(t, "slow")
+	cfg.ToolTimeout = 200 * time.Millisecond
+	s := start(t, cfg, fast())
+	_, err := call(t, s, "sleep", map[string]any{"ms": 5000})
+	if err == nil || !strings.Contains(err.Error(), "timed out after 200ms") {
+		t.Fatalf("err = %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	_, err = s.Call(ctx, "sleep", json.RawMessage(`{"ms": 5000}`))
+	if err != context.Canceled {
+		t.Fatalf("cancelled call: err = %v", err)
+	}
+	// The server stays usable: the cancellation reached it, no reconnect needed.
+	if got := mustText(t, s, "echo", map[string]any{"text": "ok"}); got != "ok" {
+		t.Fatal(got)
+	}
+	if st := s.Status(); st.Restarts != 0 {
+		t.Errorf("restarts = %d", st.Restarts)
+	}
+}
+
+func TestEnvironmentPolicy(t *testing.T) {
+	t.Setenv("SWITCHBOARD_TEST_HOST_VAR", "from-host")
+	for _, inherit := range []bool{true, false} {
+		t.Run(fmt.Sprint("inherit=", inherit), func(t *testing.T) {
+			cfg := config.Server{
+				Name: "env", Transport: config.Stdio, Command: "sh",
+				Args:       []string{"-c", `echo "host=$SWITCHBOARD_TEST_HOST_VAR declared=$DECLARED" >&2; exec "$0"`, testserver.Build(t)},
+				Env:        map[string]string{"DECLARED": "yes"},
+				InheritEnv: inherit,
+			}
+			s := start(t, cfg, fast())
+			want := "host= declared=yes"
+			if inherit {
+				want = "host=from-host declared=yes"
+			}
+			if tail := strings.Join(s.Status().Stderr, "\n"); !strings.Contains(tail, want) {
+				t.Fatalf("child saw %q, want %q", tail, want)
+			}
+		})
+	}
+}
+
+func TestHTTPAndSSEWithHeaders(t *testing.T) {
+	base := testserver.StartHTTP(t, "--require-header", "X-Api-Key=k3y-value")
+	for _, tc := range []struct {
+		transport config.Transport
+		path      string
+	}{{config.SSE, "/sse"}, {config.HTTP, "/mcp"}} {
+		t.Run(string(tc.transport), func(t *testing.T) {
+			cfg := config.Server{Name: "remote", Transport: tc.transport, URL: base + tc.path, Headers: map[string]string{"X-Api-Key": "k3y-value"}, InitTimeout: 3 * time.Second}
+			s := start(t, cfg, fast())
+			if got := mustText(t, s, "echo", map[string]any{"text": "over " + string(tc.transport)}); got != "over "+string(tc.transport) {
+				t.Fatalf("echo = %q", got)
+			}
+			// Without the header the server refuses.
+			cfg.Headers = nil
+			bad := start(t, cfg, fast())
+			if st := bad.Status(); st.State != upstream.Failed {
+				t.Fatalf("without header: state = %s", st.State)
+			}
+		})
+	}
+}
