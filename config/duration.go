@@ -87,3 +87,12 @@ func (p *parser) duration(v *hujson.Value, fp string, allowNeg, warnLarge bool) 
 	}
 	return d, true
 }
+
+// disableOnZero maps an explicit 0 to -1 for settings where the user writes 0 to turn
+// a feature off (heartbeat, retryFailed), since a zero field means "use the default".
+func disableOnZero(d time.Duration, ok bool) time.Duration {
+	if ok && d == 0 {
+		return -1
+	}
+	return d
+}

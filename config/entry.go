@@ -117,7 +117,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 	case "toolTimeout":
 		s.ToolTimeout, _ = p.duration(v, fp, false, true)
 	case "heartbeat":
-		s.Heartbeat, _ = p.duration(v, fp, true, false)
+		s.Heartbeat = disableOnZero(p.duration(v, fp, true, false))
 	case "tools":
 		s.Tools = p.tools(v, fp)
 	case "prefix":

@@ -155,6 +155,17 @@ func TestDurations(t *testing.T) {
 	if cfg.Settings.Heartbeat != 5*time.Second || cfg.Settings.RetryFailed != -time.Second {
 		t.Errorf("Settings = %+v", cfg.Settings)
 	}
+
+	// An explicit 0 turns heartbeats and failed-server retries off; it is stored as -1
+	// because a zero field means "use the default".
+	off := mustParse(t, `{"a": {"command": "c", "heartbeat": 0}, "b": {"command": "c"},
+		"switchboard": {"heartbeat": "0s", "retryFailed": 0}}`, nil)
+	if off.Server("a").Heartbeat != -1 || off.Server("b").Heartbeat != 0 {
+		t.Errorf("heartbeat 0 = %v, absent = %v; want -1 and 0", off.Server("a").Heartbeat, off.Server("b").Heartbeat)
+	}
+	if off.Settings.Heartbeat != -1 || off.Settings.RetryFailed != -1 {
+		t.Errorf("settings with explicit zeros = %+v, want both -1", off.Settings)
+	}
 }
 
 func TestEffectiveTimeouts(t *testing.T) {

@@ -329,9 +329,9 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 				p.errAt(&m.Value, path, "unknown naming %q (want auto, never or always)", s)
 			}
 		case "heartbeat":
-			st.Heartbeat, _ = p.duration(&m.Value, path, true, false)
+			st.Heartbeat = disableOnZero(p.duration(&m.Value, path, true, false))
 		case "retryFailed":
-			st.RetryFailed, _ = p.duration(&m.Value, path, true, false)
+			st.RetryFailed = disableOnZero(p.duration(&m.Value, path, true, false))
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := m.Value.Clone()

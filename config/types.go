@@ -65,7 +65,8 @@ type Server struct {
 	InitTimeout time.Duration `json:"timeout,omitempty"`
 	// ToolTimeout bounds one tool call (config key "toolTimeout").
 	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
-	// Heartbeat is the health-check interval (config key "heartbeat"); negative disables.
+	// Heartbeat is the health-check interval (config key "heartbeat"); 0 in the file
+	// disables it and is stored as -1 (a zero field means the default).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 
 	Tools ToolFilter `json:"tools,omitempty"`
@@ -93,7 +94,8 @@ type Settings struct {
 	Naming Naming `json:"naming,omitempty"`
 	// Heartbeat is the default health-check interval for every server.
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
-	// RetryFailed is how often failed servers are retried; negative disables.
+	// RetryFailed is how often failed servers are retried; 0 in the file disables it
+	// and is stored as -1.
 	RetryFailed time.Duration `json:"retryFailed,omitempty"`
 	// Extra holds keys of the "switchboard" object that this version does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`
