@@ -317,8 +317,8 @@ func (h *Hub) rebuild() error {
 		sup *upstream.Supervisor
 		t   *mcp.Tool
 	}
-	entries := map[Key]entry{}
-	var inputs []NameInput
+	entries := map[tool.Key]entry{}
+	var inputs []tool.NameInput
 	for _, name := range h.order {
 		s := h.sups[name]
 		switch s.State() {
@@ -331,12 +331,12 @@ func (h *Hub) rebuild() error {
 			if !allowed(cfg.Tools, t.Name) {
 				continue
 			}
-			k := Key{Server: name, Tool: t.Name}
+			k := tool.Key{Server: name, Tool: t.Name}
 			entries[k] = entry{s, t}
-			inputs = append(inputs, NameInput{Key: k, Prefix: cfg.Prefix})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix})
 		}
 	}
-	names, err := AssignNames(h.naming, inputs)
+	names, err := tool.AssignNames(h.naming, inputs)
 	if err != nil {
 		h.lastErr = err
 		return err

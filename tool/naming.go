@@ -1,4 +1,4 @@
-package hub
+package tool
 
 import (
 	"crypto/sha256"

@@ -1,0 +1,500 @@
+package hub_test
+
+// Benchmarks of the hub against the direct path (one official SDK client talking to
+// the same stdio test server). Timings are reported, never asserted; the targets from
+// the issue are in each benchmark's comment.
+//
+//	go test -run=NONE -bench=Call -benchtime=2000x ./hub/
+//	go test -run=NONE -bench=CallRatio -benchtime=20x ./hub/
+//	go test -run=NONE -bench='Startup|Memory' -benchtime=3x ./hub/
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+const (
+	// benchCallers is the number of concurrent callers of the parallel variants.
+	benchCallers = 16
+	// benchBatchSeq and benchBatchPar are the calls per timed batch in
+	// BenchmarkCallRatio (sequential; and spread over benchCallers callers).
+	benchBatchSeq = 200
+	benchBatchPar = 400
+	// benchInitDelay is the --init-delay of every server in BenchmarkStartup.
+	benchInitDelay = "300ms"
+)
+
+// benchEchoArgs are the arguments of every echo call, on both paths: the hub takes raw
+// JSON, and the direct client is given the same raw JSON.
+var benchEchoArgs = json.RawMessage(`{"text":"hello"}`)
+
+// benchCall is one echo call on one path.
+type benchCall func(ctx context.Context) error
+
+// benchQuietLogger drops everything: start-up summaries must not land in the output.
+func benchQuietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// benchServerConfig is a stdio test server entry as the hub would get it from a config.
+func benchServerConfig(b *testing.B, name string, args ...string) config.Server {
+	b.Helper()
+	return config.Server{
+		Name:       name,
+		Transport:  config.Stdio,
+		Command:    testserver.Build(b),
+		Args:       args,
+		InheritEnv: true,
+	}
+}
+
+// benchStartHub starts a hub over servers; it is closed when the benchmark ends (Close
+// is idempotent, so callers may close it earlier to time it).
+func benchStartHub(b *testing.B, servers ...config.Server) *hub.Hub {
+	b.Helper()
+	h := benchNewHub(servers...)
+	b.Cleanup(func() { h.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.Start(ctx); err != nil {
+		b.Fatalf("hub.Start: %v", err)
+	}
+	benchCheckReady(b, h)
+	return h
+}
+
+func benchNewHub(servers ...config.Server) *hub.Hub {
+	cfg := &config.Config{Servers: servers}
+	return hub.New(cfg, &hub.Options{
+		Logger: benchQuietLogger(),
+		// No heartbeats and no retries: nothing but the measured traffic on the pipes.
+		Upstream: &upstream.Options{Heartbeat: -1, RetryFailed: -1},
+	})
+}
+
+func benchCheckReady(b *testing.B, h *hub.Hub) {
+	b.Helper()
+	for _, st := range h.Status() {
+		if st.State != upstream.Ready {
+			b.Fatalf("server %s is %s: %s", st.Name, st.State, st.LastError)
+		}
+	}
+}
+
+// benchHubCall calls tool name through h.
+func benchHubCall(h *hub.Hub, name string) benchCall {
+	return func(ctx context.Context) error {
+		res, err := h.Call(ctx, name, benchEchoArgs)
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("hub call %s: error result %q", name, tool.Text(res))
+		}
+		return nil
+	}
+}
+
+// benchDirectSession connects an official SDK client to the test server exec'd with
+// args, with the same client capabilities as the hub's own client. Closed at the end.
+func benchDirectSession(b *testing.B, args ...string) *mcp.ClientSession {
+	b.Helper()
+	sess, err := benchDirectConnect(testserver.Build(b), args...)
+	if err != nil {
+		b.Fatalf("direct connect: %v", err)
+	}
+	b.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+func benchDirectConnect(bin string, args ...string) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench-direct", Version: "1"},
+		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, args...)}, nil)
+}
+
+// benchDirectCall calls echo on sess.
+func benchDirectCall(sess *mcp.ClientSession) benchCall {
+	return func(ctx context.Context) error {
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: benchEchoArgs})
+		if err != nil {
+			return err
+		}
+		if res.IsError {
+			return fmt.Errorf("direct call: error result %q", tool.Text(res))
+		}
+		return nil
+	}
+}
+
+// benchRunCalls makes n calls with `callers` goroutines (1: on this goroutine) and
+// returns the first error.
+func benchRunCalls(ctx context.Context, n, callers int, call benchCall) error {
+	if callers <= 1 {
+		for range n {
+			if err := call(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		first   error
+	)
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(n) {
+				if err := call(ctx); err != nil {
+					errOnce.Do(func() { first = err })
+					next.Store(int64(n)) // stop the others
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// benchTimed returns how long n calls with `callers` callers take.
+func benchTimed(b *testing.B, n, callers int, call benchCall) time.Duration {
+	b.Helper()
+	start := time.Now()
+	if err := benchRunCalls(context.Background(), n, callers, call); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+func benchMedian(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// benchDirectNsPerCall holds the direct path's ns/op of the last BenchmarkCall/direct
+// run in this process, by mode, so the hub variant can report its ratio to it.
+var (
+	benchDirectMu        sync.Mutex
+	benchDirectNsPerCall = map[string]float64{}
+)
+
+var benchModes = []struct {
+	name    string
+	callers int
+}{{"seq", 1}, {"par16", benchCallers}}
+
+// BenchmarkCall is the in-process cost of one echo call on one stdio test server:
+// direct = an official SDK client session, hub = hub.Call routed to the same server.
+// hub/* also report x-direct (its ns/op over direct's from earlier in this run) when
+// the direct variant ran; BenchmarkCallRatio is the interleaved, less noisy
+// comparison. Target: the hub adds no measurable cost.
+func BenchmarkCall(b *testing.B) {
+	b.Run("direct", func(b *testing.B) {
+		call := benchDirectCall(benchDirectSession(b))
+		benchRunCalls(context.Background(), 50, 1, call) // warm-up
+		for _, m := range benchModes {
+			b.Run(m.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.ResetTimer()
+				if err := benchRunCalls(context.Background(), b.N, m.callers, call); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				benchDirectMu.Lock()
+				benchDirectNsPerCall[m.name] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+				benchDirectMu.Unlock()
+			})
+		}
+	})
+	b.Run("hub", func(b *testing.B) {
+		call := benchHubCall(benchStartHub(b, benchServerConfig(b, "ts")), "echo")
+		benchRunCalls(context.Background(), 50, 1, call) // warm-up
+		for _, m := range benchModes {
+			b.Run(m.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.ResetTimer()
+				if err := benchRunCalls(context.Background(), b.N, m.callers, call); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				benchDirectMu.Lock()
+				direct, ok := benchDirectNsPerCall[m.name]
+				benchDirectMu.Unlock()
+				if ok && direct > 0 {
+					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+					b.ReportMetric(ns/direct, "x-direct")
+				}
+			})
+		}
+	})
+}
+
+// BenchmarkCallRatio measures both paths interleaved in one benchmark: every round
+// times a batch of benchBatchSeq sequential calls on each path, then a batch of
+// benchBatchPar calls by benchCallers concurrent callers on each path (which path
+// goes first alternates by round), and takes hub/direct per batch pair. It reports
+// the median ratios (median-ratio-seq, median-ratio-par16; target ≤ 1.05) and the
+// median time per call of each path. One op is one round.
+func BenchmarkCallRatio(b *testing.B) {
+	direct := benchDirectCall(benchDirectSession(b))
+	viaHub := benchHubCall(benchStartHub(b, benchServerConfig(b, "ts")), "echo")
+	for _, c := range []benchCall{direct, viaHub} { // warm-up, both modes
+		benchTimed(b, benchBatchSeq, 1, c)
+		benchTimed(b, benchBatchPar, benchCallers, c)
+	}
+	type series struct{ ratio, directNs, hubNs []float64 }
+	var seq, par series
+	measure := func(s *series, round, n, callers int) {
+		var d, h time.Duration
+		if round%2 == 0 {
+			d = benchTimed(b, n, callers, direct)
+			h = benchTimed(b, n, callers, viaHub)
+		} else {
+			h = benchTimed(b, n, callers, viaHub)
+			d = benchTimed(b, n, callers, direct)
+		}
+		s.ratio = append(s.ratio, float64(h)/float64(d))
+		s.directNs = append(s.directNs, float64(d.Nanoseconds())/float64(n))
+		s.hubNs = append(s.hubNs, float64(h.Nanoseconds())/float64(n))
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		measure(&seq, i, benchBatchSeq, 1)
+		measure(&par, i, benchBatchPar, benchCallers)
+	}
+	b.StopTimer()
+	b.ReportMetric(0, "ns/op") // a round's time means nothing; the per-call figures below do
+	b.ReportMetric(benchMedian(seq.ratio), "median-ratio-seq")
+	b.ReportMetric(benchMedian(par.ratio), "median-ratio-par16")
+	b.ReportMetric(benchMedian(seq.directNs), "direct-ns/call-seq")
+	b.ReportMetric(benchMedian(seq.hubNs), "hub-ns/call-seq")
+	b.ReportMetric(benchMedian(par.directNs), "direct-ns/call-par16")
+	b.ReportMetric(benchMedian(par.hubNs), "hub-ns/call-par16")
+}
+
+// BenchmarkStartup starts (hub.Start) and closes a hub of 20 stdio test servers that
+// each take 300ms to answer initialize, a hub of one such server, and one such server
+// through a bare SDK client (connect + tools/list), in alternating order. It reports
+// the median start time of each and ratio-20-vs-1 (median over iterations of
+// start(20)/start(1); target ≤ 1.5) and ratio-20-vs-direct. Each op is one of each;
+// use -benchtime=3x.
+func BenchmarkStartup(b *testing.B) {
+	bin := testserver.Build(b)
+	one := []config.Server{benchServerConfig(b, "s00", "--init-delay", benchInitDelay)}
+	var twenty []config.Server
+	for i := range 20 {
+		twenty = append(twenty, benchServerConfig(b, fmt.Sprintf("s%02d", i), "--init-delay", benchInitDelay))
+	}
+	startHub := func(servers []config.Server) (start, stop time.Duration) {
+		h := benchNewHub(servers...)
+		b.Cleanup(func() { h.Close() })
+		t0 := time.Now()
+		if err := h.Start(context.Background()); err != nil {
+			b.Fatalf("hub.Start (%d servers): %v", len(servers), err)
+		}
+		t1 := time.Now()
+		benchCheckReady(b, h)
+		if got := len(h.Status()); got != len(servers) {
+			b.Fatalf("%d servers, want %d", got, len(servers))
+		}
+		t2 := time.Now()
+		h.Close()
+		return t1.Sub(t0), time.Since(t2)
+	}
+	startDirect := func() time.Duration {
+		t0 := time.Now()
+		sess, err := benchDirectConnect(bin, "--init-delay", benchInitDelay)
+		if err != nil {
+			b.Fatalf("direct connect: %v", err)
+		}
+		closed := false
+		b.Cleanup(func() {
+			if !closed {
+				sess.Close()
+			}
+		})
+		for _, err := range sess.Tools(context.Background(), nil) {
+			if err != nil {
+				b.Fatalf("direct tools/list: %v", err)
+			}
+		}
+		d := time.Since(t0)
+		sess.Close()
+		closed = true
+		return d
+	}
+	var s1, s20, sDirect, c1, c20, r, rDirect []float64
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ResetTimer()
+	for i := range b.N {
+		var st1, st20, sd, cl1, cl20 time.Duration
+		if i%2 == 0 {
+			sd = startDirect()
+			st1, cl1 = startHub(one)
+			st20, cl20 = startHub(twenty)
+		} else {
+			st20, cl20 = startHub(twenty)
+			st1, cl1 = startHub(one)
+			sd = startDirect()
+		}
+		s1, s20, sDirect = append(s1, ms(st1)), append(s20, ms(st20)), append(sDirect, ms(sd))
+		c1, c20 = append(c1, ms(cl1)), append(c20, ms(cl20))
+		r = append(r, float64(st20)/float64(st1))
+		rDirect = append(rDirect, float64(st20)/float64(sd))
+	}
+	b.StopTimer()
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(benchMedian(r), "ratio-20-vs-1")
+	b.ReportMetric(benchMedian(rDirect), "ratio-20-vs-direct")
+	b.ReportMetric(benchMedian(s1), "start-ms-1")
+	b.ReportMetric(benchMedian(s20), "start-ms-20")
+	b.ReportMetric(benchMedian(sDirect), "start-ms-direct")
+	b.ReportMetric(benchMedian(c1), "close-ms-1")
+	b.ReportMetric(benchMedian(c20), "close-ms-20")
+}
+
+// benchHostMemory is this process's memory after a full GC that returns freed pages to
+// the OS: resident set size (VmRSS), HeapInuse and goroutine count. The children's
+// memory is not included.
+type benchHostMemory struct {
+	rssKiB, heapKiB float64
+	goroutines      int
+}
+
+func benchReadHostMemory(b *testing.B) benchHostMemory {
+	b.Helper()
+	runtime.GC()
+	debug.FreeOSMemory() // another GC, then the scavenger returns free pages: RSS is live memory
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return benchHostMemory{
+		rssKiB:     float64(benchVmRSSKiB(b)),
+		heapKiB:    float64(ms.HeapInuse) / 1024,
+		goroutines: runtime.NumGoroutine(),
+	}
+}
+
+// benchVmRSSKiB reads VmRSS (in kB) from /proc/self/status.
+func benchVmRSSKiB(b *testing.B) int64 {
+	b.Helper()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skipf("no /proc/self/status: %v", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmRSS:")); ok {
+			f := bytes.Fields(rest) // "1234", "kB"
+			if len(f) >= 1 {
+				n, err := strconv.ParseInt(string(f[0]), 10, 64)
+				if err == nil {
+					return n
+				}
+			}
+		}
+	}
+	b.Fatalf("no VmRSS line in /proc/self/status")
+	return 0
+}
+
+// BenchmarkMemoryPerServer is the host's memory per connected stdio server: a hub of
+// 21 test servers against a hub of 1, measured while each is running (after Start has
+// returned with every server ready), divided by 20. A warm-up cycle of 21 servers runs
+// first, so that OS threads and pools the runtime keeps anyway are in both figures.
+// Reports rss-KiB-per-server, heap-KiB-per-server (HeapInuse) and
+// goroutines-per-server, plus the absolute RSS of both hubs. Use -benchtime=3x.
+func BenchmarkMemoryPerServer(b *testing.B) {
+	const small, large = 1, 21
+	configs := func(n int) []config.Server {
+		var out []config.Server
+		for i := range n {
+			out = append(out, benchServerConfig(b, fmt.Sprintf("s%02d", i)))
+		}
+		return out
+	}
+	smallCfg, largeCfg := configs(small), configs(large)
+	measure := func(servers []config.Server) benchHostMemory {
+		h := benchNewHub(servers...)
+		// The cleanup must not keep a closed hub reachable: it would count in the
+		// next measurement.
+		b.Cleanup(func() {
+			if h != nil {
+				h.Close()
+			}
+		})
+		if err := h.Start(context.Background()); err != nil {
+			b.Fatalf("hub.Start: %v", err)
+		}
+		benchCheckReady(b, h)
+		// One call per server so that each connection's buffers are in use, as they
+		// would be after the first tool call.
+		for _, t := range h.Tools() {
+			if t.OriginalName == "echo" {
+				if err := benchHubCall(h, t.Name)(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		m := benchReadHostMemory(b)
+		h.Close()
+		h = nil
+		return m
+	}
+	measure(largeCfg) // warm-up
+	var rss, heap, gor, rssSmall, rssLarge []float64
+	b.ResetTimer()
+	for i := range b.N {
+		var ms, ml benchHostMemory
+		if i%2 == 0 {
+			ms, ml = measure(smallCfg), measure(largeCfg)
+		} else {
+			ml, ms = measure(largeCfg), measure(smallCfg)
+		}
+		n := float64(large - small)
+		rss = append(rss, (ml.rssKiB-ms.rssKiB)/n)
+		heap = append(heap, (ml.heapKiB-ms.heapKiB)/n)
+		gor = append(gor, float64(ml.goroutines-ms.goroutines)/n)
+		rssSmall, rssLarge = append(rssSmall, ms.rssKiB), append(rssLarge, ml.rssKiB)
+	}
+	b.StopTimer()
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(benchMedian(rss), "rss-KiB-per-server")
+	b.ReportMetric(benchMedian(heap), "heap-KiB-per-server")
+	b.ReportMetric(benchMedian(gor), "goroutines-per-server")
+	b.ReportMetric(benchMedian(rssSmall), "rss-KiB-1-server")
+	b.ReportMetric(benchMedian(rssLarge), "rss-KiB-21-servers")
+}
