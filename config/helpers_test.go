@@ -55,12 +55,3 @@ func names(cfg *Config) []string {
 	}
 	return out
 }
-
-func hasWarning(cfg *Config, want string) bool {
-	for _, w := range cfg.Warnings {
-		if w == want {
-			return true
-		}
-	}
-	return false
-}

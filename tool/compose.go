@@ -149,21 +149,32 @@ func (u *UnionSet) Call(ctx context.Context, name string, args json.RawMessage) 
 // Changed returns a channel closed when any member's tools change. The first call
 // starts a watcher goroutine that Close stops.
 func (u *UnionSet) Changed() <-chan struct{} {
-	u.watchOnce.Do(func() { go u.watch() })
-	return u.notifier.Changed()
+	ch := u.notifier.Changed()
+	u.watchOnce.Do(func() {
+		// The members' channels are taken before Changed returns, so no change after
+		// it can be missed.
+		go u.watch(u.memberChannels())
+	})
+	return ch
 }
 
-func (u *UnionSet) watch() {
-	defer close(u.done)
+func (u *UnionSet) memberChannels() []reflect.SelectCase {
 	cases := make([]reflect.SelectCase, len(u.members)+1)
 	cases[0] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(u.stop)}
+	for i, m := range u.members {
+		cases[i+1] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(m.Changed())}
+	}
+	return cases
+}
+
+func (u *UnionSet) watch(cases []reflect.SelectCase) {
+	defer close(u.done)
 	for {
-		for i, m := range u.members {
-			cases[i+1] = reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(m.Changed())}
-		}
 		if chosen, _, _ := reflect.Select(cases); chosen == 0 {
 			return
 		}
+		// Re-arm before notifying: a change in between closes a channel we hold.
+		cases = u.memberChannels()
 		u.notifier.Notify()
 	}
 }

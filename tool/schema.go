@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"bytes"
 	"encoding/json"
 )
 
@@ -8,9 +9,10 @@ import (
 var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
 // CleanSchema turns any input schema (raw JSON, a decoded map, nil) into an object
-// schema: nil or empty becomes {"type":"object","properties":{}}, a schema without
-// "type" gets "type": "object", and a non-object schema is wrapped as the single
-// property "value" so that the tool can still be called.
+// schema, as MCP requires of tool inputs and every model provider expects: nil, empty
+// or non-object schemas become {"type":"object","properties":{}}, and an object schema
+// without "type" or "properties" gets them. A schema that needs no change is returned
+// byte for byte (compacted), so property order and number precision survive.
 func CleanSchema(schema any) json.RawMessage {
 	var raw []byte
 	switch s := schema.(type) {
@@ -27,29 +29,30 @@ func CleanSchema(schema any) json.RawMessage {
 		}
 		raw = b
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || len(m) == 0 {
 		return emptySchema
 	}
-	if len(m) == 0 {
+	typ, hasType := m["type"]
+	_, hasProps := m["properties"]
+	switch {
+	case hasType && string(bytes.TrimSpace(typ)) != `"object"`:
+		// MCP: "inputSchema: a JSON Schema object defining the expected parameters";
+		// its type must be "object". A server that says otherwise cannot be called
+		// with a meaningful argument object, so it gets the empty object schema.
+		return emptySchema
+	case hasType && hasProps:
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) == nil {
+			return buf.Bytes()
+		}
 		return emptySchema
 	}
-	switch m["type"] {
-	case "object":
-		if _, ok := m["properties"]; !ok {
-			m["properties"] = map[string]any{}
-		}
-	case nil:
-		m["type"] = "object"
-		if _, ok := m["properties"]; !ok {
-			m["properties"] = map[string]any{}
-		}
-	default:
-		m = map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"value": m},
-			"required":   []string{"value"},
-		}
+	if !hasType {
+		m["type"] = json.RawMessage(`"object"`)
+	}
+	if !hasProps {
+		m["properties"] = json.RawMessage(`{}`)
 	}
 	b, err := json.Marshal(m)
 	if err != nil {

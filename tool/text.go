@@ -33,9 +33,12 @@ func Text(r *Result) string {
 				continue
 			}
 			parts = append(parts, fmt.Sprintf("[Resource: %s]", c.Resource.URI))
-			if c.Resource.Text != "" {
+			switch {
+			case c.Resource.Text != "":
 				parts = append(parts, c.Resource.Text)
 				hasText = true
+			case len(c.Resource.Blob) > 0:
+				parts = append(parts, fmt.Sprintf("(binary, %d bytes, %s)", len(c.Resource.Blob), c.Resource.MIMEType))
 			}
 		case *mcp.ResourceLink:
 			parts = append(parts, fmt.Sprintf("[Resource link: %s]", c.URI))

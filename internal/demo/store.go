@@ -90,10 +90,7 @@ func (s *noteStore) load() (*notebook, error) {
 
 // encode renders the notebook as the file's contents, notes sorted by title.
 func (nb *notebook) encode() ([]byte, error) {
-	list := make([]*storedNote, 0, len(nb.notes))
-	for _, n := range sortedNotes(nb.notes) {
-		list = append(list, n)
-	}
+	list := sortedNotes(nb.notes)
 	doc := make(map[string]any, len(nb.extra)+2)
 	for k, v := range nb.extra {
 		doc[k] = v

@@ -1,0 +1,250 @@
+package format
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// Call is one tool call read from a provider response.
+type Call struct {
+	// ID is the provider's call id, to be echoed in the result (OpenAI chat
+	// tool_calls[].id, Responses call_id, Anthropic tool_use id). Empty when the
+	// provider sent none (some OpenAI-compatible servers).
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Args is the arguments object; nil when Err is set.
+	Args json.RawMessage `json:"args,omitempty"`
+	// Err says why the call cannot run as sent (malformed arguments, no name), in words
+	// the model can act on. The call still needs an answer: send ErrorResult.
+	Err string `json:"error,omitempty"`
+}
+
+// ErrorResult is the error result to send back for a call whose Err is set, or nil
+// when the call is well-formed.
+func (c Call) ErrorResult() *tool.Result {
+	if c.Err == "" {
+		return nil
+	}
+	return tool.ErrorResult("%s", c.Err)
+}
+
+// ParseCalls reads the tool calls out of a provider response, in order:
+//
+//   - OpenAI: the assistant message ({"role":"assistant","tool_calls":[...]}); the
+//     whole completion (its first choice) or the tool_calls array are accepted too.
+//     Each call is {"id","type":"function","function":{"name","arguments"}} where
+//     arguments is a JSON string.
+//   - OpenAIResponses: the output array; the whole response ({"output":[...]}) or a
+//     single item are accepted too. Calls are the {"type":"function_call","call_id",
+//     "name","arguments"} items; other items (messages, reasoning) are skipped.
+//   - Anthropic: the content array, or the message/response holding it. Calls are the
+//     {"type":"tool_use","id","name","input"} blocks; other blocks are skipped.
+//
+// Arguments that are empty (or null) mean {}. Arguments that are not JSON, or not a
+// JSON object, do not fail the parse: the Call gets Err instead. The error is only for
+// a response that does not have the expected shape at all. No calls is an empty slice.
+func ParseCalls(p Provider, raw json.RawMessage) ([]Call, error) {
+	if err := p.valid(); err != nil {
+		return nil, err
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return []Call{}, nil
+	}
+	switch p {
+	case OpenAI:
+		return parseOpenAIChat(raw)
+	case OpenAIResponses:
+		return parseOpenAIResponses(raw)
+	case Anthropic:
+		return parseAnthropic(raw)
+	}
+	return nil, fmt.Errorf("format: %s responses carry no tool calls to parse", p)
+}
+
+// envelope holds the fields any of the accepted shapes may have.
+type envelope struct {
+	Choices   []struct{ Message json.RawMessage } `json:"choices"`
+	Message   json.RawMessage                     `json:"message"`
+	ToolCalls json.RawMessage                     `json:"tool_calls"`
+	Output    json.RawMessage                     `json:"output"`
+	Content   json.RawMessage                     `json:"content"`
+	Type      string                              `json:"type"`
+}
+
+func parseOpenAIChat(raw json.RawMessage) ([]Call, error) {
+	list := raw
+	if raw[0] == '{' {
+		var env envelope
+		if err := json.Unmarshal(raw, &env); err != nil {
+			return nil, fmt.Errorf("format: openai: not an assistant message: %v", err)
+		}
+		switch {
+		case env.Choices != nil:
+			if len(env.Choices) == 0 {
+				return []Call{}, nil
+			}
+			return parseOpenAIChat(env.Choices[0].Message)
+		case env.Message != nil:
+			return parseOpenAIChat(env.Message)
+		}
+		list = env.ToolCalls
+	}
+	if isNull(list) {
+		return []Call{}, nil
+	}
+	var items []struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function *struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(list, &items); err != nil {
+		return nil, fmt.Errorf("format: openai: tool_calls is not a list of tool calls: %v", err)
+	}
+	calls := make([]Call, 0, len(items))
+	for _, it := range items {
+		c := Call{ID: it.ID}
+		switch {
+		case it.Type != "" && it.Type != "function":
+			c.Err = fmt.Sprintf("tool call type %q is not supported; call the tools as functions", it.Type)
+		case it.Function == nil:
+			c.Err = "the tool call has no function"
+		default:
+			c.Name = it.Function.Name
+			c.Args, c.Err = arguments(c.Name, it.Function.Arguments, true)
+		}
+		calls = append(calls, checkName(c))
+	}
+	return calls, nil
+}
+
+func parseOpenAIResponses(raw json.RawMessage) ([]Call, error) {
+	list := raw
+	if raw[0] == '{' {
+		var env envelope
+		if err := json.Unmarshal(raw, &env); err != nil {
+			return nil, fmt.Errorf("format: openai-responses: not a response output: %v", err)
+		}
+		if env.Output != nil || env.Type == "" {
+			list = env.Output
+		} else {
+			list = append(append(json.RawMessage("["), raw...), ']')
+		}
+	}
+	if isNull(list) {
+		return []Call{}, nil
+	}
+	var items []struct {
+		Type      string          `json:"type"`
+		CallID    string          `json:"call_id"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(list, &items); err != nil {
+		return nil, fmt.Errorf("format: openai-responses: output is not a list of items: %v", err)
+	}
+	calls := []Call{}
+	for _, it := range items {
+		if it.Type != "function_call" {
+			continue
+		}
+		c := Call{ID: it.CallID, Name: it.Name}
+		c.Args, c.Err = arguments(c.Name, it.Arguments, true)
+		calls = append(calls, checkName(c))
+	}
+	return calls, nil
+}
+
+func parseAnthropic(raw json.RawMessage) ([]Call, error) {
+	list := raw
+	if raw[0] == '{' {
+		var env envelope
+		if err := json.Unmarshal(raw, &env); err != nil {
+			return nil, fmt.Errorf("format: anthropic: not a message: %v", err)
+		}
+		if env.Type == "tool_use" {
+			list = append(append(json.RawMessage("["), raw...), ']')
+		} else {
+			list = env.Content
+		}
+	}
+	if isNull(list) || (len(list) > 0 && list[0] == '"') { // string content: no tool use
+		return []Call{}, nil
+	}
+	var blocks []struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Input json.RawMessage `json:"input"`
+	}
+	if err := json.Unmarshal(list, &blocks); err != nil {
+		return nil, fmt.Errorf("format: anthropic: content is not a list of blocks: %v", err)
+	}
+	calls := []Call{}
+	for _, b := range blocks {
+		if b.Type != "tool_use" {
+			continue
+		}
+		c := Call{ID: b.ID, Name: b.Name}
+		c.Args, c.Err = arguments(c.Name, b.Input, false)
+		calls = append(calls, checkName(c))
+	}
+	return calls, nil
+}
+
+// arguments turns a call's raw arguments into a JSON object. OpenAI sends a JSON
+// string holding JSON (encoded true); some compatible servers send the object itself,
+// which is accepted too. Empty or null means {}.
+func arguments(name string, raw json.RawMessage, encoded bool) (json.RawMessage, string) {
+	raw = bytes.TrimSpace(raw)
+	if encoded && len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Sprintf("arguments for tool %q are not a valid JSON string: %v", name, err)
+		}
+		raw = json.RawMessage(strings.TrimSpace(s))
+		if len(raw) == 0 {
+			return json.RawMessage("{}"), ""
+		}
+		if !json.Valid(raw) {
+			var v any
+			err := json.Unmarshal(raw, &v)
+			return nil, fmt.Sprintf("arguments for tool %q are not valid JSON: %v; send the arguments as one JSON object", name, err)
+		}
+	}
+	if isNull(raw) {
+		return json.RawMessage("{}"), ""
+	}
+	if raw[0] != '{' {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Sprintf("arguments for tool %q are not valid JSON: %v; send the arguments as one JSON object", name, err)
+		}
+		return nil, fmt.Sprintf("arguments for tool %q must be a JSON object, got a JSON %s", name, jsonKind(v))
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, fmt.Sprintf("arguments for tool %q are not valid JSON: %v; send the arguments as one JSON object", name, err)
+	}
+	return buf.Bytes(), ""
+}
+
+func checkName(c Call) Call {
+	if c.Name == "" && c.Err == "" {
+		c.Args = nil
+		c.Err = "the tool call has no tool name; call a tool by its name"
+	}
+	return c
+}
+
+func isNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || string(raw) == "null"
+}
