@@ -38,8 +38,11 @@ type Options struct {
 // Hub is many upstream MCP servers as one tool.Toolset.
 type Hub struct {
 	log    *slog.Logger
+	base   upstream.Options // the caller's template, before config settings apply
 	upOpts upstream.Options
 	naming config.Naming
+	// fixedNaming: Options.Naming set the policy, so configs (and reloads) do not.
+	fixedNaming bool
 
 	mu      sync.Mutex // guards sups, order, closed and catalog rebuilds
 	sups    map[string]*upstream.Supervisor
@@ -76,33 +79,41 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		o.Logger = slog.Default()
 	}
 	h := &Hub{
-		log:    o.Logger,
-		naming: o.Naming,
-		sups:   map[string]*upstream.Supervisor{},
-		subs:   map[int]func(upstream.Event){},
+		log:         o.Logger,
+		naming:      o.Naming,
+		fixedNaming: o.Naming != "",
+		sups:        map[string]*upstream.Supervisor{},
+		subs:        map[int]func(upstream.Event){},
 	}
 	if o.Upstream != nil {
-		h.upOpts = *o.Upstream
+		h.base = *o.Upstream
 	}
-	if h.upOpts.Logger == nil {
-		h.upOpts.Logger = o.Logger
+	if h.base.Logger == nil {
+		h.base.Logger = o.Logger
 	}
-	if h.naming == "" {
-		h.naming = cfg.Settings.Naming
-	}
-	if h.upOpts.Heartbeat == 0 {
-		h.upOpts.Heartbeat = cfg.Settings.Heartbeat
-	}
-	if h.upOpts.RetryFailed == 0 {
-		h.upOpts.RetryFailed = cfg.Settings.RetryFailed
-	}
-	h.upOpts.OnEvent = h.onEvent
+	h.base.OnEvent = h.onEvent
+	h.applySettings(cfg.Settings)
 	h.cat.Store(&catalog{routes: map[string]route{}})
 	for _, s := range cfg.Servers {
 		h.sups[s.Name] = upstream.New(s, &h.upOpts)
 		h.order = append(h.order, s.Name)
 	}
 	return h
+}
+
+// applySettings derives the options of servers started from now on and the naming
+// policy from a config's settings; h.mu must be held (or h not yet shared).
+func (h *Hub) applySettings(st config.Settings) {
+	h.upOpts = h.base
+	if h.upOpts.Heartbeat == 0 {
+		h.upOpts.Heartbeat = st.Heartbeat
+	}
+	if h.upOpts.RetryFailed == 0 {
+		h.upOpts.RetryFailed = st.RetryFailed
+	}
+	if !h.fixedNaming {
+		h.naming = st.Naming // "" means auto
+	}
 }
 
 // Start connects every server at once and returns when each is ready, failed,
@@ -157,23 +168,26 @@ func (h *Hub) startReport() error {
 			failed++
 		}
 		if s := h.supervisor(st.Name); s != nil && s.Config().Required && st.State != upstream.Ready {
-			missing = append(missing, fmt.Sprintf("%s (%s: %s)", st.Name, st.State, st.LastError))
+			missing = append(missing, fmt.Sprintf("%s (%s: %s)", st.Name, st.State, notReadyReason(st)))
 		}
 	}
 	h.log.Info(fmt.Sprintf("MCP initialized: %d servers, %d tools (%d failed)", len(statuses), tools, failed))
 	for _, st := range statuses {
 		if st.State != upstream.Ready && st.State != upstream.Disabled {
-			reason := st.LastError
-			if reason == "" {
-				reason = "still " + string(st.State)
-			}
-			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", reason)
+			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", notReadyReason(st))
 		}
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("required server(s) not ready: %s", strings.Join(missing, "; "))
 	}
 	return nil
+}
+
+func notReadyReason(st upstream.Status) string {
+	if st.LastError != "" {
+		return st.LastError
+	}
+	return "still " + string(st.State) + " after its init timeout"
 }
 
 // Close shuts every server down concurrently and waits for all of them.

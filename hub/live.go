@@ -63,7 +63,8 @@ func (h *Hub) detach(name string) {
 
 // Reload applies a new config by difference: unchanged servers keep running
 // untouched, changed ones restart, removed ones stop, new ones start. The naming
-// policy follows the new config unless Options.Naming fixed it.
+// policy and the heartbeat and retry settings follow the new config (settings apply
+// to servers started from now on) unless Options fixed them.
 func (h *Hub) Reload(cfg *config.Config) error {
 	h.mu.Lock()
 	if h.closed {
@@ -90,9 +91,7 @@ func (h *Hub) Reload(cfg *config.Config) error {
 			start = append(start, s)
 		}
 	}
-	if cfg.Settings.Naming != "" {
-		h.naming = cfg.Settings.Naming
-	}
+	h.applySettings(cfg.Settings)
 	h.mu.Unlock()
 
 	var wg sync.WaitGroup
