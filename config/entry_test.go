@@ -243,9 +243,13 @@ func TestEnviron(t *testing.T) {
 func TestSecrets(t *testing.T) {
 	cfg := mustParse(t, `{"servers": {
 		"a": {"command": "a", "env": {"TOKEN": "${T}", "EMPTY": "", "DUP": "shared"}, "disabled": true},
-		"b": {"url": "https://h", "headers": {"Authorization": "Bearer ${T}", "X": "shared"}}
-	}}`, map[string]string{"T": "tok"})
-	want := []string{"shared", "tok", "Bearer tok"}
+		"b": {"url": "https://h", "headers": {"Authorization": "Bearer ${T}", "X": "shared"}},
+		"c": {"command": "${BIN}", "args": ["--api-key", "${KEY}"], "cwd": "${DIR}"},
+		"d": {"url": "https://bob:pa55word@h/mcp?key=${QKEY}&plain=literal-value"}
+	}}`, map[string]string{"T": "tok", "KEY": "argsecret", "QKEY": "urlsecret", "BIN": "/usr/bin/tool", "DIR": "/srv"})
+	// Values substituted into args and urls are secrets too; commands and paths are not.
+	// So are a URL's password and query values, written or substituted.
+	want := []string{"shared", "tok", "Bearer tok", "urlsecret", "pa55word", "literal-value", "argsecret"}
 	if got := cfg.Secrets(); !slices.Equal(got, want) {
 		t.Errorf("Secrets = %q, want %q", got, want)
 	}

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,6 +47,13 @@ func (c *Config) Secrets() []string {
 	for _, s := range c.Servers {
 		add(s.Env)
 		add(s.Headers)
+		add(urlSecrets(s.URL))
+	}
+	for _, v := range c.substituted {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
 	}
 	return out
 }
@@ -97,4 +106,23 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// urlSecrets returns a URL's password and query values: tokens often travel there, and
+// transport errors quote URLs in forms a plain replacement would miss.
+func urlSecrets(raw string) map[string]string {
+	u, err := url.Parse(raw)
+	if err != nil || raw == "" {
+		return nil
+	}
+	out := map[string]string{}
+	if pw, ok := u.User.Password(); ok {
+		out["password"] = pw
+	}
+	for k, vs := range u.Query() {
+		for i, v := range vs {
+			out[k+"#"+strconv.Itoa(i)] = v
+		}
+	}
+	return out
 }

@@ -51,6 +51,9 @@ func (p *parser) expandIn(s, fp string, warned map[string]bool) string {
 		switch {
 		case val != "":
 			b.WriteString(val)
+			if !strings.HasSuffix(fp, ".command") && !strings.HasSuffix(fp, ".cwd") {
+				p.substituted = append(p.substituted, val)
+			}
 		case hasDef:
 			b.WriteString(p.expandIn(def, fp, warned))
 		case !set && !warned[name]:

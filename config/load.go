@@ -75,6 +75,9 @@ type parser struct {
 	warns      []string
 	// inputsWarned keeps the VS Code inputs warning to one per config.
 	inputsWarned bool
+	// substituted holds values that expansion put into args, urls, env and headers:
+	// "--api-key ${KEY}" makes KEY's value a secret like any env value.
+	substituted []string
 }
 
 func (p *parser) run() (*Config, error) {
@@ -97,6 +100,7 @@ func (p *parser) run() (*Config, error) {
 		p.warn("", "no servers configured")
 	}
 	cfg.Warnings = p.warns
+	cfg.substituted = p.substituted
 	return cfg, nil
 }
 

@@ -116,4 +116,7 @@ type Config struct {
 	// Warnings are non-fatal problems, each naming its place; never containing a value
 	// of an env var, header or other secret.
 	Warnings []string `json:"warnings,omitempty"`
+
+	// substituted: values that ${VAR} expansion put into args, urls, env and headers.
+	substituted []string
 }

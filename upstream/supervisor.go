@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -241,7 +243,7 @@ func (s *Supervisor) run() {
 				return
 			}
 			failures++
-			msg := logging.Redact(err.Error())
+			msg := s.redact(err.Error())
 			s.mu.Lock()
 			s.lastErr = msg
 			s.mu.Unlock()
@@ -281,6 +283,19 @@ func (s *Supervisor) run() {
 			return
 		}
 	}
+}
+
+// redact masks secrets in a message about this server. Transport errors quote the
+// server's URL, whose query string may carry a token: it is replaced by its masked form.
+func (s *Supervisor) redact(msg string) string {
+	if s.cfg.URL != "" {
+		safe := logging.RedactURL(s.cfg.URL)
+		msg = strings.ReplaceAll(msg, s.cfg.URL, safe)
+		if u, err := url.Parse(s.cfg.URL); err == nil {
+			msg = strings.ReplaceAll(msg, u.Redacted(), safe)
+		}
+	}
+	return logging.Redact(msg)
 }
 
 // backoff is BackoffBase·2^(n-1), capped at BackoffMax, with ±20% jitter.
@@ -343,9 +358,9 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			case <-c.dead:
 			case <-time.After(200 * time.Millisecond):
 			}
-			return nil, fmt.Errorf("connection lost during the call: %s", c.deathReason())
+			return nil, fmt.Errorf("connection lost during the call: %s", s.redact(c.deathReason()))
 		}
-		return nil, err
+		return nil, errors.New(s.redact(err.Error()))
 	}
 }
 

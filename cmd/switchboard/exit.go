@@ -18,6 +18,8 @@ const (
 type exitError struct {
 	code int
 	err  error
+	// hint: the command line itself was wrong, so point the user at --help.
+	hint bool
 }
 
 func (e *exitError) Error() string {
@@ -31,6 +33,12 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// commandLineError is a usage error in the shape of the command line (flags, number of
+// arguments); the message is followed by a pointer to --help.
+func commandLineError(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...), hint: true}
 }
 
 // silentExit ends the command with code after it has printed its own report.

@@ -85,7 +85,7 @@ Exit codes: 0 the tool succeeded, 1 the tool returned an error, 2 bad arguments 
 unknown tool.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
-				return usageError("%s: want TOOL and optional ARGS, got %d argument(s)", cmd.CommandPath(), len(args))
+				return commandLineError("%s: want TOOL and optional ARGS, got %d argument(s)", cmd.CommandPath(), len(args))
 			}
 			return nil
 		},

@@ -39,7 +39,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if msg != "" {
 		fmt.Fprintf(stderr, "switchboard: %s\n", logging.Redact(msg))
 		var ee *exitError
-		if code == exitUsage && !errors.As(err, &ee) {
+		if code == exitUsage && (!errors.As(err, &ee) || ee.hint) {
 			fmt.Fprintln(stderr, "Run 'switchboard --help' for usage.")
 		}
 	}
@@ -65,7 +65,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{code: exitUsage, err: err, hint: true}
 	})
 	pf := root.PersistentFlags()
 	pf.StringVarP(&a.configPath, "config", "c", "", "config file (default $SWITCHBOARD_CONFIG, ./mcp.json, or the built-in demo)")
@@ -103,7 +103,7 @@ func (a *app) setupLogging() error {
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageError("%s: want %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+			return commandLineError("%s: want %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
 		}
 		return nil
 	}

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+)
+
+// demoTools are the tools of the built-in demo config, by server.
+var demoTools = map[string]string{
+	"current_time": "clock", "convert_time": "clock", "add_duration": "clock",
+	"put_note": "notes", "get_note": "notes", "list_notes": "notes", "delete_note": "notes", "search_notes": "notes",
+}
+
+func TestToolsDemo(t *testing.T) {
+	t.Parallel()
+	t.Run("table", func(t *testing.T) {
+		t.Parallel()
+		r := newSandbox(t).run("tools")
+		r.wantCode(t, exitOK)
+		rows := tableRows(r.stdout)
+		for name, server := range demoTools {
+			if row := rows[name]; len(row) < 3 || row[1] != server {
+				t.Errorf("row for %s = %q, want server %s", name, row, server)
+			}
+		}
+		if len(rows) != len(demoTools) {
+			t.Errorf("want %d tools, got %d\n%s", len(demoTools), len(rows), r)
+		}
+		r.wantStdout(t, "TOOL", "SERVER", "DESCRIPTION", "8 tools from 2 servers")
+		r.wantStderr(t, "MCP initialized: 2 servers, 8 tools (0 failed)")
+	})
+	t.Run("json", func(t *testing.T) {
+		t.Parallel()
+		r := newSandbox(t).run("tools", "--json")
+		r.wantCode(t, exitOK)
+		var tools []map[string]json.RawMessage
+		decodeJSON(t, r.stdout, &tools)
+		checkToolsJSON(t, tools)
+	})
+}
+
+// checkToolsJSON checks `tools --json` on the demo config.
+func checkToolsJSON(t *testing.T, tools []map[string]json.RawMessage) {
+	t.Helper()
+	var names []string
+	for _, tl := range tools {
+		var keys []string
+		for k := range tl {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if want := []string{"description", "inputSchema", "name", "originalName", "server"}; !slices.Equal(keys, want) {
+			t.Errorf("tool keys = %q, want %q", keys, want)
+			continue
+		}
+		var name, server, orig, desc string
+		for k, dst := range map[string]*string{"name": &name, "server": &server, "originalName": &orig, "description": &desc} {
+			if err := json.Unmarshal(tl[k], dst); err != nil {
+				t.Errorf("%s is not a string: %s", k, tl[k])
+			}
+		}
+		names = append(names, name)
+		if demoTools[name] != server || orig != name || desc == "" {
+			t.Errorf("tool %s: server %q, originalName %q, description %q", name, server, orig, desc)
+		}
+		var schema map[string]any
+		if err := json.Unmarshal(tl["inputSchema"], &schema); err != nil {
+			t.Errorf("tool %s: inputSchema is not an object: %s", name, tl["inputSchema"])
+		} else if schema["type"] != "object" {
+			t.Errorf("tool %s: inputSchema type = %v, want object", name, schema["type"])
+		}
+	}
+	if len(names) != len(demoTools) {
+		t.Errorf("want %d tools, got %q", len(demoTools), names)
+	}
+}
+
+// TestHubCommandsInProcess runs the hub commands through run() in this process (for
+// coverage), against demo servers started from the test binary.
+func TestHubCommandsInProcess(t *testing.T) {
+	t.Parallel()
+	notes := filepath.Join(t.TempDir(), "notes.json")
+	env := `"env": {"SWITCHBOARD_NOTES_FILE": ` + jsonString(notes) + `}`
+	path := writeFile(t, filepath.Join(t.TempDir(), "mcp.json"), `{"mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "notes": `+demoEntry(t, "notes", env)+`
+}}`)
+	r := runInProcess(t, "--config", path, "tools", "--json")
+	r.wantCode(t, exitOK)
+	var tools []map[string]json.RawMessage
+	decodeJSON(t, r.stdout, &tools)
+	checkToolsJSON(t, tools)
+
+	r = runInProcess(t, "--config", path, "call", "put_note", `{"title": "in-process", "text": "written by run()"}`)
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, `Created note "in-process".`)
+	r = runInProcess(t, "--config", path, "call", "get_note", `{"title": "in-process"}`)
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "written by run()")
+
+	r = runInProcess(t, "--config", path, "status")
+	r.wantCode(t, exitOK)
+	rows := tableRows(r.stdout)
+	for name, tools := range map[string]string{"clock": "3", "notes": "5"} {
+		if want := []string{name, "ready", "stdio", tools, "0"}; !slices.Equal(rows[name], want) {
+			t.Errorf("status row %s = %q, want %q\n%s", name, rows[name], want, r)
+		}
+	}
+}
+
+func TestCall(t *testing.T) {
+	t.Parallel()
+	stdin := func(s string) *string { return &s }
+	tests := []struct {
+		name   string
+		stdin  *string
+		args   []string
+		code   int
+		stdout []string
+		stderr []string
+	}{
+		{"zone", nil, []string{"current_time", `{"zone":"Asia/Tokyo"}`}, exitOK, []string{"Asia/Tokyo"}, nil},
+		{"default args", nil, []string{"current_time"}, exitOK, []string{"(UTC, "}, nil},
+		{"args from stdin", stdin(`{"zone": "Europe/Paris"}`), []string{"current_time", "-"}, exitOK, []string{"Europe/Paris"}, nil},
+		{"convert", nil, []string{"convert_time", `{"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}`}, exitOK, []string{"2026-01-02T12:04:05+09:00 (Asia/Tokyo, Friday)"}, nil},
+		{"tool error", nil, []string{"current_time", `{"zone":"Not/AZone"}`}, exitFailed, []string{`unknown time zone "Not/AZone"`}, nil},
+		{"unknown tool", nil, []string{"curent_time"}, exitUsage, nil, []string{`unknown tool "curent_time"`, "did you mean current_time"}},
+		{"unknown tool without suggestion", nil, []string{"zzzzzzzzzzzzzz"}, exitUsage, nil, []string{`unknown tool "zzzzzzzzzzzzzz"`}},
+		{"array args", nil, []string{"current_time", "[1]"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
+		{"word args", nil, []string{"current_time", "nope"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
+		{"array on stdin", stdin("[1]"), []string{"current_time", "-"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
+		{"empty stdin", stdin(""), []string{"current_time", "-"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
+		{"bad arguments for the tool", nil, []string{"current_time", `{"zone": 7}`}, exitFailed, []string{"zone"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newSandbox(t).runStdin(tt.stdin, append([]string{"call"}, tt.args...)...)
+			r.wantCode(t, tt.code)
+			r.wantStdout(t, tt.stdout...)
+			r.wantStderr(t, tt.stderr...)
+			if tt.code == exitUsage && r.stdout != "" {
+				t.Errorf("a usage error prints nothing on stdout\n%s", r)
+			}
+		})
+	}
+}
+
+func TestCallJSON(t *testing.T) {
+	t.Parallel()
+	type content struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	type callResult struct {
+		Content           []content      `json:"content"`
+		StructuredContent map[string]any `json:"structuredContent"`
+		IsError           bool           `json:"isError"`
+	}
+	t.Run("ok", func(t *testing.T) {
+		t.Parallel()
+		r := newSandbox(t).run("call", "--json", "current_time", `{"zone": "Asia/Tokyo"}`)
+		r.wantCode(t, exitOK)
+		var raw map[string]json.RawMessage
+		decodeJSON(t, r.stdout, &raw)
+		if _, ok := raw["content"]; !ok {
+			t.Fatalf("no content in the result\n%s", r)
+		}
+		var res callResult
+		decodeJSON(t, r.stdout, &res)
+		if len(res.Content) != 1 || res.Content[0].Type != "text" || !strings.Contains(res.Content[0].Text, "Asia/Tokyo") || res.IsError {
+			t.Errorf("result = %+v", res)
+		}
+		if res.StructuredContent["zone"] != "Asia/Tokyo" {
+			t.Errorf("structuredContent = %v", res.StructuredContent)
+		}
+	})
+	t.Run("tool error", func(t *testing.T) {
+		t.Parallel()
+		r := newSandbox(t).run("call", "--json", "current_time", `{"zone": "Not/AZone"}`)
+		r.wantCode(t, exitFailed)
+		var res callResult
+		decodeJSON(t, r.stdout, &res)
+		if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].Text, "Not/AZone") {
+			t.Errorf("result = %+v", res)
+		}
+	})
+}
+
+// TestNotesPersist calls put_note and get_note in two separate processes: the note
+// lives in $SWITCHBOARD_NOTES_FILE, inside the sandbox.
+func TestNotesPersist(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	r := s.run("call", "put_note", `{"title": "e2e", "text": "hello from process one", "tags": ["test"]}`)
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, `Created note "e2e".`)
+	if _, err := os.Stat(s.notes); err != nil {
+		t.Fatalf("notes file: %v", err)
+	}
+	r = s.run("call", "get_note", `{"title": "e2e"}`)
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "# e2e", "Tags: test", "hello from process one")
+
+	r = s.run("call", "list_notes")
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "e2e")
+
+	r = s.run("call", "get_note", `{"title": "never written"}`)
+	r.wantCode(t, exitFailed)
+
+	// Another sandbox has its own notebook.
+	r = newSandbox(t).run("call", "get_note", `{"title": "e2e"}`)
+	r.wantCode(t, exitFailed)
+}
+
+// statusOutput is the shape of `status --json`.
+type statusOutput struct {
+	Servers []struct {
+		Name      string   `json:"name"`
+		State     string   `json:"state"`
+		Transport string   `json:"transport"`
+		Tools     int      `json:"tools"`
+		Restarts  int      `json:"restarts"`
+		Error     string   `json:"error"`
+		Stderr    []string `json:"stderr"`
+	} `json:"servers"`
+	Tools int `json:"tools"`
+}
+
+func TestStatusDemo(t *testing.T) {
+	t.Parallel()
+	r := newSandbox(t).run("status", "--json")
+	r.wantCode(t, exitOK)
+
+	// Exact keys, and stderr an array rather than null.
+	var raw struct {
+		Servers []map[string]json.RawMessage `json:"servers"`
+	}
+	decodeJSON(t, r.stdout, &raw)
+	for _, srv := range raw.Servers {
+		var keys []string
+		for k := range srv {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		if want := []string{"error", "name", "restarts", "state", "stderr", "tools", "transport"}; !slices.Equal(keys, want) {
+			t.Errorf("server keys = %q, want %q", keys, want)
+		}
+		if string(srv["stderr"]) != "[]" {
+			t.Errorf("stderr = %s, want []", srv["stderr"])
+		}
+	}
+
+	var st statusOutput
+	decodeJSON(t, r.stdout, &st)
+	if st.Tools != 8 || len(st.Servers) != 2 {
+		t.Fatalf("status = %+v\n%s", st, r)
+	}
+	for i, want := range []struct {
+		name  string
+		tools int
+	}{{"clock", 3}, {"notes", 5}} {
+		got := st.Servers[i]
+		if got.Name != want.name || got.State != "ready" || got.Transport != "stdio" || got.Tools != want.tools || got.Restarts != 0 || got.Error != "" || len(got.Stderr) != 0 {
+			t.Errorf("server %d = %+v", i, got)
+		}
+	}
+}
+
+// TestFailingServer: one server crashes at every start. It ends up failed with its
+// stderr in status, while the rest of the catalog works and the commands succeed.
+func TestFailingServer(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	config := func(s *sandbox) string {
+		return s.writeConfig("mcp.json", `{"mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "crashy": {"command": `+jsonString(bin)+`, "args": ["--crash-at-start"]}
+}}`)
+	}
+	t.Run("status", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "status", "--json")
+		r.wantCode(t, exitOK)
+		var st statusOutput
+		decodeJSON(t, r.stdout, &st)
+		if len(st.Servers) != 2 || st.Tools != 3 {
+			t.Fatalf("status = %+v", st)
+		}
+		clock, crashy := st.Servers[0], st.Servers[1]
+		if clock.Name != "clock" || clock.State != "ready" || clock.Tools != 3 {
+			t.Errorf("clock = %+v", clock)
+		}
+		if crashy.Name != "crashy" || crashy.State != "failed" || crashy.Tools != 0 ||
+			!strings.Contains(crashy.Error, "exited with status 2") || !slices.Contains(crashy.Stderr, "fatal: crash requested") {
+			t.Errorf("crashy = %+v", crashy)
+		}
+		r.wantStderr(t, "server not ready", "server=crashy", "state=failed")
+	})
+	t.Run("status table", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "status")
+		r.wantCode(t, exitOK)
+		rows := tableRows(r.stdout)
+		if row := rows["crashy"]; len(row) < 6 || row[1] != "failed" || !strings.Contains(strings.Join(row[5:], " "), "exited with status 2") {
+			t.Errorf("crashy row = %q\n%s", row, r)
+		}
+		if row := rows["clock"]; len(row) < 2 || row[1] != "ready" {
+			t.Errorf("clock row = %q\n%s", row, r)
+		}
+	})
+	t.Run("call", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "call", "current_time", `{"zone": "UTC"}`)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "(UTC, ")
+	})
+}
+
+// TestRequiredServer: a required server that cannot start fails the command (exit 1)
+// with an error that names it.
+func TestRequiredServer(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	missing := filepath.Join(s.dir, "no-such-command")
+	path := s.writeConfig("mcp.json", `{"mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "needed": {"command": `+jsonString(missing)+`, "required": true}
+}}`)
+	r := s.run("--config", path, "check")
+	r.wantCode(t, exitOK)
+	if row := tableRows(r.stdout)["needed"]; len(row) < 3 || row[2] != "required" {
+		t.Errorf("check row = %q\n%s", row, r)
+	}
+
+	r = s.run("--config", path, "tools")
+	r.wantCode(t, exitFailed)
+	r.wantStderr(t, "switchboard: required server(s) not ready: needed (failed: ", "command not found", missing)
+	if strings.Contains(r.stdout, "current_time") {
+		t.Errorf("no catalog should be printed\n%s", r)
+	}
+}
+
+// TestNoOrphans: servers that leave a grandchild behind, and a CLI stopped by a signal
+// in the middle of a call, still leave no process running (runStdin checks every run).
+func TestNoOrphans(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	t.Run("grandchild", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		pidfile := filepath.Join(s.dir, "server.pid")
+		path := s.writeConfig("mcp.json", `{"mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "parent": {"command": `+jsonString(bin)+`, "args": ["--grandchild", "--pidfile", `+jsonString(pidfile)+`]}
+}}`)
+		r := s.run("--config", path, "call", "echo", `{"text": "hello"}`)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "hello")
+		gc := testserver.ReadPID(t, pidfile+".grandchild")
+		if testserver.ProcessAlive(gc) {
+			t.Errorf("grandchild %d still alive", gc)
+		}
+	})
+	t.Run("sigterm during call", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		pidfile := filepath.Join(s.dir, "server.pid")
+		path := s.writeConfig("mcp.json", `{"mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "slow": {"command": `+jsonString(bin)+`, "args": ["--pidfile", `+jsonString(pidfile)+`]}
+}}`)
+		// Signal the CLI once the slow server is up (it writes its pidfile at start)
+		// and the call is under way; the call itself would take a minute.
+		exited := make(chan struct{})
+		var signalled sync.WaitGroup
+		s.onStart = func(cli *os.Process) {
+			signalled.Go(func() {
+				for {
+					if _, err := os.Stat(pidfile); err == nil {
+						time.Sleep(300 * time.Millisecond)
+						_ = cli.Signal(syscall.SIGTERM)
+						return
+					}
+					select {
+					case <-exited:
+						return
+					case <-time.After(20 * time.Millisecond):
+					}
+				}
+			})
+		}
+		start := time.Now()
+		r := s.run("--config", path, "call", "sleep", `{"ms": 60000}`)
+		close(exited)
+		signalled.Wait()
+		r.wantCode(t, exitFailed)
+		r.wantStdout(t, `tool "sleep"`)
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("interrupted call took %v", d)
+		}
+	})
+}
