@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -31,14 +32,46 @@ func (a *app) withHub(ctx context.Context, fn func(*hub.Hub) error) error {
 }
 
 func (a *app) toolsCommand() *cobra.Command {
-	var asJSON bool
+	var (
+		asJSON   bool
+		provider string
+		strict   bool
+	)
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "Start every server and print the merged tool catalog",
-		Args:  exactArgs(0, "no arguments"),
+		Long: `Tools starts every server, prints the merged catalog and closes everything.
+
+--format prints the catalog exactly as a provider's API takes it (implies --json):
+  mcp               MCP tool definitions {name, description, inputSchema, ...}
+  openai            OpenAI Chat Completions {"type":"function","function":{...}}
+  openai-responses  OpenAI Responses API {"type":"function","name",...}
+  anthropic         Anthropic Messages API {name, description, input_schema}
+--strict converts schemas to OpenAI strict mode (openai and openai-responses).`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var p format.Provider
+			if provider != "" {
+				var err error
+				if p, err = format.ParseProvider(provider); err != nil {
+					return commandLineError("--format: %v", err)
+				}
+			}
+			if strict && provider == "" {
+				return commandLineError("--strict needs --format openai or openai-responses")
+			}
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				tools := h.Tools()
+				if provider != "" {
+					defs, err := format.Tools(p, tools, &format.Options{Strict: strict})
+					if err != nil {
+						return err
+					}
+					if defs == nil {
+						defs = []json.RawMessage{}
+					}
+					return writeJSON(a.stdout, defs)
+				}
 				if asJSON {
 					return writeJSON(a.stdout, toolsJSON(tools))
 				}
@@ -54,6 +87,8 @@ func (a *app) toolsCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print a JSON array of {"name", "server", "originalName", "description", "inputSchema"}`)
+	cmd.Flags().StringVar(&provider, "format", "", "print the catalog in a provider's tool format: mcp, openai, openai-responses, anthropic")
+	cmd.Flags().BoolVar(&strict, "strict", false, "with --format openai or openai-responses: OpenAI strict-mode schemas")
 	return cmd
 }
 

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -47,6 +50,62 @@ func TestToolsDemo(t *testing.T) {
 		decodeJSON(t, r.stdout, &tools)
 		checkToolsJSON(t, tools)
 	})
+}
+
+// `tools --format P` prints exactly what provider P's API accepts: checked against the
+// providers' published constraints by format.Validate, plus the shape of each entry.
+func TestToolsFormats(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		args     []string
+		provider format.Provider
+		nameAt   []string // where the tool name sits in one definition
+	}{
+		{[]string{"--format", "mcp"}, format.MCP, []string{"name"}},
+		{[]string{"--json", "--format", "openai"}, format.OpenAI, []string{"function", "name"}},
+		{[]string{"--format", "openai", "--strict"}, format.OpenAI, []string{"function", "name"}},
+		{[]string{"--format", "openai-responses", "--strict"}, format.OpenAIResponses, []string{"name"}},
+		{[]string{"--format", "anthropic"}, format.Anthropic, []string{"name"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := newSandbox(t).run(append([]string{"tools"}, tt.args...)...)
+			r.wantCode(t, exitOK)
+			var defs []json.RawMessage
+			decodeJSON(t, r.stdout, &defs)
+			if len(defs) != len(demoTools) {
+				t.Fatalf("%d definitions, want %d", len(defs), len(demoTools))
+			}
+			if err := format.Validate(tt.provider, defs); err != nil {
+				t.Errorf("output does not meet %s's constraints: %v", tt.provider, err)
+			}
+			for _, d := range defs {
+				var v any
+				json.Unmarshal(d, &v)
+				for _, k := range tt.nameAt {
+					m, _ := v.(map[string]any)
+					v = m[k]
+				}
+				if _, ok := demoTools[fmt.Sprint(v)]; !ok {
+					t.Errorf("definition %s: name at %v = %v, not a demo tool", d, tt.nameAt, v)
+				}
+				var compact bytes.Buffer
+				json.Compact(&compact, d)
+				strict := strings.Contains(compact.String(), `"strict":true`)
+				if wantStrict := slices.Contains(tt.args, "--strict"); strict != wantStrict {
+					t.Errorf("strict = %v, want %v: %s", strict, wantStrict, d)
+				}
+			}
+		})
+	}
+	for _, bad := range [][]string{{"--format", "gemini"}, {"--strict"}} {
+		r := newSandbox(t).run(append([]string{"tools"}, bad...)...)
+		r.wantCode(t, exitUsage)
+		if r.stdout != "" {
+			t.Errorf("tools %v printed %q", bad, r.stdout)
+		}
+	}
 }
 
 // checkToolsJSON checks `tools --json` on the demo config.
