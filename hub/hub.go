@@ -52,6 +52,9 @@ type Hub struct {
 
 	cat      atomic.Pointer[catalog]
 	notifier tool.Notifier
+	// converted caches each upstream tool's conversion (schema cleaning is the costly
+	// part), so that a rebuild per server event costs a map lookup per unchanged tool.
+	converted map[*mcp.Tool]tool.Tool
 
 	subMu sync.Mutex
 	subs  map[int]func(upstream.Event)
@@ -357,11 +360,19 @@ func (h *Hub) rebuild() error {
 	}
 	h.lastErr = nil
 	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names))}
+	converted := make(map[*mcp.Tool]tool.Tool, len(inputs))
 	for _, in := range inputs {
 		e, exposed := entries[in.Key], names[in.Key]
+		t, ok := h.converted[e.t]
+		if !ok {
+			t = fromMCP(in.Server, e.t)
+		}
+		converted[e.t] = t
+		t.Name = exposed
 		cat.routes[exposed] = route{sup: e.sup, original: e.t.Name}
-		cat.tools = append(cat.tools, fromMCP(exposed, in.Server, e.t))
+		cat.tools = append(cat.tools, t)
 	}
+	h.converted = converted
 	old := h.cat.Swap(cat)
 	if !sameTools(old.tools, cat.tools) {
 		h.notifier.Notify()
@@ -391,10 +402,10 @@ func allowed(f config.ToolFilter, name string) bool {
 	return slices.ContainsFunc(f.Allow, func(g string) bool { return globMatch(g, name) })
 }
 
-// fromMCP converts an upstream tool into a catalog entry with a clean object schema.
-func fromMCP(exposed, server string, t *mcp.Tool) tool.Tool {
+// fromMCP converts an upstream tool into a catalog entry with a clean object schema;
+// the caller sets the exposed name.
+func fromMCP(server string, t *mcp.Tool) tool.Tool {
 	return tool.Tool{
-		Name:         exposed,
 		OriginalName: t.Name,
 		Server:       server,
 		Title:        t.Title,

@@ -197,7 +197,9 @@ type jsonLines struct {
 }
 
 func newJSONLines(rc io.ReadCloser, log *slog.Logger) *jsonLines {
-	return &jsonLines{r: bufio.NewReaderSize(rc, 64<<10), c: rc, log: log}
+	// A small buffer: long lines are gathered across ErrBufferFull anyway, and the
+	// buffer is per server.
+	return &jsonLines{r: bufio.NewReaderSize(rc, 4<<10), c: rc, log: log}
 }
 
 func (j *jsonLines) Read(p []byte) (int, error) {

@@ -78,6 +78,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		a.toolsCommand(),
 		a.callCommand(),
 		a.statusCommand(),
+		a.mcpCommand(),
 		a.versionCommand(),
 		a.demoServerCommand(),
 	)

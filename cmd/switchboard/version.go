@@ -11,22 +11,27 @@ import (
 // version is set at build time with -ldflags "-X main.version=v1.2.3".
 var version = ""
 
+// versionNumber is the build's version: -ldflags, else the module version, else "dev".
+func versionNumber() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
+
 func versionString() string {
-	v, sdk := version, "unknown"
+	sdk := "unknown"
 	if info, ok := debug.ReadBuildInfo(); ok {
-		if v == "" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-			v = info.Main.Version
-		}
 		for _, dep := range info.Deps {
 			if dep.Path == "github.com/modelcontextprotocol/go-sdk" {
 				sdk = dep.Version
 			}
 		}
 	}
-	if v == "" {
-		v = "dev"
-	}
-	return fmt.Sprintf("switchboard %s (%s, mcp go-sdk %s)", v, runtime.Version(), sdk)
+	return fmt.Sprintf("switchboard %s (%s, mcp go-sdk %s)", versionNumber(), runtime.Version(), sdk)
 }
 
 func (a *app) versionCommand() *cobra.Command {

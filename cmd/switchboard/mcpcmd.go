@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+)
+
+// tokenEnv names the environment variable that carries the gateway's bearer token.
+const tokenEnv = "SWITCHBOARD_TOKEN"
+
+func (a *app) mcpCommand() *cobra.Command {
+	var (
+		listen      string
+		stateless   bool
+		token       string
+		printConfig string
+	)
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve every configured server's tools as one MCP server (stdio or HTTP)",
+		Long: `Mcp starts every server and serves the merged catalog as one MCP server: over
+stdio by default, or with --listen over Streamable HTTP at /mcp and legacy SSE at /sse.
+
+Listening is on loopback unless told otherwise; any other address needs a bearer token
+(--token or $SWITCHBOARD_TOKEN), and with a token set every request must carry it.
+
+--print-config claude|codex|vscode prints the snippet that host needs to use this
+gateway (with --listen: the HTTP form) and exits.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if token == "" {
+				token = os.Getenv(tokenEnv)
+			}
+			if token != "" {
+				logging.AddSecrets(token)
+			}
+			if printConfig != "" {
+				return a.printGatewayConfig(printConfig, listen, token != "")
+			}
+			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
+				return usageError("--listen %s is not a loopback address: set a bearer token with --token or $%s", listen, tokenEnv)
+			}
+			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
+				gw := gateway.New(h, &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: a.log})
+				defer gw.Close()
+				if listen == "" {
+					a.log.Info("gateway serving on stdio", "tools", len(h.Tools()))
+					return gw.ServeStdio(cmd.Context())
+				}
+				b, err := gw.Listen(listen, &gateway.HTTPOptions{Stateless: stateless, Token: token})
+				if err != nil {
+					return &exitError{code: exitFailed, err: err}
+				}
+				defer b.Close()
+				a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "")
+				<-cmd.Context().Done()
+				return nil
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&listen, "listen", "", "serve over HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio")
+	f.BoolVar(&stateless, "stateless", false, "Streamable HTTP without sessions")
+	f.StringVar(&token, "token", "", "bearer token required on every HTTP request (default $"+tokenEnv+")")
+	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
+	return cmd
+}
+
+// printGatewayConfig prints what a host needs to use this gateway. The token itself is
+// never printed: the snippets reference $SWITCHBOARD_TOKEN.
+func (a *app) printGatewayConfig(host, listen string, withToken bool) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	args := []string{"mcp"}
+	if src := a.configSource(); src != "" {
+		abs, err := filepath.Abs(src)
+		if err != nil {
+			return err
+		}
+		args = append(args, "--config", abs)
+	}
+	url := ""
+	if listen != "" {
+		url = "http://" + listen + "/mcp"
+	}
+	const name = "switchboard"
+	switch host {
+	case "claude":
+		entry := map[string]any{"command": exe, "args": args}
+		if url != "" {
+			entry = map[string]any{"type": "http", "url": url}
+			if withToken {
+				entry["headers"] = map[string]string{"Authorization": "Bearer ${" + tokenEnv + "}"}
+			}
+		}
+		return writeJSON(a.stdout, map[string]any{"mcpServers": map[string]any{name: entry}})
+	case "vscode":
+		entry := map[string]any{"type": "stdio", "command": exe, "args": args}
+		if url != "" {
+			entry = map[string]any{"type": "http", "url": url}
+			if withToken {
+				entry["headers"] = map[string]string{"Authorization": "Bearer ${env:" + tokenEnv + "}"}
+			}
+		}
+		return writeJSON(a.stdout, map[string]any{"servers": map[string]any{name: entry}})
+	case "codex":
+		var b strings.Builder
+		fmt.Fprintf(&b, "[mcp_servers.%s]\n", name)
+		if url != "" {
+			fmt.Fprintf(&b, "url = %s\n", tomlString(url))
+			if withToken {
+				fmt.Fprintf(&b, "bearer_token_env_var = %s\n", tomlString(tokenEnv))
+			}
+		} else {
+			quoted := make([]string, len(args))
+			for i, s := range args {
+				quoted[i] = tomlString(s)
+			}
+			fmt.Fprintf(&b, "command = %s\nargs = [%s]\n", tomlString(exe), strings.Join(quoted, ", "))
+		}
+		_, err := fmt.Fprint(a.stdout, b.String())
+		return err
+	}
+	return commandLineError("--print-config: unknown host %q (want claude, codex or vscode)", host)
+}
+
+// tomlString quotes s as a TOML basic string (JSON string escaping is valid TOML).
+func tomlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

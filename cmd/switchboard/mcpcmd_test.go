@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// `switchboard mcp` over stdio, driven by the official SDK client: the demo catalog,
+// a call, and nothing left running once the client disconnects.
+func TestMCPStdio(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	marker := "mcp-stdio-" + t.Name()
+	cmd := exec.Command(testExe(t), "mcp")
+	cmd.Dir = s.work
+	cmd.Env = s.environ(marker)
+	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to switchboard mcp: %v", err)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != len(demoTools) {
+		t.Errorf("gateway lists %d tools, want %d", len(res.Tools), len(demoTools))
+	}
+	out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "current_time", Arguments: map[string]any{"zone": "Asia/Tokyo"}})
+	if err != nil || out.IsError || !strings.Contains(tool.Text(out), "Asia/Tokyo") {
+		t.Fatalf("current_time through the gateway: %v %+v", err, out)
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	waitGone(t, marker)
+}
+
+func waitGone(t *testing.T, marker string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(marked(marker)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes left after the gateway's client disconnected: %v", marked(marker))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestMCPPrintConfig(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {}}`)
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--print-config", "claude"}, []string{`"mcpServers"`, `"switchboard"`, `"command"`, `"--config"`, jsonString(cfg)}},
+		{[]string{"--print-config", "vscode"}, []string{`"servers"`, `"type": "stdio"`}},
+		{[]string{"--print-config", "codex"}, []string{"[mcp_servers.switchboard]", `args = ["mcp", "--config", ` + jsonString(cfg) + `]`}},
+		{[]string{"--print-config", "claude", "--listen", "127.0.0.1:8931", "--token", "tok-123456"}, []string{`"type": "http"`, `"url": "http://127.0.0.1:8931/mcp"`, "Bearer ${SWITCHBOARD_TOKEN}"}},
+		{[]string{"--print-config", "codex", "--listen", "127.0.0.1:8931", "--token", "tok-123456"}, []string{`url = "http://127.0.0.1:8931/mcp"`, `bearer_token_env_var = "SWITCHBOARD_TOKEN"`}},
+	}
+	for _, tt := range tests {
+		r := s.run(append([]string{"mcp", "--config", cfg}, tt.args...)...)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, tt.want...)
+		if strings.Contains(r.stdout+r.stderr, "tok-123456") {
+			t.Errorf("%v printed the token:\n%s", tt.args, r)
+		}
+		if strings.HasPrefix(strings.TrimSpace(r.stdout), "{") {
+			var v any
+			if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+				t.Errorf("%v: output is not JSON: %v", tt.args, err)
+			}
+		}
+	}
+	s.run("mcp", "--print-config", "cursor").wantCode(t, exitUsage)
+	r := s.run("mcp", "--listen", "0.0.0.0:0")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "not a loopback address")
+}

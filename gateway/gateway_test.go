@@ -1,0 +1,305 @@
+package gateway_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testserver.Cleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+func localTools(t *testing.T) *tool.Local {
+	t.Helper()
+	l := tool.NewLocal()
+	type echoIn struct {
+		Text string `json:"text"`
+	}
+	if err := tool.Func(l, "echo", "Echoes text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil }); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func newGateway(t *testing.T, ts tool.Toolset) *gateway.Gateway {
+	t.Helper()
+	g := gateway.New(ts, &gateway.Options{Logger: quiet})
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+// connect opens an SDK client session on transport and records list_changed.
+func connect(t *testing.T, transport mcp.Transport) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 16)
+	c := mcp.NewClient(&mcp.Implementation{Name: "gateway-test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	// The SSE client ties its stream to the context given to Connect: it must outlive
+	// the connect call.
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cs, err := c.Connect(ctx, transport, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, changed
+}
+
+func inMemory(t *testing.T, g *gateway.Gateway) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := g.Server().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	return connect(t, ct)
+}
+
+func listNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	return tool.Text(res), res.IsError
+}
+
+func TestToolsAndCalls(t *testing.T) {
+	l := localTools(t)
+	cs, _ := inMemory(t, newGateway(t, l))
+	if names := listNames(t, cs); len(names) != 1 || names[0] != "echo" {
+		t.Fatalf("tools = %v", names)
+	}
+	if got, isErr := callText(t, cs, "echo", map[string]any{"text": "through the gateway"}); isErr || got != "through the gateway" {
+		t.Errorf("echo = %q (error %v)", got, isErr)
+	}
+	// Failures are results the client sees, as the toolset makes them.
+	if got, isErr := callText(t, cs, "echo", map[string]any{"text": 3}); !isErr || !strings.Contains(got, "invalid arguments") {
+		t.Errorf("bad arguments: %q (error %v)", got, isErr)
+	}
+}
+
+func TestListChangedReachesClients(t *testing.T) {
+	l := localTools(t)
+	cs, changed := inMemory(t, newGateway(t, l))
+	listNames(t, cs)
+	if err := tool.Func(l, "late", "Added later.", func(context.Context, struct{}) (string, error) { return "late", nil }); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after a tool was added")
+	}
+	names := listNames(t, cs)
+	if len(names) != 2 {
+		t.Fatalf("tools after the change = %v", names)
+	}
+	if got, _ := callText(t, cs, "late", map[string]any{}); got != "late" {
+		t.Errorf("late = %q", got)
+	}
+	l.Remove("echo")
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no list_changed after a tool was removed")
+	}
+	if names := listNames(t, cs); len(names) != 1 || names[0] != "late" {
+		t.Errorf("tools after removal = %v", names)
+	}
+}
+
+func TestHTTPTransportsAndToken(t *testing.T) {
+	g := newGateway(t, localTools(t))
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprint("stateless=", stateless), func(t *testing.T) {
+			b, err := g.Listen("127.0.0.1:0", &gateway.HTTPOptions{Stateless: stateless})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			cs, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: b.URL()})
+			if got, _ := callText(t, cs, "echo", map[string]any{"text": "http"}); got != "http" {
+				t.Errorf("streamable echo = %q", got)
+			}
+			if !stateless {
+				sse, _ := connect(t, &mcp.SSEClientTransport{Endpoint: b.SSEURL()})
+				if got, _ := callText(t, sse, "echo", map[string]any{"text": "sse"}); got != "sse" {
+					t.Errorf("sse echo = %q", got)
+				}
+			}
+		})
+	}
+
+	t.Run("token", func(t *testing.T) {
+		b, err := g.Listen("127.0.0.1:0", &gateway.HTTPOptions{Token: "s3cret-token"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		for _, auth := range []string{"", "Bearer wrong", "s3cret-token"} {
+			req, _ := http.NewRequest("POST", b.URL(), strings.NewReader(`{}`))
+			if auth != "" {
+				req.Header.Set("Authorization", auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
+			}
+		}
+		client := &http.Client{Transport: bearer{"s3cret-token"}}
+		cs, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: b.URL(), HTTPClient: client})
+		if got, _ := callText(t, cs, "echo", map[string]any{"text": "authorised"}); got != "authorised" {
+			t.Errorf("echo with token = %q", got)
+		}
+	})
+
+	t.Run("dns rebinding and cross-origin", func(t *testing.T) {
+		b, err := g.Listen("127.0.0.1:0", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		for _, h := range []struct{ host, origin string }{{"evil.example", ""}, {"", "http://evil.example"}} {
+			req, _ := http.NewRequest("POST", b.URL(), strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			if h.host != "" {
+				req.Host = h.host
+			}
+			if h.origin != "" {
+				req.Header.Set("Origin", h.origin)
+				req.Header.Set("Sec-Fetch-Site", "cross-site")
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusForbidden {
+				t.Errorf("host %q origin %q: status %d, want 403", h.host, h.origin, resp.StatusCode)
+			}
+		}
+	})
+
+	t.Run("non-loopback needs a token", func(t *testing.T) {
+		if _, err := g.Listen("0.0.0.0:0", nil); !errors.Is(err, gateway.ErrTokenRequired) {
+			t.Errorf("Listen on 0.0.0.0 without a token: err = %v", err)
+		}
+		b, err := g.Listen("0.0.0.0:0", &gateway.HTTPOptions{Token: "t0ken-value"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+	})
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:80": true, "localhost:1": true, "[::1]:9": true, "127.1.2.3:4": true,
+		"0.0.0.0:80": false, ":80": false, "10.0.0.1:80": false, "example.com:80": false, "nonsense": false,
+	} {
+		if got := gateway.IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v", addr, got)
+		}
+	}
+}
+
+// The gateway fronts a hub whose upstream crashes and recovers while a client stays
+// connected: the crash is a result naming the server, the next call succeeds.
+func TestUpstreamCrashWhileClientConnected(t *testing.T) {
+	cfg := &config.Config{Servers: []config.Server{{
+		Name: "fragile", Transport: config.Stdio, Command: testserver.Build(t), InheritEnv: true,
+		InitTimeout: 5 * time.Second, ToolTimeout: 10 * time.Second,
+	}}}
+	h := hub.New(cfg, &hub.Options{Logger: quiet, Upstream: &upstream.Options{
+		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Heartbeat: -1, RetryFailed: -1, StopGrace: 500 * time.Millisecond,
+	}})
+	t.Cleanup(func() { h.Close() })
+	if err := h.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g := newGateway(t, h)
+	b, err := g.Listen("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	cs, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: b.URL()})
+
+	pid, _ := callText(t, cs, "pid", map[string]any{})
+	got, isErr := callText(t, cs, "crash", map[string]any{})
+	if !isErr || !strings.Contains(got, `server "fragile"`) {
+		t.Errorf("crash = %q (error %v), want an error result naming the server", got, isErr)
+	}
+	if got, isErr := callText(t, cs, "echo", map[string]any{"text": "recovered"}); isErr || got != "recovered" {
+		t.Fatalf("echo after the crash = %q (error %v)", got, isErr)
+	}
+	pid2, _ := callText(t, cs, "pid", map[string]any{})
+	if pid2 == pid {
+		t.Errorf("still pid %s after the crash", pid)
+	}
+	if n, err := strconv.Atoi(pid); err == nil && testserver.ProcessAlive(n) {
+		syscall.Kill(n, syscall.SIGKILL)
+		t.Errorf("crashed server %d still alive", n)
+	}
+}

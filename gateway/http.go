@@ -1,0 +1,124 @@
+package gateway
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTPOptions configure the HTTP handler; nil means defaults.
+type HTTPOptions struct {
+	// Stateless serves Streamable HTTP without sessions (no server-to-client requests).
+	Stateless bool
+	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN".
+	Token string
+}
+
+// Handler serves the gateway over Streamable HTTP at /mcp and legacy SSE at /sse.
+// DNS-rebinding protection stays on: the SDK refuses a non-localhost Host on a
+// loopback connection, and cross-origin browser requests are refused here.
+func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	getServer := func(*http.Request) *mcp.Server { return g.server }
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: o.Stateless}))
+	sse := mcp.NewSSEHandler(getServer, nil)
+	mux.Handle("/sse", sse)
+	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
+	if o.Token != "" {
+		h = requireToken(h, o.Token)
+	}
+	return h
+}
+
+// requireToken answers 401 unless the request carries the bearer token. The
+// comparison takes constant time.
+func requireToken(next http.Handler, token string) http.Handler {
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := []byte(r.Header.Get("Authorization"))
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// IsLoopback reports whether a listen address binds only the loopback interface.
+// "" host (all interfaces) is not loopback; "localhost" is.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ErrTokenRequired is returned when asked to listen beyond loopback without a token.
+var ErrTokenRequired = errors.New("a bearer token is required to listen on a non-loopback address")
+
+// Bridge is a gateway served over HTTP on a listener of its own.
+type Bridge struct {
+	ln   net.Listener
+	srv  *http.Server
+	done chan error
+}
+
+// Listen serves g on addr ("127.0.0.1:0" picks a free port). The listener is open
+// when Listen returns, so clients can connect at once (no race with a goroutine).
+// Listening beyond loopback requires opts.Token.
+func (g *Gateway) Listen(addr string, opts *HTTPOptions) (*Bridge, error) {
+	if !IsLoopback(addr) && (opts == nil || opts.Token == "") {
+		return nil, ErrTokenRequired
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	b := &Bridge{
+		ln:   ln,
+		srv:  &http.Server{Handler: g.Handler(opts), ReadHeaderTimeout: 10 * time.Second},
+		done: make(chan error, 1),
+	}
+	go func() { b.done <- b.srv.Serve(ln) }()
+	return b, nil
+}
+
+// Addr is the address the bridge listens on.
+func (b *Bridge) Addr() net.Addr { return b.ln.Addr() }
+
+// URL is the Streamable HTTP endpoint, e.g. http://127.0.0.1:40123/mcp.
+func (b *Bridge) URL() string { return fmt.Sprintf("http://%s/mcp", b.ln.Addr()) }
+
+// SSEURL is the legacy SSE endpoint.
+func (b *Bridge) SSEURL() string { return fmt.Sprintf("http://%s/sse", b.ln.Addr()) }
+
+// Close stops the bridge: new connections are refused at once; open streams get a
+// short grace, then are cut.
+func (b *Bridge) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if err := b.srv.Shutdown(ctx); err != nil {
+		b.srv.Close()
+	}
+	if err := <-b.done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
