@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -302,4 +303,51 @@ func TestUpstreamCrashWhileClientConnected(t *testing.T) {
 		syscall.Kill(n, syscall.SIGKILL)
 		t.Errorf("crashed server %d still alive", n)
 	}
+}
+
+// The union handed to the gateway gives an external agent exactly the tools a native
+// agent sees: same names, descriptions and schemas.
+func TestGatewayMatchesNativeToolset(t *testing.T) {
+	agent, team := localTools(t), tool.NewLocal()
+	type q struct {
+		Query string `json:"query" jsonschema:"what to look for"`
+	}
+	tool.Func(team, "echo", "The team's echo.", func(_ context.Context, in q) (string, error) { return in.Query, nil })
+	tool.Func(team, "lookup", "Looks up.", func(_ context.Context, in q) (string, error) { return in.Query, nil })
+	u := tool.Union("auto", agent, team)
+	t.Cleanup(func() { u.Close() })
+	cs, _ := inMemory(t, newGateway(t, u))
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	external := map[string]*mcp.Tool{}
+	for _, tl := range res.Tools {
+		external[tl.Name] = tl
+	}
+	native := u.Tools()
+	if len(external) != len(native) {
+		t.Fatalf("gateway lists %d tools, the union %d", len(external), len(native))
+	}
+	for _, n := range native {
+		e, ok := external[n.Name]
+		if !ok {
+			t.Errorf("native tool %q missing from the gateway", n.Name)
+			continue
+		}
+		schema, _ := json.Marshal(e.InputSchema)
+		if e.Description != n.Description || !jsonSame(schema, n.InputSchema) {
+			t.Errorf("%s: gateway (%q, %s) differs from native (%q, %s)", n.Name, e.Description, schema, n.Description, n.InputSchema)
+		}
+	}
+}
+
+func jsonSame(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
 }

@@ -1,0 +1,74 @@
+package upstream_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// hostChildEnv makes this test binary act as a host: it starts one supervised server
+// (the test server binary named by the variable), prints "ready", and waits to be
+// killed.
+const hostChildEnv = "UPSTREAM_TEST_HOST"
+
+func init() {
+	bin := os.Getenv(hostChildEnv)
+	if bin == "" {
+		return
+	}
+	s := upstream.New(config.Server{
+		Name: "orphan-candidate", Transport: config.Stdio, Command: bin, InheritEnv: true,
+		Args: []string{"--pidfile", os.Getenv(hostChildEnv + "_PIDFILE"), "--ignore-stdin-eof"},
+	}, nil)
+	s.Start()
+	<-s.Settled()
+	fmt.Println("ready", s.State())
+	select {} // until SIGKILL
+}
+
+// When the host dies by SIGKILL it runs no cleanup at all; the kernel's parent-death
+// signal (Pdeathsig) must still take the child down.
+func TestChildDiesWithKilledHost(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	host := exec.Command(os.Args[0], "-test.run=^$")
+	host.Env = append(os.Environ(), hostChildEnv+"="+testserver.Build(t), hostChildEnv+"_PIDFILE="+pidfile)
+	out, err := host.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	host.Stderr = os.Stderr
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { host.Process.Kill(); host.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ready ready") {
+		t.Fatalf("host said %q (%v)", line, err)
+	}
+	child := testserver.ReadPID(t, pidfile)
+	if !testserver.ProcessAlive(child) {
+		t.Fatal("child not running before the host is killed")
+	}
+	if err := host.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	host.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for testserver.ProcessAlive(child) {
+		if time.Now().After(deadline) {
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("child %d survived its SIGKILLed host", child)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
