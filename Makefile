@@ -1,5 +1,5 @@
 # Switchboard: build, run the demo, test.
-#   make run    build the binary and run it on the built-in demo config
+#   make run    build the binary, print the demo catalog, serve it as one MCP server
 #   make test   install test dependencies (npm reference servers) and run every test
 
 GO      ?= go
@@ -12,9 +12,11 @@ STATICCHECK_VERSION := v0.8.2
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
 
-# The main job on the built-in demo config (no mcp.json needed).
+# The main job on the built-in demo config (no mcp.json needed): the catalog, then the
+# gateway on loopback until Ctrl-C.
 run: build
 	./$(BIN) tools
+	./$(BIN) mcp --listen 127.0.0.1:8931
 
 # Reference MCP servers from the npm registry, pinned by package-lock.json.
 deps: $(NPM_DIR)/node_modules/.package-lock.json
