@@ -28,6 +28,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // ModulePath is the module whose root ModuleRoot finds.
@@ -275,4 +277,20 @@ func Cleanup() {
 	if buildDir != "" {
 		_ = os.RemoveAll(buildDir)
 	}
+}
+
+// Main runs a package's tests, removes the binaries built for them, and — when they
+// all passed — fails the run if any goroutine outlived them. Use it as TestMain's body:
+//
+//	func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	Cleanup()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutine leak:", err)
+			return 1
+		}
+	}
+	return code
 }

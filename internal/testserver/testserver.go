@@ -18,19 +18,18 @@ package testserver
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // ImportPath is the import path of the test server's main package.
@@ -46,104 +45,16 @@ const (
 // ListeningPrefix starts the first stdout line of the server in --http mode.
 const ListeningPrefix = "LISTENING "
 
-var (
-	buildOnce sync.Once
-	buildDir  string
-	buildPath string
-	buildErr  error
-)
-
-// Build compiles the test server (once per test process) and returns the
-// path of the binary. It calls tb.Fatal if the build fails.
+// Build compiles the test server (once per test process, through testenv) and
+// returns the path of the binary. It calls tb.Fatal if the build fails.
 func Build(tb testing.TB) string {
 	tb.Helper()
-	buildOnce.Do(func() { buildPath, buildErr = build() })
-	if buildErr != nil {
-		tb.Fatalf("building test server: %v", buildErr)
-	}
-	return buildPath
+	return testenv.Build(tb, ImportPath, "testserver")
 }
 
-func build() (string, error) {
-	goBin, err := goTool()
-	if err != nil {
-		return "", err
-	}
-	sweepStale()
-	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
-	if err != nil {
-		return "", err
-	}
-	buildDir = dir
-	out := filepath.Join(dir, "testserver")
-	cmd := exec.Command(goBin, "build", "-o", out, ImportPath)
-	// Build from this package's source directory, so the import path resolves
-	// against Switchboard's go.mod even if a test changed its working
-	// directory. Without source paths (-trimpath) fall back to the working
-	// directory, which for `go test` is a package directory in the module.
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		if st, err := os.Stat(filepath.Dir(file)); err == nil && st.IsDir() {
-			cmd.Dir = filepath.Dir(file)
-		}
-	}
-	var stderr bytes.Buffer
-	cmd.Stdout = &stderr
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s build %s: %v\n%s", goBin, ImportPath, err, stderr.String())
-	}
-	return out, nil
-}
-
-// dirPrefix starts the name of the build directory, followed by the pid of
-// the test process that owns it.
-const dirPrefix = "switchboard-testserver-"
-
-// sweepStale removes build directories left behind by test processes that
-// have exited without calling [Cleanup]. A directory is only removed when its
-// owner pid is no longer alive, so concurrent test processes are safe.
-func sweepStale() {
-	entries, err := os.ReadDir(os.TempDir())
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pidStr, _, ok := strings.Cut(rest, "-")
-		if !ok {
-			continue // older layout without an owner pid: leave it alone
-		}
-		if pid, err := strconv.Atoi(pidStr); err == nil && pid > 0 && !ProcessAlive(pid) {
-			_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
-		}
-	}
-}
-
-// goTool finds the go command: on PATH (go test puts GOROOT/bin first), or
-// under $GOROOT/bin.
-func goTool() (string, error) {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p, nil
-	}
-	if root := os.Getenv("GOROOT"); root != "" {
-		p := filepath.Join(root, "bin", "go")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("go command not found on PATH or in $GOROOT/bin")
-}
-
-// Cleanup removes the directory holding the built binary, if any. Call it
-// from TestMain after m.Run; it is safe to call when Build never ran.
-func Cleanup() {
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
-	}
-}
+// Cleanup removes the directory holding built binaries, if any. Call it from TestMain
+// after m.Run; it is safe to call when Build never ran.
+func Cleanup() { testenv.Cleanup() }
 
 // Command returns an unstarted command running the test server with args.
 func Command(tb testing.TB, args ...string) *exec.Cmd {
