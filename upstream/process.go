@@ -120,7 +120,7 @@ func (p *process) readStderr(tail *ring) {
 	for sc.Scan() {
 		line := logging.Redact(sc.Text())
 		tail.add(line)
-		p.log.Debug("stderr: " + line)
+		p.log.Info("stderr", "line", line)
 	}
 }
 
