@@ -73,44 +73,19 @@ func Normalize(res *tool.Result, opts NormalizeOptions) []Part {
 	}
 	hasText := false
 	for _, c := range res.Content {
-		switch c := c.(type) {
-		case *mcp.TextContent:
-			run = append(run, c.Text)
-			hasText = true
-		case *mcp.ImageContent:
-			if opts.Images && len(c.Data) > 0 && imageAllowed(c.MIMEType, opts.ImageTypes) {
-				flush()
-				parts = append(parts, Part{Type: PartImage, MIMEType: c.MIMEType, Data: base64.StdEncoding.EncodeToString(c.Data)})
-				continue
-			}
-			run = append(run, fmt.Sprintf("[Image: %s]", c.MIMEType))
-		case *mcp.AudioContent:
-			run = append(run, fmt.Sprintf("[Audio: %s]", c.MIMEType))
-		case *mcp.EmbeddedResource:
-			r := c.Resource
-			if r == nil {
-				run = append(run, "[Resource]")
-				continue
-			}
-			run = append(run, fmt.Sprintf("[Resource: %s]", r.URI))
-			switch {
-			case r.Text != "":
-				run = append(run, r.Text)
-				hasText = true
-			case len(r.Blob) > 0 && r.MIMEType != "":
-				run = append(run, fmt.Sprintf("(binary, %d bytes, %s)", len(r.Blob), r.MIMEType))
-			case len(r.Blob) > 0:
-				run = append(run, fmt.Sprintf("(binary, %d bytes)", len(r.Blob)))
-			}
-		case *mcp.ResourceLink:
-			run = append(run, fmt.Sprintf("[Resource link: %s]", c.URI))
-		default:
-			run = append(run, fmt.Sprintf("[%T]", c))
+		if img, ok := c.(*mcp.ImageContent); ok && opts.Images && len(img.Data) > 0 && imageAllowed(img.MIMEType, opts.ImageTypes) {
+			flush()
+			parts = append(parts, Part{Type: PartImage, MIMEType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)})
+			continue
 		}
+		// Everything else is rendered by the one normaliser, tool.BlockText.
+		s, isText := tool.BlockText(c)
+		run = append(run, s)
+		hasText = hasText || isText
 	}
-	if !hasText && res.StructuredContent != nil {
-		if b, err := encodeJSON(res.StructuredContent); err == nil {
-			run = append(run, string(b))
+	if !hasText {
+		if s, ok := tool.StructuredText(res); ok {
+			run = append(run, s)
 		}
 	}
 	flush()
