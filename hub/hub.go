@@ -70,6 +70,7 @@ type catalog struct {
 type route struct {
 	sup      *upstream.Supervisor
 	original string
+	index    int // of the tool in catalog.tools
 }
 
 // New builds a hub for cfg's servers. Nothing starts until Start.
@@ -245,12 +246,7 @@ func (h *Hub) Lookup(name string) (tool.Tool, bool) {
 	if !ok {
 		return tool.Tool{}, false
 	}
-	for _, t := range cat.tools {
-		if t.Name == name && t.Server == r.sup.Name() {
-			return t, true
-		}
-	}
-	return tool.Tool{}, false
+	return cat.tools[r.index], true
 }
 
 // Call routes one call by exposed name. Unknown tools and server failures come back as
@@ -304,11 +300,11 @@ func (h *Hub) Subscribe(fn func(upstream.Event)) (cancel func()) {
 	}
 }
 
+// onEvent rebuilds the catalog on every server event: a new tool list, or a state
+// change that adds or drops a server's tools. Unchanged tools cost a map lookup.
 func (h *Hub) onEvent(e upstream.Event) {
-	if e.ToolsChanged || e.State != upstream.Ready {
-		if err := h.rebuild(); err != nil {
-			h.log.Error("catalog not updated", logging.KeyServer, e.Server, "err", err)
-		}
+	if err := h.rebuild(); err != nil {
+		h.log.Error("catalog not updated", logging.KeyServer, e.Server, "err", err)
 	}
 	h.subMu.Lock()
 	subs := make([]func(upstream.Event), 0, len(h.subs))
@@ -369,7 +365,7 @@ func (h *Hub) rebuild() error {
 		}
 		converted[e.t] = t
 		t.Name = exposed
-		cat.routes[exposed] = route{sup: e.sup, original: e.t.Name}
+		cat.routes[exposed] = route{sup: e.sup, original: e.t.Name, index: len(cat.tools)}
 		cat.tools = append(cat.tools, t)
 	}
 	h.converted = converted

@@ -271,7 +271,6 @@ func (s *Supervisor) ready(c *conn, tools []*mcp.Tool) {
 	s.cur, s.tools, s.info = c, tools, c.sess.InitializeResult()
 	s.mu.Unlock()
 	s.setState(Ready, fmt.Sprintf("%d tools", len(tools)))
-	s.emit(Event{Server: s.cfg.Name, State: Ready, ToolsChanged: true})
 }
 
 // watchDeath marks c dead as soon as its session ends or its process exits. When

@@ -42,6 +42,7 @@ type Event struct {
 	State  State
 	// Reason says why the state changed (an error, "heartbeat missed", ...).
 	Reason string
-	// ToolsChanged is set when the server's tool list was (re)listed.
+	// ToolsChanged is set when the server's tool list was (re)listed: on entering
+	// Ready and after tools/list_changed.
 	ToolsChanged bool
 }

@@ -223,7 +223,8 @@ func (s *Supervisor) setState(st State, reason string) {
 		level = slog.LevelWarn
 	}
 	s.log.Log(context.Background(), level, "state "+string(prev)+" → "+string(st), "reason", reason)
-	s.emit(Event{Server: s.cfg.Name, State: st, Reason: reason})
+	// Entering Ready always follows a fresh tools/list.
+	s.emit(Event{Server: s.cfg.Name, State: st, Reason: reason, ToolsChanged: st == Ready})
 }
 
 func (s *Supervisor) emit(e Event) {
