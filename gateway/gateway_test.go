@@ -258,10 +258,7 @@ func TestIsLoopback(t *testing.T) {
 // The gateway fronts a hub whose upstream crashes and recovers while a client stays
 // connected: the crash is a result naming the server, the next call succeeds.
 func TestUpstreamCrashWhileClientConnected(t *testing.T) {
-	cfg := &config.Config{Servers: []config.Server{{
-		Name: "fragile", Transport: config.Stdio, Command: testserver.Build(t), InheritEnv: true,
-		InitTimeout: 5 * time.Second, ToolTimeout: 10 * time.Second,
-	}}}
+	cfg := &config.Config{Servers: []config.Server{testserver.Stdio(t, "fragile")}}
 	h := hub.New(cfg, &hub.Options{Logger: quiet, Upstream: &upstream.Options{
 		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Heartbeat: -1, RetryFailed: -1, StopGrace: 500 * time.Millisecond,
 	}})

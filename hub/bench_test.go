@@ -59,18 +59,6 @@ type benchCall func(ctx context.Context) error
 // benchQuietLogger drops everything: start-up summaries must not land in the output.
 func benchQuietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// benchServerConfig is a stdio test server entry as the hub would get it from a config.
-func benchServerConfig(b *testing.B, name string, args ...string) config.Server {
-	b.Helper()
-	return config.Server{
-		Name:       name,
-		Transport:  config.Stdio,
-		Command:    testserver.Build(b),
-		Args:       args,
-		InheritEnv: true,
-	}
-}
-
 // benchStartHub starts a hub over servers; it is closed when the benchmark ends (Close
 // is idempotent, so callers may close it earlier to time it).
 func benchStartHub(b *testing.B, servers ...config.Server) *hub.Hub {
@@ -272,7 +260,7 @@ func BenchmarkCall(b *testing.B) {
 		}
 	})
 	b.Run("hub", func(b *testing.B) {
-		call := benchHubCall(benchStartHub(b, benchServerConfig(b, "ts")), "echo")
+		call := benchHubCall(benchStartHub(b, testserver.Stdio(b, "ts")), "echo")
 		benchTimed(b, 50, 1, call) // warm-up
 		for _, m := range benchModes {
 			b.Run(m.name, func(b *testing.B) {
@@ -306,7 +294,7 @@ func BenchmarkCall(b *testing.B) {
 // a time-based -benchtime works too); it is rounded up to whole batches.
 func BenchmarkCallRatio(b *testing.B) {
 	direct := benchDirectCall(benchDirectSession(b))
-	viaHub := benchHubCall(benchStartHub(b, benchServerConfig(b, "ts")), "echo")
+	viaHub := benchHubCall(benchStartHub(b, testserver.Stdio(b, "ts")), "echo")
 	for _, c := range []benchCall{direct, viaHub} { // warm-up, both modes
 		benchTimed(b, benchBatch, 1, c)
 		benchTimed(b, benchBatch, benchCallers, c)
@@ -364,10 +352,10 @@ func BenchmarkCallRatio(b *testing.B) {
 // -benchtime=3x.
 func BenchmarkStartup(b *testing.B) {
 	bin := testserver.Build(b)
-	one := []config.Server{benchServerConfig(b, "s00", "--init-delay", benchInitDelay)}
+	one := []config.Server{testserver.Stdio(b, "s00", "--init-delay", benchInitDelay)}
 	var twenty []config.Server
 	for i := range 20 {
-		twenty = append(twenty, benchServerConfig(b, fmt.Sprintf("s%02d", i), "--init-delay", benchInitDelay))
+		twenty = append(twenty, testserver.Stdio(b, fmt.Sprintf("s%02d", i), "--init-delay", benchInitDelay))
 	}
 	// startHub returns the wall time of Start and of Close, this process's CPU time
 	// during Start, and the servers' CPU time over their whole lives.
@@ -504,7 +492,7 @@ func BenchmarkMemoryPerServer(b *testing.B) {
 	configs := func(n int) []config.Server {
 		var out []config.Server
 		for i := range n {
-			out = append(out, benchServerConfig(b, fmt.Sprintf("s%02d", i)))
+			out = append(out, testserver.Stdio(b, fmt.Sprintf("s%02d", i)))
 		}
 		return out
 	}

@@ -110,20 +110,6 @@ func startHub(t *testing.T, cfg *config.Config, opts *hub.Options) (*hub.Hub, *s
 	return h, logs
 }
 
-// testServer is a stdio testserver with the given flags.
-func testServer(t *testing.T, name string, args ...string) config.Server {
-	t.Helper()
-	return config.Server{
-		Name:        name,
-		Transport:   config.Stdio,
-		Command:     testserver.Build(t),
-		Args:        args,
-		InheritEnv:  true,
-		InitTimeout: 5 * time.Second,
-		ToolTimeout: 10 * time.Second,
-	}
-}
-
 func call(t *testing.T, h *hub.Hub, name string, args any) *tool.Result {
 	t.Helper()
 	raw, err := json.Marshal(args)
@@ -240,18 +226,6 @@ func waitTools(t *testing.T, h *hub.Hub, what string, cond func(map[string]tool.
 		case <-deadline.C:
 			t.Fatalf("timed out waiting for %s; catalog: %v; status: %+v", what, namesOf(h), h.Status())
 		}
-	}
-}
-
-// waitFor polls cond (state changes do not all change the catalog).
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -395,8 +369,8 @@ func TestNamingPolicies(t *testing.T) {
 	servers := func(t *testing.T) (a, b config.Server, pfA, pfB string) {
 		dir := t.TempDir()
 		pfA, pfB = filepath.Join(dir, "a.pid"), filepath.Join(dir, "b.pid")
-		a = testServer(t, "a", "--tools", "only_in_a", "--pidfile", pfA)
-		b = testServer(t, "b", "--pidfile", pfB)
+		a = testserver.Stdio(t, "a", "--tools", "only_in_a", "--pidfile", pfA)
+		b = testserver.Stdio(t, "b", "--pidfile", pfB)
 		return a, b, pfA, pfB
 	}
 
@@ -515,9 +489,9 @@ func TestNamingPolicies(t *testing.T) {
 // 3. tools.allow / tools.deny, including tools that appear later.
 func TestToolFilters(t *testing.T) {
 	t.Parallel()
-	a := testServer(t, "a", "--tools", "extra_one,extra_two")
+	a := testserver.Stdio(t, "a", "--tools", "extra_one,extra_two")
 	a.Tools = config.ToolFilter{Allow: []string{"e*", "add*", "pid"}, Deny: []string{"echo", "*_two"}}
-	b := testServer(t, "b")
+	b := testserver.Stdio(t, "b")
 	b.Tools = config.ToolFilter{Allow: []string{"s*"}, Deny: []string{"stderr"}}
 	h, _ := startHub(t, cfgOf(a, b), nil)
 	checkCatalog(t, h)
@@ -548,10 +522,10 @@ func TestToolFilters(t *testing.T) {
 func TestHangingServerDoesNotDelayOthers(t *testing.T) {
 	// Not parallel: it measures how long Start takes.
 	const hangTimeout = 500 * time.Millisecond
-	hang := testServer(t, "hang", "--hang-init")
+	hang := testserver.Stdio(t, "hang", "--hang-init")
 	hang.InitTimeout = hangTimeout
-	slow1 := testServer(t, "slow1", "--init-delay", "200ms", "--tools", "tool_one")
-	slow2 := testServer(t, "slow2", "--init-delay", "200ms", "--tools", "tool_two")
+	slow1 := testserver.Stdio(t, "slow1", "--init-delay", "200ms", "--tools", "tool_one")
+	slow2 := testserver.Stdio(t, "slow2", "--init-delay", "200ms", "--tools", "tool_two")
 	h, logs := newHub(t, cfgOf(slow1, hang, slow2), nil)
 
 	began := time.Now()
@@ -594,7 +568,7 @@ func TestHangingServerDoesNotDelayOthers(t *testing.T) {
 	}
 
 	// The hanging server ends up failed, without tools, and says why.
-	waitFor(t, "hang to fail", 10*time.Second, func() bool { return stateOf(h, "hang") == upstream.Failed })
+	testenv.WaitFor(t, "hang to fail", 10*time.Second, func() bool { return stateOf(h, "hang") == upstream.Failed })
 	st, _ := status(h, "hang")
 	if !strings.Contains(st.LastError, "no answer to initialize within "+hangTimeout.String()) {
 		t.Errorf("hang: last error %q", st.LastError)
@@ -612,9 +586,9 @@ func TestRequiredServer(t *testing.T) {
 	t.Parallel()
 	t.Run("required fails start", func(t *testing.T) {
 		t.Parallel()
-		vital := testServer(t, "vital", "--crash-at-start")
+		vital := testserver.Stdio(t, "vital", "--crash-at-start")
 		vital.Required = true
-		h, _ := newHub(t, cfgOf(testServer(t, "fine"), vital), nil)
+		h, _ := newHub(t, cfgOf(testserver.Stdio(t, "fine"), vital), nil)
 		err := h.Start(context.Background())
 		if err == nil {
 			t.Fatal("Start succeeded without the required server")
@@ -641,7 +615,7 @@ func TestRequiredServer(t *testing.T) {
 	})
 	t.Run("optional failure is fine", func(t *testing.T) {
 		t.Parallel()
-		h, logs := startHub(t, cfgOf(testServer(t, "fine"), testServer(t, "broken", "--crash-at-start")), nil)
+		h, logs := startHub(t, cfgOf(testserver.Stdio(t, "fine"), testserver.Stdio(t, "broken", "--crash-at-start")), nil)
 		if st := stateOf(h, "broken"); st != upstream.Failed {
 			t.Errorf("broken: %s", st)
 		}
@@ -654,7 +628,7 @@ func TestRequiredServer(t *testing.T) {
 	})
 	t.Run("required and ready", func(t *testing.T) {
 		t.Parallel()
-		ok := testServer(t, "ok")
+		ok := testserver.Stdio(t, "ok")
 		ok.Required = true
 		startHub(t, cfgOf(ok), nil)
 	})
@@ -663,8 +637,8 @@ func TestRequiredServer(t *testing.T) {
 // 6a. A server slower than Start's patience joins the catalog when it is ready.
 func TestLateServerJoins(t *testing.T) {
 	t.Parallel()
-	late := testServer(t, "late", "--init-delay", "1200ms", "--tools", "late_tool")
-	early := testServer(t, "early", "--tools", "early_tool")
+	late := testserver.Stdio(t, "late", "--init-delay", "1200ms", "--tools", "late_tool")
+	early := testserver.Stdio(t, "early", "--tools", "early_tool")
 	h, _ := newHub(t, cfgOf(early, late), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
 	defer cancel()
@@ -698,11 +672,11 @@ func TestLateServerJoins(t *testing.T) {
 // 6b. Add and Remove on a running hub.
 func TestAddRemove(t *testing.T) {
 	t.Parallel()
-	h, _ := startHub(t, cfgOf(testServer(t, "base")), nil)
+	h, _ := startHub(t, cfgOf(testserver.Stdio(t, "base")), nil)
 	pf := filepath.Join(t.TempDir(), "extra.pid")
 
 	ch := h.Changed()
-	if err := h.Add(testServer(t, "extra", "--tools", "extra_tool", "--pidfile", pf)); err != nil {
+	if err := h.Add(testserver.Stdio(t, "extra", "--tools", "extra_tool", "--pidfile", pf)); err != nil {
 		t.Fatalf("Add: %v", err)
 	}
 	select {
@@ -723,7 +697,7 @@ func TestAddRemove(t *testing.T) {
 	if want := testserver.ReadPID(t, pf); pid != want {
 		t.Errorf("extra__pid = %d, pidfile says %d", pid, want)
 	}
-	if err := h.Add(testServer(t, "extra")); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if err := h.Add(testserver.Stdio(t, "extra")); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("second Add of extra: %v", err)
 	}
 
@@ -763,15 +737,15 @@ func TestAddRemove(t *testing.T) {
 // 7. Reload applies a new config by difference.
 func TestReloadByDifference(t *testing.T) {
 	t.Parallel()
-	keep := testServer(t, "keep")
-	change := testServer(t, "change")
-	drop := testServer(t, "drop")
+	keep := testserver.Stdio(t, "keep")
+	change := testserver.Stdio(t, "change")
+	drop := testserver.Stdio(t, "drop")
 	h, logs := startHub(t, cfgOf(keep, change, drop), &hub.Options{Naming: config.NamingAlways})
 	pidKeep, pidChange, pidDrop := pidOf(t, h, "keep__pid"), pidOf(t, h, "change__pid"), pidOf(t, h, "drop__pid")
 
 	changed := change
 	changed.Args = []string{"--tools", "new_in_change"}
-	added := testServer(t, "added", "--tools", "new_server_tool")
+	added := testserver.Stdio(t, "added", "--tools", "new_server_tool")
 	if err := h.Reload(cfgOf(keep, changed, added)); err != nil {
 		t.Fatalf("Reload: %v", err)
 	}
@@ -829,7 +803,7 @@ func TestReloadByDifference(t *testing.T) {
 // Without a fixed policy, a reload's naming setting applies.
 func TestReloadFollowsNaming(t *testing.T) {
 	t.Parallel()
-	a := testServer(t, "a")
+	a := testserver.Stdio(t, "a")
 	h, _ := startHub(t, cfgOf(a), nil)
 	if _, ok := h.Lookup("pid"); !ok {
 		t.Fatalf("auto naming without collisions should keep plain names: %v", namesOf(h))
@@ -850,7 +824,7 @@ func TestReloadFollowsNaming(t *testing.T) {
 // 8. tools/list_changed from a server reaches the hub's catalog.
 func TestListChangedPropagates(t *testing.T) {
 	t.Parallel()
-	h, _ := startHub(t, cfgOf(testServer(t, "grow")), nil)
+	h, _ := startHub(t, cfgOf(testserver.Stdio(t, "grow")), nil)
 	ch := h.Changed()
 	if got := callText(t, h, "add_tool", map[string]any{"name": "brand_new"}); got != "added brand_new" {
 		t.Fatalf("add_tool = %q", got)
@@ -876,7 +850,7 @@ func TestCallErrors(t *testing.T) {
 	t.Parallel()
 	t.Run("unknown tool", func(t *testing.T) {
 		t.Parallel()
-		h, _ := startHub(t, cfgOf(testServer(t, "ts")), nil)
+		h, _ := startHub(t, cfgOf(testserver.Stdio(t, "ts")), nil)
 		msg := callError(t, h, "ecoh", map[string]any{"text": "x"})
 		for _, want := range []string{`unknown tool "ecoh"`, "did you mean", "echo"} {
 			if !strings.Contains(msg, want) {
@@ -891,7 +865,7 @@ func TestCallErrors(t *testing.T) {
 
 	t.Run("server dies during the call", func(t *testing.T) {
 		t.Parallel()
-		h, _ := startHub(t, cfgOf(testServer(t, "crashy")), nil)
+		h, _ := startHub(t, cfgOf(testserver.Stdio(t, "crashy")), nil)
 		msg := callError(t, h, "crash", map[string]any{})
 		for _, want := range []string{`server "crashy"`, `tool "crash"`, "connection lost during the call", "exited with status 3"} {
 			if !strings.Contains(msg, want) {
@@ -933,7 +907,7 @@ func TestCallErrors(t *testing.T) {
 
 	t.Run("closed hub", func(t *testing.T) {
 		t.Parallel()
-		h, _ := startHub(t, cfgOf(testServer(t, "ts")), nil)
+		h, _ := startHub(t, cfgOf(testserver.Stdio(t, "ts")), nil)
 		callText(t, h, "echo", map[string]any{"text": "open"})
 		ch := h.Changed()
 		if err := h.Close(); err != nil {
@@ -956,7 +930,7 @@ func TestCallErrors(t *testing.T) {
 		if err := h.Start(context.Background()); !errors.Is(err, hub.ErrClosed) {
 			t.Errorf("Start after Close: %v", err)
 		}
-		if err := h.Add(testServer(t, "late")); !errors.Is(err, hub.ErrClosed) {
+		if err := h.Add(testserver.Stdio(t, "late")); !errors.Is(err, hub.ErrClosed) {
 			t.Errorf("Add after Close: %v", err)
 		}
 		if err := h.Reload(cfgOf()); !errors.Is(err, hub.ErrClosed) {
@@ -1090,7 +1064,7 @@ func TestNpxLeavesNothingBehind(t *testing.T) {
 // 11. Subscribers see every state change.
 func TestSubscribe(t *testing.T) {
 	t.Parallel()
-	h, _ := newHub(t, cfgOf(testServer(t, "watched")), nil)
+	h, _ := newHub(t, cfgOf(testserver.Stdio(t, "watched")), nil)
 	if st := stateOf(h, "watched"); st != upstream.Connecting {
 		t.Errorf("state before Start: %s", st)
 	}
@@ -1137,7 +1111,7 @@ func TestSubscribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []upstream.State{upstream.Ready, upstream.Reconnecting, upstream.Ready}
-	waitFor(t, "reconnecting → ready events", 10*time.Second, func() bool { return slices.Equal(states(), want) })
+	testenv.WaitFor(t, "reconnecting → ready events", 10*time.Second, func() bool { return slices.Equal(states(), want) })
 
 	if err := h.Close(); err != nil {
 		t.Fatal(err)

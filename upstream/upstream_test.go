@@ -39,19 +39,6 @@ func fast() *upstream.Options {
 	}
 }
 
-func stdioServer(t *testing.T, name string, args ...string) config.Server {
-	t.Helper()
-	return config.Server{
-		Name:        name,
-		Transport:   config.Stdio,
-		Command:     testserver.Build(t),
-		Args:        args,
-		InheritEnv:  true,
-		InitTimeout: 3 * time.Second,
-		ToolTimeout: 10 * time.Second,
-	}
-}
-
 // start starts a supervisor and closes it at the end of the test.
 func start(t *testing.T, cfg config.Server, opts *upstream.Options) *upstream.Supervisor {
 	t.Helper()
@@ -98,19 +85,8 @@ func pidOf(t *testing.T, s *upstream.Supervisor) int {
 	return pid
 }
 
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestConnectListCall(t *testing.T) {
-	s := start(t, stdioServer(t, "ts", "--tools", "extra_one,extra_two", "--page-size", "2"), fast())
+	s := start(t, testserver.Stdio(t, "ts", "--tools", "extra_one,extra_two", "--page-size", "2"), fast())
 	st := s.Status()
 	if st.State != upstream.Ready {
 		t.Fatalf("state = %s (%s)", st.State, st.LastError)
@@ -135,14 +111,14 @@ func TestConnectListCall(t *testing.T) {
 }
 
 func TestKilledServerReconnects(t *testing.T) {
-	s := start(t, stdioServer(t, "victim"), fast())
+	s := start(t, testserver.Stdio(t, "victim"), fast())
 	pid := pidOf(t, s)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	// Wait until the process is reaped: a multi-threaded process shows as a zombie
 	// while its other threads still hold its files (and so its stdin) open.
-	waitFor(t, "the killed process to be reaped", 5*time.Second, func() bool {
+	testenv.WaitFor(t, "the killed process to be reaped", 5*time.Second, func() bool {
 		_, err := os.Stat(fmt.Sprintf("/proc/%d", pid))
 		return err != nil
 	})
@@ -163,7 +139,7 @@ func TestKilledServerReconnects(t *testing.T) {
 }
 
 func TestHangingInitTimesOut(t *testing.T) {
-	cfg := stdioServer(t, "hang", "--hang-init")
+	cfg := testserver.Stdio(t, "hang", "--hang-init")
 	cfg.InitTimeout = 300 * time.Millisecond
 	began := time.Now()
 	s := start(t, cfg, fast())
@@ -185,7 +161,7 @@ func TestHangingInitTimesOut(t *testing.T) {
 }
 
 func TestCrashAtStartFailsWithStderr(t *testing.T) {
-	s := start(t, stdioServer(t, "crasher", "--crash-at-start"), fast())
+	s := start(t, testserver.Stdio(t, "crasher", "--crash-at-start"), fast())
 	st := s.Status()
 	if st.State != upstream.Failed {
 		t.Fatalf("state = %s, want failed", st.State)
@@ -208,7 +184,7 @@ func TestCommandNotFound(t *testing.T) {
 }
 
 func TestDiesAfterNCalls(t *testing.T) {
-	s := start(t, stdioServer(t, "mortal", "--die-after", "2"), fast())
+	s := start(t, testserver.Stdio(t, "mortal", "--die-after", "2"), fast())
 	for i := 0; i < 5; i++ {
 		// Calls 1 and 2 are answered before the process exits; the following ones
 		// wait for the reconnect (the process dies after every second call).
@@ -216,11 +192,11 @@ func TestDiesAfterNCalls(t *testing.T) {
 			t.Fatalf("call %d = %q", i, got)
 		}
 	}
-	waitFor(t, "a restart", 5*time.Second, func() bool { return s.Status().Restarts >= 1 })
+	testenv.WaitFor(t, "a restart", 5*time.Second, func() bool { return s.Status().Restarts >= 1 })
 }
 
 func TestCallInFlightWhenServerDies(t *testing.T) {
-	s := start(t, stdioServer(t, "crashy"), fast())
+	s := start(t, testserver.Stdio(t, "crashy"), fast())
 	res, err := call(t, s, "crash", map[string]any{})
 	if err == nil {
 		t.Fatalf("crash call returned %v, want an error", tool.Text(res))
@@ -235,7 +211,7 @@ func TestCallInFlightWhenServerDies(t *testing.T) {
 }
 
 func TestGarbageOnStdout(t *testing.T) {
-	s := start(t, stdioServer(t, "noisy", "--garbage"), fast())
+	s := start(t, testserver.Stdio(t, "noisy", "--garbage"), fast())
 	if st := s.Status(); st.State != upstream.Ready {
 		t.Fatalf("state = %s (%s)", st.State, st.LastError)
 	}
@@ -247,7 +223,7 @@ func TestGarbageOnStdout(t *testing.T) {
 }
 
 func TestTwentyMegabyteResult(t *testing.T) {
-	s := start(t, stdioServer(t, "big"), fast())
+	s := start(t, testserver.Stdio(t, "big"), fast())
 	const size = 20 << 20
 	got := mustText(t, s, "big", map[string]any{"bytes": size})
 	if len(got) != size || strings.Trim(got, "x") != "" {
@@ -264,7 +240,7 @@ func TestToolsListChanged(t *testing.T) {
 			events <- e
 		}
 	}
-	s := start(t, stdioServer(t, "growing"), opts)
+	s := start(t, testserver.Stdio(t, "growing"), opts)
 	<-events // the initial listing
 	mustText(t, s, "add_tool", map[string]any{"name": "brand_new"})
 	select {
@@ -287,21 +263,21 @@ func TestToolsListChanged(t *testing.T) {
 func TestHeartbeatDetectsHungServer(t *testing.T) {
 	opts := fast()
 	opts.Heartbeat = 150 * time.Millisecond
-	s := start(t, stdioServer(t, "frozen"), opts)
+	s := start(t, testserver.Stdio(t, "frozen"), opts)
 	pid := pidOf(t, s)
 	// A stopped process keeps its pipes open: only the heartbeat can notice.
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	waitFor(t, "a reconnect after missed heartbeats", 10*time.Second, func() bool {
+	testenv.WaitFor(t, "a reconnect after missed heartbeats", 10*time.Second, func() bool {
 		st := s.Status()
 		return st.Restarts >= 1 && st.State == upstream.Ready
 	})
 	if pid2 := pidOf(t, s); pid2 == pid {
 		t.Fatal("still on the frozen process")
 	}
-	waitFor(t, "the frozen process group to be killed", 5*time.Second, func() bool { return !testserver.ProcessAlive(pid) })
+	testenv.WaitFor(t, "the frozen process group to be killed", 5*time.Second, func() bool { return !testserver.ProcessAlive(pid) })
 }
 
 func TestHeartbeatNewProtocolServerStaysUp(t *testing.T) {
@@ -309,7 +285,7 @@ func TestHeartbeatNewProtocolServerStaysUp(t *testing.T) {
 	// count as alive, so no reconnect happens.
 	opts := fast()
 	opts.Heartbeat = 50 * time.Millisecond
-	s := start(t, stdioServer(t, "modern"), opts)
+	s := start(t, testserver.Stdio(t, "modern"), opts)
 	time.Sleep(400 * time.Millisecond)
 	if st := s.Status(); st.Restarts != 0 || st.State != upstream.Ready {
 		t.Fatalf("status = %+v, want ready without restarts", st)
@@ -332,7 +308,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pf := fmt.Sprintf("%s.%d", pidfile, i)
 			args := append([]string{"--pidfile", pf}, tt.args...)
-			s := upstream.New(stdioServer(t, "tidy", args...), fast())
+			s := upstream.New(testserver.Stdio(t, "tidy", args...), fast())
 			s.Start()
 			<-s.Settled()
 			if st := s.Status(); st.State != upstream.Ready {
@@ -372,11 +348,11 @@ func TestRetryFailedHeals(t *testing.T) {
 		t.Fatalf("status = %+v", st)
 	}
 	os.Remove(gate)
-	waitFor(t, "the failed server to heal", 10*time.Second, func() bool { return s.State() == upstream.Ready })
+	testenv.WaitFor(t, "the failed server to heal", 10*time.Second, func() bool { return s.State() == upstream.Ready })
 }
 
 func TestCallTimeoutAndCancel(t *testing.T) {
-	cfg := stdioServer(t, "slow")
+	cfg := testserver.Stdio(t, "slow")
 	cfg.ToolTimeout = 200 * time.Millisecond
 	s := start(t, cfg, fast())
 	_, err := call(t, s, "sleep", map[string]any{"ms": 5000})

@@ -28,6 +28,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -293,4 +294,17 @@ func Main(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// WaitFor polls cond until it holds, failing the test after d. Waits in tests are
+// bounded this way, never by a sleep standing in for an assertion.
+func WaitFor(tb testing.TB, what string, d time.Duration, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %s waiting for %s", d, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
@@ -206,5 +207,20 @@ func ReadPID(tb testing.TB, path string) int {
 			return 0
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Stdio is the config of a stdio server that runs the test server with args, with an
+// init timeout of 5 s and a tool timeout of 10 s.
+func Stdio(tb testing.TB, name string, args ...string) config.Server {
+	tb.Helper()
+	return config.Server{
+		Name:        name,
+		Transport:   config.Stdio,
+		Command:     Build(tb),
+		Args:        args,
+		InheritEnv:  true,
+		InitTimeout: 5 * time.Second,
+		ToolTimeout: 10 * time.Second,
 	}
 }
