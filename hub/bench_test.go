@@ -224,13 +224,6 @@ func benchMedian(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// benchDirectNsPerCall holds the direct path's ns/op of the last BenchmarkCall/direct
-// run in this process, by mode, so the hub variant can report its ratio to it.
-var (
-	benchDirectMu        sync.Mutex
-	benchDirectNsPerCall = map[string]float64{}
-)
-
 var benchModes = []struct {
 	name    string
 	callers int
@@ -238,48 +231,33 @@ var benchModes = []struct {
 
 // BenchmarkCall is the in-process cost of one echo call on one stdio test server:
 // direct = an official SDK client session, hub = hub.Call routed to the same server.
-// hub/* also report x-direct (its ns/op over direct's from earlier in this run) when
-// the direct variant ran; BenchmarkCallRatio is the interleaved, less noisy
-// comparison. Target: the hub adds no measurable cost.
+// The ratio between the two comes from BenchmarkCallRatio, which measures both paths
+// interleaved in one run; separate runs are too far apart in time to compare.
 func BenchmarkCall(b *testing.B) {
-	b.Run("direct", func(b *testing.B) {
-		call := benchDirectCall(benchDirectSession(b))
-		benchTimed(b, 50, 1, call) // warm-up
-		for _, m := range benchModes {
-			b.Run(m.name, func(b *testing.B) {
-				b.ReportAllocs()
-				b.ResetTimer()
-				if err := benchRunCalls(context.Background(), b.N, m.callers, call); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				benchDirectMu.Lock()
-				benchDirectNsPerCall[m.name] = float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				benchDirectMu.Unlock()
-			})
-		}
-	})
-	b.Run("hub", func(b *testing.B) {
-		call := benchHubCall(benchStartHub(b, testserver.Stdio(b, "ts")), "echo")
-		benchTimed(b, 50, 1, call) // warm-up
-		for _, m := range benchModes {
-			b.Run(m.name, func(b *testing.B) {
-				b.ReportAllocs()
-				b.ResetTimer()
-				if err := benchRunCalls(context.Background(), b.N, m.callers, call); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				benchDirectMu.Lock()
-				direct, ok := benchDirectNsPerCall[m.name]
-				benchDirectMu.Unlock()
-				if ok && direct > 0 {
-					ns := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-					b.ReportMetric(ns/direct, "x-direct")
-				}
-			})
-		}
-	})
+	paths := []struct {
+		name string
+		call func(b *testing.B) benchCall
+	}{
+		{"direct", func(b *testing.B) benchCall { return benchDirectCall(benchDirectSession(b)) }},
+		{"hub", func(b *testing.B) benchCall {
+			return benchHubCall(benchStartHub(b, testserver.Stdio(b, "ts")), "echo")
+		}},
+	}
+	for _, p := range paths {
+		b.Run(p.name, func(b *testing.B) {
+			call := p.call(b)
+			benchTimed(b, 50, 1, call) // warm-up
+			for _, m := range benchModes {
+				b.Run(m.name, func(b *testing.B) {
+					b.ReportAllocs()
+					b.ResetTimer()
+					if err := benchRunCalls(context.Background(), b.N, m.callers, call); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+		})
+	}
 }
 
 // BenchmarkCallRatio measures both paths interleaved in one benchmark. It runs rounds
