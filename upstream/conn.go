@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -341,17 +340,14 @@ func (s *Supervisor) watch(c *conn) string {
 }
 
 // probe checks that the server answers. Any JSON-RPC response proves it alive, so a
-// server of the 2026-07-28 era, which has no ping, answering "method not found" is
-// healthy too.
+// server of the 2026-07-28 era, which has no ping, answering with an error is healthy
+// too. Only silence (the timeout) or a broken transport is a miss.
 func (s *Supervisor) probe(c *conn, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(s.ctx, timeout)
 	defer cancel()
 	err := c.sess.Ping(ctx, nil)
 	var rpcErr *jsonrpc.Error
 	if err == nil || errors.As(err, &rpcErr) {
-		return nil
-	}
-	if strings.Contains(err.Error(), "is not supported in the new protocol") {
 		return nil
 	}
 	return err

@@ -280,13 +280,13 @@ func TestHeartbeatDetectsHungServer(t *testing.T) {
 	testenv.WaitFor(t, "the frozen process group to be killed", 5*time.Second, func() bool { return !testserver.ProcessAlive(pid) })
 }
 
-func TestHeartbeatNewProtocolServerStaysUp(t *testing.T) {
-	// Go SDK servers speak 2026-07-28, which has no ping: the probe's error reply must
-	// count as alive, so no reconnect happens.
+func TestHeartbeatErrorReplyCountsAsAlive(t *testing.T) {
+	// Servers of the 2026-07-28 era have no ping: they answer it with a JSON-RPC
+	// error. An answer is an answer, so no reconnect may happen.
 	opts := fast()
 	opts.Heartbeat = 50 * time.Millisecond
-	s := start(t, testserver.Stdio(t, "modern"), opts)
-	time.Sleep(400 * time.Millisecond)
+	s := start(t, testserver.Stdio(t, "modern", "--no-ping"), opts)
+	time.Sleep(400 * time.Millisecond) // eight probes; two failed ones would reconnect
 	if st := s.Status(); st.Restarts != 0 || st.State != upstream.Ready {
 		t.Fatalf("status = %+v, want ready without restarts", st)
 	}
@@ -368,7 +368,12 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 	if err != context.Canceled {
 		t.Fatalf("cancelled call: err = %v", err)
 	}
-	// The server stays usable: the cancellation reached it, no reconnect needed.
+	// notifications/cancelled reached the server: its sleep tool says so on stderr
+	// (both the timed-out and the cancelled call).
+	testenv.WaitFor(t, "the server to see both cancellations", 5*time.Second, func() bool {
+		return strings.Count(strings.Join(s.Status().Stderr, "\n"), "sleep cancelled after") == 2
+	})
+	// And it stays usable: no reconnect needed.
 	if got := mustText(t, s, "echo", map[string]any{"text": "ok"}); got != "ok" {
 		t.Fatal(got)
 	}

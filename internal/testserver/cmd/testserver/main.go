@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -57,6 +58,7 @@ type config struct {
 	httpAddr      string
 	requireHeader string
 	pageSize      int
+	noPing        bool
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -77,6 +79,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP (/mcp) and SSE (/sse) at this address")
 	fs.StringVar(&c.requireHeader, "require-header", "", "HTTP only: reject requests without header NAME=VALUE (401)")
 	fs.IntVar(&c.pageSize, "page-size", 0, "tools/list page size (0: SDK default)")
+	fs.BoolVar(&c.noPing, "no-ping", false, "answer ping with a JSON-RPC \"method not found\" error, as servers of the 2026-07-28 era do")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -186,7 +189,20 @@ func newServer(c *config) *mcp.Server {
 	if c.dieAfter > 0 {
 		server.AddReceivingMiddleware(dieAfterMiddleware(c.dieAfter))
 	}
+	if c.noPing {
+		server.AddReceivingMiddleware(noPingMiddleware)
+	}
 	return server
+}
+
+// noPingMiddleware refuses ping the way a server without it does: a JSON-RPC error.
+func noPingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "ping" {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: `"ping" is not supported`}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // dieAfterMiddleware exits the process shortly after the n-th tools/call has
