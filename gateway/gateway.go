@@ -8,19 +8,43 @@
 //
 // The served catalog follows the toolset: when it changes (a server joins,
 // reconnects, sends tools/list_changed), clients get notifications/tools/list_changed.
+//
+// In front of the hub (any toolset that also implements [Upstreams]) the gateway is
+// a full proxy: prompts, resources, resource templates, completions, resource
+// subscriptions and logging/setLevel go to the servers, and what the servers send
+// their client — progress, log messages, resource updates, and the requests
+// sampling/createMessage, elicitation/create and roots/list — comes to the
+// gateway's clients (see forward.go).
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"reflect"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
+
+// Upstreams is what a toolset that fronts MCP servers offers beyond tools;
+// *hub.Hub implements it. The gateway forwards through it.
+type Upstreams interface {
+	Prompts() []*mcp.Prompt
+	Resources() []*mcp.Resource
+	ResourceTemplates() []*mcp.ResourceTemplate
+	GetPrompt(context.Context, *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
+	ReadResource(context.Context, *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
+	Complete(context.Context, *mcp.CompleteParams) (*mcp.CompleteResult, error)
+	SubscribeResource(ctx context.Context, uri string) error
+	UnsubscribeResource(ctx context.Context, uri string) error
+	SetLogLevel(context.Context, mcp.LoggingLevel) error
+	// SetPeer sets who gets the servers' requests and notifications to their client.
+	SetPeer(upstream.Peer)
+}
 
 // Options configure a Gateway; nil means defaults.
 type Options struct {
@@ -29,20 +53,42 @@ type Options struct {
 	// Instructions are sent to clients that initialize.
 	Instructions string
 	Logger       *slog.Logger
+	// Upstreams, if set, is what the gateway forwards beyond tools; by default the
+	// toolset itself when it implements Upstreams.
+	Upstreams Upstreams
+	// Start, if set, runs once, when the first client sends its first request, with
+	// that client's capabilities (those the gateway can forward: sampling,
+	// elicitation, roots). Requests other than initialize and ping wait for it.
+	// `switchboard mcp` over stdio starts its hub here, so that servers which offer
+	// tools according to their client's capabilities see the real client's. An
+	// error is logged, and requests fail with it.
+	Start func(ctx context.Context, caps *mcp.ClientCapabilities) error
 }
 
 // Gateway is one MCP server whose tools are a toolset's.
 type Gateway struct {
 	ts     tool.Toolset
+	up     Upstreams // nil: tools only
 	server *mcp.Server
 	log    *slog.Logger
 
-	mu     sync.Mutex
-	served map[string]tool.Tool // what the MCP server lists now
+	mu        sync.Mutex
+	served    map[string]tool.Tool // what the MCP server lists now
+	prompts   map[string]*mcp.Prompt
+	resources map[string]*mcp.Resource
+	templates map[string]*mcp.ResourceTemplate
 
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	fwd *forwarder
+
+	startFn   func(context.Context, *mcp.ClientCapabilities) error
+	startOnce sync.Once
+	started   chan struct{} // closed when startFn returned
+	startErr  error
+
+	ctx    context.Context // ends at Close; bounds background work
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
 }
 
 // New builds a gateway for ts and starts following its changes; Close stops that.
@@ -60,41 +106,91 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	g := &Gateway{
-		ts:     ts,
-		log:    o.Logger,
-		served: map[string]tool.Tool{},
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+	if o.Upstreams == nil {
+		o.Upstreams, _ = ts.(Upstreams)
 	}
-	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
-		Instructions: o.Instructions,
-		// The catalog is dynamic: advertise tools (with listChanged) even while empty.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
-	})
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &Gateway{
+		ts:        ts,
+		up:        o.Upstreams,
+		log:       o.Logger,
+		served:    map[string]tool.Tool{},
+		prompts:   map[string]*mcp.Prompt{},
+		resources: map[string]*mcp.Resource{},
+		templates: map[string]*mcp.ResourceTemplate{},
+		startFn:   o.Start,
+		started:   make(chan struct{}),
+		ctx:       ctx,
+		cancel:    cancel,
+	}
+	if g.startFn == nil {
+		close(g.started)
+		g.startOnce.Do(func() {})
+	}
+	g.fwd = newForwarder(g)
+	// The catalog is dynamic: advertise what may come (with listChanged) even while
+	// nothing is there yet.
+	caps := &mcp.ServerCapabilities{
+		Tools:   &mcp.ToolCapabilities{ListChanged: true},
+		Logging: &mcp.LoggingCapabilities{},
+	}
+	so := &mcp.ServerOptions{Instructions: o.Instructions, Capabilities: caps, Logger: quietSDK(o.Logger)}
+	if g.up != nil {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true}
+		caps.Completions = &mcp.CompletionCapabilities{}
+		so.CompletionHandler = g.fwd.complete
+		so.SubscribeHandler = g.fwd.subscribe
+		so.UnsubscribeHandler = g.fwd.unsubscribe
+	}
+	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
+	g.server.AddReceivingMiddleware(g.fwd.middleware)
+	if g.up != nil {
+		g.up.SetPeer(g.fwd)
+	}
 	changed := ts.Changed() // taken before the first sync, so no change is missed
 	g.sync()
+	g.wg.Add(1)
 	go g.follow(changed)
 	return g
+}
+
+// quietSDK keeps the SDK's per-request info logs (a line per subscription) out of
+// the gateway's log: only its warnings and errors are passed on.
+func quietSDK(l *slog.Logger) *slog.Logger {
+	return slog.New(levelFloor{l.Handler(), slog.LevelWarn})
+}
+
+type levelFloor struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
 // Server is the underlying MCP server, for callers that serve it on their own transport.
 func (g *Gateway) Server() *mcp.Server { return g.server }
 
-// Close stops following the toolset. It does not close the toolset.
+// Close stops following the toolset and waits for the gateway's own goroutines. It
+// does not close the toolset.
 func (g *Gateway) Close() error {
 	g.once.Do(func() {
-		close(g.stop)
-		<-g.done
+		g.cancel()
+		if g.up != nil {
+			g.up.SetPeer(nil)
+		}
+		g.wg.Wait()
 	})
 	return nil
 }
 
 func (g *Gateway) follow(changed <-chan struct{}) {
-	defer close(g.done)
+	defer g.wg.Done()
 	for {
 		select {
-		case <-g.stop:
+		case <-g.ctx.Done():
 			return
 		case <-changed:
 			changed = g.ts.Changed()
@@ -103,8 +199,8 @@ func (g *Gateway) follow(changed <-chan struct{}) {
 	}
 }
 
-// sync makes the served tools equal to the toolset's. The SDK sends
-// notifications/tools/list_changed to connected clients for every change.
+// sync makes what the MCP server lists equal to the toolset's (and the upstreams')
+// catalog. The SDK sends the list_changed notifications.
 func (g *Gateway) sync() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -133,19 +229,71 @@ func (g *Gateway) sync() {
 	if len(gone)+added > 0 {
 		g.log.Debug("gateway catalog updated", "tools", len(want), "added_or_changed", added, "removed", len(gone))
 	}
+	if g.up != nil {
+		g.syncUpstreams()
+	}
+}
+
+// syncUpstreams mirrors prompts, resources and templates; g.mu held.
+func (g *Gateway) syncUpstreams() {
+	g.prompts = mirror(g.prompts, g.up.Prompts(), func(p *mcp.Prompt) string { return p.Name },
+		func(names []string) { g.server.RemovePrompts(names...) },
+		func(p *mcp.Prompt) { g.server.AddPrompt(p, g.fwd.getPrompt) })
+	g.resources = mirror(g.resources, g.up.Resources(), func(r *mcp.Resource) string { return r.URI },
+		func(uris []string) { g.server.RemoveResources(uris...) },
+		func(r *mcp.Resource) {
+			g.guard("resource "+r.URI, func() { g.server.AddResource(r, g.fwd.readResource) })
+		})
+	g.templates = mirror(g.templates, g.up.ResourceTemplates(), func(t *mcp.ResourceTemplate) string { return t.URITemplate },
+		func(ts []string) { g.server.RemoveResourceTemplates(ts...) },
+		func(t *mcp.ResourceTemplate) {
+			g.guard("resource template "+t.URITemplate, func() { g.server.AddResourceTemplate(t, g.fwd.readResource) })
+		})
+}
+
+// mirror makes the served set have exactly want (by key), calling remove and add
+// for the differences, and returns the new served set.
+func mirror[T any](served map[string]T, want []T, key func(T) string, remove func([]string), add func(T)) map[string]T {
+	next := make(map[string]T, len(want))
+	for _, v := range want {
+		next[key(v)] = v
+	}
+	var gone []string
+	for k := range served {
+		if _, ok := next[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) > 0 {
+		remove(gone)
+	}
+	for k, v := range next {
+		if old, ok := served[k]; ok && reflect.DeepEqual(old, v) {
+			continue
+		}
+		add(v)
+	}
+	return next
+}
+
+// guard runs an SDK registration that panics on input it finds invalid (a URI that
+// does not parse, a bad URI template): such an entry is left out with a warning.
+func (g *Gateway) guard(what string, add func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			g.log.Warn("not served: the MCP SDK refuses it", "what", what, "err", r)
+		}
+	}()
+	add()
 }
 
 func sameTool(a, b tool.Tool) bool {
 	return a.Description == b.Description && a.Title == b.Title &&
-		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
-		annotationsEqual(a.Annotations, b.Annotations)
+		jsonEqual(a.InputSchema, b.InputSchema) && jsonEqual(a.OutputSchema, b.OutputSchema) &&
+		reflect.DeepEqual(a.Annotations, b.Annotations)
 }
 
-func annotationsEqual(a, b *mcp.ToolAnnotations) bool {
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	return bytes.Equal(ja, jb)
-}
+func jsonEqual(a, b json.RawMessage) bool { return string(a) == string(b) }
 
 // mcpTool is the MCP definition of a catalog tool under its exposed name. The input
 // schema is an object schema (the catalog cleans it), which Server.AddTool requires.
@@ -163,14 +311,19 @@ func mcpTool(t tool.Tool) *mcp.Tool {
 	return mt
 }
 
-// handler forwards one call to the toolset. Failures are error results, as the
-// toolset makes them; a closed toolset is a JSON-RPC error.
+// handler forwards one call to the toolset, with the client's _meta (its progress
+// token mapped to one of the gateway's). Failures are error results, as the toolset
+// makes them; a closed toolset is a JSON-RPC error.
 func (g *Gateway) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args json.RawMessage
+		var meta mcp.Meta
 		if req.Params != nil {
 			args = req.Params.Arguments
+			meta = req.Params.Meta
 		}
+		ctx, done := g.fwd.begin(ctx, req.Session, meta)
+		defer done()
 		return g.ts.Call(ctx, name, args)
 	}
 }

@@ -51,7 +51,10 @@ type Hub struct {
 	lastErr error // naming error of the last rebuild
 
 	cat      atomic.Pointer[catalog]
-	notifier tool.Notifier
+	ext      atomic.Pointer[extras] // prompts, resources, templates
+	notifier tool.Notifier          // tools, prompts, resources or templates changed
+	logLevel mcp.LoggingLevel       // set by SetLogLevel; h.mu
+	peer     atomic.Pointer[upstream.Peer]
 	// converted caches each upstream tool's conversion (schema cleaning is the costly
 	// part), so that a rebuild per server event costs a map lookup per unchanged tool.
 	converted map[*mcp.Tool]tool.Tool
@@ -59,6 +62,9 @@ type Hub struct {
 	subMu sync.Mutex
 	subs  map[int]func(upstream.Event)
 	subID int
+	// subURIs: the URI each resource subscription was made with, by server and
+	// original URI.
+	subURIs map[tool.Key]string
 }
 
 // catalog is an immutable snapshot: routing reads it without locks.
@@ -88,6 +94,7 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		fixedNaming: o.Naming != "",
 		sups:        map[string]*upstream.Supervisor{},
 		subs:        map[int]func(upstream.Event){},
+		subURIs:     map[tool.Key]string{},
 	}
 	if o.Upstream != nil {
 		h.base = *o.Upstream
@@ -96,8 +103,10 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		h.base.Logger = o.Logger
 	}
 	h.base.OnEvent = h.onEvent
+	h.base.Peer = hubPeer{h}
 	h.applySettings(cfg.Settings)
 	h.cat.Store(&catalog{routes: map[string]route{}})
+	h.ext.Store(emptyExtras())
 	for _, s := range cfg.Servers {
 		h.sups[s.Name] = upstream.New(s, &h.upOpts)
 		h.order = append(h.order, s.Name)
@@ -214,6 +223,7 @@ func (h *Hub) Close() error {
 	}
 	wg.Wait()
 	h.cat.Store(&catalog{routes: map[string]route{}})
+	h.ext.Store(emptyExtras())
 	h.notifier.Notify()
 	return nil
 }
@@ -332,6 +342,7 @@ func (h *Hub) rebuild() error {
 	}
 	entries := map[tool.Key]entry{}
 	var inputs []tool.NameInput
+	var live []*upstream.Supervisor
 	for _, name := range h.order {
 		s := h.sups[name]
 		switch s.State() {
@@ -339,6 +350,7 @@ func (h *Hub) rebuild() error {
 		default:
 			continue
 		}
+		live = append(live, s)
 		cfg := s.Config()
 		for _, t := range s.Tools() {
 			if !allowed(cfg.Tools, t.Name) {
@@ -350,6 +362,14 @@ func (h *Hub) rebuild() error {
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
+	if err == nil {
+		var x *extras
+		if x, err = h.buildExtras(live); err == nil {
+			if old := h.ext.Swap(x); !sameExtras(old, x) {
+				defer h.notifier.Notify()
+			}
+		}
+	}
 	if err != nil {
 		h.lastErr = err
 		return err
@@ -374,6 +394,11 @@ func (h *Hub) rebuild() error {
 		h.notifier.Notify()
 	}
 	return nil
+}
+
+func sameExtras(a, b *extras) bool {
+	return reflect.DeepEqual(a.prompts, b.prompts) && reflect.DeepEqual(a.resources, b.resources) &&
+		reflect.DeepEqual(a.templates, b.templates)
 }
 
 func sameTools(a, b []tool.Tool) bool {

@@ -257,8 +257,9 @@ func serverTools(h *hub.Hub, server string) []string {
 }
 
 // 1. Every kind of real server in one hub: the Go demo servers and the Go SDK's
-// conformance server (protocol 2026-07-28) next to the npm reference servers
-// (2025-11-25).
+// conformance server next to the npm reference servers, all on the session-era
+// protocol the hub asks for (upstream.DefaultProtocolVersion), which the Go
+// servers would otherwise answer with 2026-07-28.
 func TestAllServersTogether(t *testing.T) {
 	t.Parallel()
 	everything := testenv.NPMBin(t, testenv.ServerEverything)
@@ -298,9 +299,9 @@ func TestAllServersTogether(t *testing.T) {
 
 	h, logs := startHub(t, cfg, nil)
 
-	want := map[string]string{ // server → protocol era
-		"clock": "2026-07-28", "notes": "2026-07-28", "conformance": "2026-07-28",
-		"everything": "2025-11-25", "filesystem": "2025-11-25", "memory": "2025-11-25",
+	v := upstream.DefaultProtocolVersion
+	want := map[string]string{ // server → protocol version
+		"clock": v, "notes": v, "conformance": v, "everything": v, "filesystem": v, "memory": v,
 	}
 	for _, st := range h.Status() {
 		if st.State != upstream.Ready {

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"sync"
@@ -23,7 +24,11 @@ func (h *Hub) Add(s config.Server) error {
 	sup := upstream.New(s, &h.upOpts)
 	h.sups[s.Name] = sup
 	h.order = append(h.order, s.Name)
+	level := h.logLevel
 	h.mu.Unlock()
+	if level != "" {
+		sup.SetLogLevel(context.Background(), level) // not connected yet: remembered for connect
+	}
 	sup.Start()
 	return nil
 }

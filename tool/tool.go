@@ -59,3 +59,18 @@ func ErrorResult(format string, args ...any) *Result {
 func TextResult(text string) *Result {
 	return &Result{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
 }
+
+type metaKey struct{}
+
+// WithMeta returns ctx carrying an MCP request's _meta (a progress token, say) for
+// the calls made with it: a toolset that forwards calls to an MCP server sends it
+// along. A gateway uses it to pass its client's _meta through any toolset.
+func WithMeta(ctx context.Context, meta mcp.Meta) context.Context {
+	return context.WithValue(ctx, metaKey{}, meta)
+}
+
+// MetaFromContext returns the _meta set by WithMeta, or nil.
+func MetaFromContext(ctx context.Context) mcp.Meta {
+	m, _ := ctx.Value(metaKey{}).(mcp.Meta)
+	return m
+}

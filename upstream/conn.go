@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -22,7 +23,8 @@ type conn struct {
 	sess        *mcp.ClientSession
 	proc        *process        // stdio only
 	writes      *countingWriter // stdio only: the child's stdin
-	listChanged chan struct{}
+	listChanged chan struct{} // wakes the watcher: pending has bits
+	pending     atomic.Uint32   // lists to fetch again (listTools | listResources | listPrompts)
 	// ctx lives as long as the connection: HTTP transports tie their streams to it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -35,6 +37,22 @@ type conn struct {
 func newConn(parent context.Context) *conn {
 	ctx, cancel := context.WithCancel(parent)
 	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+}
+
+// Lists a server has; bits of conn.pending.
+const (
+	listTools uint32 = 1 << iota
+	listResources
+	listPrompts
+)
+
+// listsChanged records that the server said some of its lists changed.
+func (c *conn) listsChanged(bits uint32) {
+	c.pending.Or(bits)
+	select {
+	case c.listChanged <- struct{}{}:
+	default:
+	}
 }
 
 func (c *conn) markDead(reason string) {
@@ -112,26 +130,26 @@ func (s *Supervisor) connect() (*conn, error) {
 		}()
 	}
 	client := mcp.NewClient(s.opts.ClientInfo, &mcp.ClientOptions{
-		// No roots: some servers (server-everything) then wait for roots and ignore
-		// stdin EOF. Capabilities are extended by the gateway when it forwards.
-		Capabilities: &mcp.ClientCapabilities{},
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
-			select {
-			case c.listChanged <- struct{}{}:
-			default:
-			}
-		},
+		// What the client may do: nothing by default, so that servers such as
+		// server-everything do not wait for roots; a gateway passes its clients' on.
+		Capabilities: s.clientCapabilities(),
+		// The middleware follows list changes; these handlers only make the SDK ask
+		// for them in the 2026-07-28 era (subscriptions/listen).
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) {},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) {},
 	})
-	sess, err := client.Connect(ctx, transport, nil)
+	client.AddReceivingMiddleware(s.middleware(c))
+	sess, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {
 		c.sess = sess
-		var tools []*mcp.Tool
-		if tools, err = listTools(ctx, sess); err == nil {
-			s.ready(c, tools)
+		var l lists
+		if l, err = s.fetchLists(ctx, sess, listTools|listResources|listPrompts, nil); err == nil {
+			s.restore(ctx, c)
+			s.ready(c, l)
 			s.watchDeath(c)
 			return c, nil
 		}
-		err = fmt.Errorf("tools/list: %w", err)
 	}
 	c.close(s.opts.StopGrace)
 	return nil, s.attemptError(c, ctx, err)
@@ -253,23 +271,68 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(r)
 }
 
-// listTools fetches every page of tools/list.
-func listTools(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
-	for t, err := range sess.Tools(ctx, nil) {
+// lists are what a server offers, as last listed.
+type lists struct {
+	tools     []*mcp.Tool
+	resources []*mcp.Resource
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt
+}
+
+// fetchLists lists what the bits ask for (every page), keeping prev's other lists.
+// Resources and prompts are listed only when the server has them. A failed
+// tools/list is an error; failed resource or prompt lists are only logged (the
+// server still serves its tools).
+func (s *Supervisor) fetchLists(ctx context.Context, sess *mcp.ClientSession, bits uint32, prev *lists) (lists, error) {
+	var l lists
+	if prev != nil {
+		l = *prev
+	}
+	caps := &mcp.ServerCapabilities{}
+	if r := sess.InitializeResult(); r != nil && r.Capabilities != nil {
+		caps = r.Capabilities
+	}
+	var err error
+	if bits&listTools != 0 {
+		if l.tools, err = collect(sess.Tools(ctx, nil)); err != nil {
+			return l, fmt.Errorf("tools/list: %w", err)
+		}
+	}
+	soft := func(what string, err error) {
+		s.log.Warn(what+" failed; serving the server without them", "err", s.redact(err.Error()))
+	}
+	if bits&listResources != 0 && caps.Resources != nil {
+		if l.resources, err = collect(sess.Resources(ctx, nil)); err != nil {
+			soft("resources/list", err)
+		}
+		if l.templates, err = collect(sess.ResourceTemplates(ctx, nil)); err != nil {
+			soft("resources/templates/list", err)
+		}
+	}
+	if bits&listPrompts != 0 && caps.Prompts != nil {
+		if l.prompts, err = collect(sess.Prompts(ctx, nil)); err != nil {
+			soft("prompts/list", err)
+		}
+	}
+	return l, nil
+}
+
+func collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
 		if err != nil {
 			return nil, err
 		}
-		tools = append(tools, t)
+		out = append(out, v)
 	}
-	return tools, nil
+	return out, nil
 }
 
-func (s *Supervisor) ready(c *conn, tools []*mcp.Tool) {
+func (s *Supervisor) ready(c *conn, l lists) {
 	s.mu.Lock()
-	s.cur, s.tools, s.info = c, tools, c.sess.InitializeResult()
+	s.cur, s.lists, s.info = c, l, c.sess.InitializeResult()
 	s.mu.Unlock()
-	s.setState(Ready, fmt.Sprintf("%d tools", len(tools)))
+	s.setState(Ready, fmt.Sprintf("%d tools", len(l.tools)))
 }
 
 // watchDeath marks c dead as soon as its session ends or its process exits. When
@@ -334,7 +397,7 @@ func (s *Supervisor) watch(c *conn) string {
 		case <-c.listChanged:
 			debounce.Reset(s.opts.ListChangedDebounce)
 		case <-debounce.C:
-			s.relist(c)
+			s.relist(c, c.pending.Swap(0))
 		}
 	}
 }
@@ -353,17 +416,32 @@ func (s *Supervisor) probe(c *conn, timeout time.Duration) error {
 	return err
 }
 
-func (s *Supervisor) relist(c *conn) {
+func (s *Supervisor) relist(c *conn, bits uint32) {
 	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.EffectiveInitTimeout())
 	defer cancel()
-	tools, err := listTools(ctx, c.sess)
+	s.mu.Lock()
+	prev := s.lists
+	s.mu.Unlock()
+	l, err := s.fetchLists(ctx, c.sess, bits, &prev)
 	if err != nil {
-		s.log.Warn("re-listing tools after list_changed failed", "err", err)
+		s.log.Warn("re-listing after list_changed failed", "err", err)
 		return
 	}
 	s.mu.Lock()
-	s.tools = tools
+	s.lists = l
 	s.mu.Unlock()
-	s.log.Info("tools changed", "tools", len(tools))
-	s.emit(Event{Server: s.cfg.Name, State: Ready, ToolsChanged: true})
+	e := Event{Server: s.cfg.Name, State: Ready}
+	if bits&listTools != 0 {
+		e.ToolsChanged = true
+		s.log.Info("tools changed", "tools", len(l.tools))
+	}
+	if bits&listResources != 0 {
+		e.ResourcesChanged = true
+		s.log.Info("resources changed", "resources", len(l.resources), "templates", len(l.templates))
+	}
+	if bits&listPrompts != 0 {
+		e.PromptsChanged = true
+		s.log.Info("prompts changed", "prompts", len(l.prompts))
+	}
+	s.emit(e)
 }

@@ -24,6 +24,9 @@ type Status struct {
 	State     State            `json:"state"`
 	Transport config.Transport `json:"transport"`
 	Tools     int              `json:"tools"`
+	Resources int              `json:"resources,omitempty"`
+	Templates int              `json:"resourceTemplates,omitempty"`
+	Prompts   int              `json:"prompts,omitempty"`
 	Since     time.Time        `json:"since"`
 	Restarts  int              `json:"restarts"`
 	LastError string           `json:"error,omitempty"`
@@ -45,4 +48,8 @@ type Event struct {
 	// ToolsChanged is set when the server's tool list was (re)listed: on entering
 	// Ready and after tools/list_changed.
 	ToolsChanged bool
+	// ResourcesChanged and PromptsChanged are set when those lists were re-listed
+	// after a list_changed notification (entering Ready lists everything, and says
+	// so with ToolsChanged alone).
+	ResourcesChanged, PromptsChanged bool
 }

@@ -42,6 +42,16 @@ type Options struct {
 	StopGrace time.Duration
 	// ListChangedDebounce coalesces bursts of tools/list_changed (default 100ms).
 	ListChangedDebounce time.Duration
+	// ProtocolVersion is the MCP version asked for at connect (default
+	// DefaultProtocolVersion). "latest" asks for the SDK's newest.
+	ProtocolVersion string
+	// Peer, if set, receives server-to-client requests and notifications (a
+	// gateway forwards them to its clients). Without one, requests get the SDK's
+	// default answers and notifications are dropped.
+	Peer Peer
+	// Capabilities are announced to servers at connect (default none; see
+	// Supervisor.SetCapabilities).
+	Capabilities *mcp.ClientCapabilities
 	// OnEvent, if set, is called (from the supervisor's goroutine; keep it quick) on
 	// every state change and every change of the tool list.
 	OnEvent func(Event)
@@ -66,6 +76,12 @@ func (o *Options) withDefaults() Options {
 	setDefault(&r.RetryFailed, config.DefaultRetryFailed)
 	setDefault(&r.StopGrace, 2*time.Second)
 	setDefault(&r.ListChangedDebounce, 100*time.Millisecond)
+	switch r.ProtocolVersion {
+	case "":
+		r.ProtocolVersion = DefaultProtocolVersion
+	case "latest":
+		r.ProtocolVersion = ""
+	}
 	return r
 }
 
@@ -74,6 +90,13 @@ func setDefault[T int | time.Duration](v *T, d T) {
 		*v = d
 	}
 }
+
+// DefaultProtocolVersion is the protocol version upstream connections ask for. It is
+// the last version with sessions: servers may send requests to their client
+// (sampling, elicitation, roots), take logging/setLevel and resource subscriptions.
+// The 2026-07-28 era forbids a server to send those requests on its own, so a
+// gateway could not forward them to clients of the versions in use today.
+const DefaultProtocolVersion = "2025-11-25"
 
 // Supervisor owns one connection to one MCP server and keeps it healthy: it connects
 // with retries, watches the process and the transport, sends heartbeats, reconnects,
@@ -89,10 +112,15 @@ type Supervisor struct {
 	since    time.Time
 	lastErr  string
 	restarts int
-	cur      *conn       // the live connection; non-nil only while Ready
-	tools    []*mcp.Tool // the server's tools as last listed
+	cur      *conn // the live connection; non-nil only while Ready
+	lists    lists // what the server offers, as last listed
 	info     *mcp.InitializeResult
 	changed  tool.Notifier // wakes callers waiting for a state change
+	caps     *mcp.ClientCapabilities
+	logLevel mcp.LoggingLevel    // asked for by SetLogLevel; "" = never set
+	subs     map[string]struct{} // resource URIs subscribed to
+
+	inflight inflight // calls under way, for the Peer's context
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -117,6 +145,8 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 		cancel:  cancel,
 		done:    make(chan struct{}),
 		settled: make(chan struct{}),
+		caps:    o.Capabilities,
+		subs:    map[string]struct{}{},
 	}
 	if cfg.Disabled {
 		s.state = Disabled
@@ -172,7 +202,38 @@ func (s *Supervisor) Close() error {
 func (s *Supervisor) Tools() []*mcp.Tool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tools
+	return s.lists.tools
+}
+
+// Resources returns the server's resources as last listed.
+func (s *Supervisor) Resources() []*mcp.Resource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists.resources
+}
+
+// ResourceTemplates returns the server's resource templates as last listed.
+func (s *Supervisor) ResourceTemplates() []*mcp.ResourceTemplate {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists.templates
+}
+
+// Prompts returns the server's prompts as last listed.
+func (s *Supervisor) Prompts() []*mcp.Prompt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists.prompts
+}
+
+// Capabilities are the server's, as announced at its last connect (nil before).
+func (s *Supervisor) Capabilities() *mcp.ServerCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.info == nil {
+		return nil
+	}
+	return s.info.Capabilities
 }
 
 // State is the current lifecycle state.
@@ -190,7 +251,10 @@ func (s *Supervisor) Status() Status {
 		Name:      s.cfg.Name,
 		State:     s.state,
 		Transport: s.cfg.Transport,
-		Tools:     len(s.tools),
+		Tools:     len(s.lists.tools),
+		Resources: len(s.lists.resources),
+		Templates: len(s.lists.templates),
+		Prompts:   len(s.lists.prompts),
 		Since:     s.since,
 		Restarts:  s.restarts,
 		LastError: s.lastErr,
@@ -331,13 +395,15 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 	if len(args) > 0 {
 		arguments = args
 	}
+	defer s.inflight.begin(ctx)()
+	meta := tool.MetaFromContext(ctx)
 	for {
 		c, err := s.waitReady(ctx)
 		if err != nil {
 			return nil, err
 		}
 		before := c.written()
-		res, err := c.sess.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: arguments})
+		res, err := c.sess.CallTool(ctx, &mcp.CallToolParams{Meta: cloneMeta(meta), Name: name, Arguments: arguments})
 		if err == nil {
 			return res, nil
 		}

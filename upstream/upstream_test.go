@@ -110,6 +110,25 @@ func TestConnectListCall(t *testing.T) {
 	}
 }
 
+// The session-era protocol is asked for unless told otherwise; "latest" gets what
+// the SDK offers first, which a Go SDK server accepts.
+func TestProtocolVersionOption(t *testing.T) {
+	for _, tc := range []struct{ opt, want string }{
+		{"", upstream.DefaultProtocolVersion},
+		{"latest", "2026-07-28"},
+	} {
+		o := fast()
+		o.ProtocolVersion = tc.opt
+		s := start(t, testserver.Stdio(t, "ts"), o)
+		if got := s.Status().Protocol; got != tc.want {
+			t.Errorf("ProtocolVersion %q: negotiated %q, want %q", tc.opt, got, tc.want)
+		}
+		if got := mustText(t, s, "echo", map[string]any{"text": "x"}); got != "x" {
+			t.Errorf("ProtocolVersion %q: echo = %q", tc.opt, got)
+		}
+	}
+}
+
 func TestKilledServerReconnects(t *testing.T) {
 	s := start(t, testserver.Stdio(t, "victim"), fast())
 	pid := pidOf(t, s)

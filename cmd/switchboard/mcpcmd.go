@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/gateway"
@@ -49,22 +52,33 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token with --token or $%s", listen, tokenEnv)
 			}
-			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
-				gw := gateway.New(h, &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: a.log})
-				defer gw.Close()
-				if listen == "" {
-					a.log.Info("gateway serving on stdio", "tools", len(h.Tools()))
-					return gw.ServeStdio(cmd.Context())
-				}
-				b, err := gw.Listen(listen, &gateway.HTTPOptions{Stateless: stateless, Token: token})
-				if err != nil {
-					return &exitError{code: exitFailed, err: err}
-				}
-				defer b.Close()
-				a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "")
-				<-cmd.Context().Done()
-				return nil
-			})
+			cfg, err := a.loadConfig()
+			if err != nil {
+				return err
+			}
+			h := hub.New(cfg, &hub.Options{Logger: a.log})
+			defer h.Close()
+			opts := &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: a.log}
+			if listen == "" {
+				return a.serveStdio(cmd.Context(), h, opts)
+			}
+			// Over HTTP the clients are not known in advance: the servers are told
+			// every capability the gateway can forward, and a request goes to a
+			// client that has it.
+			h.SetCapabilities(gateway.AllForwardable())
+			if err := h.Start(cmd.Context()); err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			gw := gateway.New(h, opts)
+			defer gw.Close()
+			b, err := gw.Listen(listen, &gateway.HTTPOptions{Stateless: stateless, Token: token})
+			if err != nil {
+				return &exitError{code: exitFailed, err: err}
+			}
+			defer b.Close()
+			a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "")
+			<-cmd.Context().Done()
+			return nil
 		},
 	}
 	f := cmd.Flags()
@@ -73,6 +87,31 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f.StringVar(&token, "token", "", "bearer token required on every HTTP request (default $"+tokenEnv+")")
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
 	return cmd
+}
+
+// serveStdio serves the gateway to the one client on stdin/stdout. The servers start
+// when the client's first request arrives, so that they see its capabilities (some
+// servers offer tools according to them); requests wait for the start. A required
+// server that does not come up ends the command with exit 1.
+func (a *app) serveStdio(ctx context.Context, h *hub.Hub, opts *gateway.Options) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	opts.Start = func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
+		h.SetCapabilities(caps)
+		if err := h.Start(startCtx); err != nil {
+			cancel(err)
+			return err
+		}
+		a.log.Info("gateway serving on stdio", "tools", len(h.Tools()))
+		return nil
+	}
+	gw := gateway.New(h, opts)
+	defer gw.Close()
+	err := gw.ServeStdio(ctx)
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return &exitError{code: exitFailed, err: cause}
+	}
+	return err
 }
 
 // printGatewayConfig prints what a host needs to use this gateway. The token itself is

@@ -1,0 +1,450 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// forwarder carries messages between the gateway's clients and the upstreams.
+//
+// Client to server: every request's _meta goes along, with the client's progress
+// token replaced by one of the gateway's own (so that two clients' tokens cannot
+// clash upstream) and the 2026-07-28 per-request keys dropped (they are about the
+// client's connection to the gateway). Cancellation follows the request's context.
+//
+// Server to client: a server's progress goes to the client whose token it maps to.
+// Its other messages go to the client whose request to that server is the newest
+// still running (nothing on the wire says which request caused them); when none
+// is running, requests go to the client heard from most recently that can answer
+// them, and log messages to every client (each at the level it set).
+type forwarder struct {
+	g *Gateway
+
+	nextToken atomic.Uint64
+	mu        sync.Mutex
+	progress  map[string]progressDest                 // gateway token → client
+	recent    []*mcp.ServerSession                    // newest last
+	levels    map[*mcp.ServerSession]mcp.LoggingLevel // set by logging/setLevel
+	upLevel   mcp.LoggingLevel                        // asked of the upstreams
+	subs      map[string]map[*mcp.ServerSession]bool  // resource subscriptions by URI
+}
+
+type progressDest struct {
+	ss    *mcp.ServerSession
+	token any
+}
+
+func newForwarder(g *Gateway) *forwarder {
+	return &forwarder{
+		g:        g,
+		progress: map[string]progressDest{},
+		levels:   map[*mcp.ServerSession]mcp.LoggingLevel{},
+		subs:     map[string]map[*mcp.ServerSession]bool{},
+	}
+}
+
+type sessionKey struct{}
+
+// begin prepares ctx for forwarding one request of ss: the session for the
+// messages it causes, and its _meta with the progress token mapped. done undoes the
+// mapping.
+func (f *forwarder) begin(ctx context.Context, ss *mcp.ServerSession, meta mcp.Meta) (context.Context, func()) {
+	ctx = context.WithValue(ctx, sessionKey{}, ss)
+	out, token := f.mapMeta(ss, meta)
+	if out != nil {
+		ctx = tool.WithMeta(ctx, out)
+	}
+	return ctx, func() {
+		if token != "" {
+			f.mu.Lock()
+			delete(f.progress, token)
+			f.mu.Unlock()
+		}
+	}
+}
+
+// mapMeta is the _meta to send upstream for a request of ss, and the gateway
+// token that replaced the client's progress token ("" if none).
+func (f *forwarder) mapMeta(ss *mcp.ServerSession, meta mcp.Meta) (mcp.Meta, string) {
+	if len(meta) == 0 {
+		return nil, ""
+	}
+	out := make(mcp.Meta, len(meta))
+	token := ""
+	for k, v := range meta {
+		switch {
+		case strings.HasPrefix(k, "io.modelcontextprotocol/"):
+			// Per-request protocol keys of the 2026-07-28 era describe the client's
+			// connection to the gateway; the upstream connection has its own.
+		case k == "progressToken" && v != nil:
+			token = "switchboard-" + strconv.FormatUint(f.nextToken.Add(1), 10)
+			f.mu.Lock()
+			f.progress[token] = progressDest{ss, v}
+			f.mu.Unlock()
+			out[k] = token
+		default:
+			out[k] = v
+		}
+	}
+	return out, token
+}
+
+// waitStarted waits for Options.Start to finish (at once when there is none) and
+// returns its error.
+func (g *Gateway) waitStarted(ctx context.Context) error {
+	select {
+	case <-g.started:
+		return g.startErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// startWith runs Options.Start once, in the background, with ss's capabilities.
+func (g *Gateway) startWith(ss *mcp.ServerSession, params *mcp.InitializeParams) {
+	g.startOnce.Do(func() {
+		if params == nil {
+			params = ss.InitializeParams()
+		}
+		caps := &mcp.ClientCapabilities{}
+		if params != nil && params.Capabilities != nil {
+			caps = Forwardable(params.Capabilities)
+		}
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			defer close(g.started)
+			if err := g.startFn(g.ctx, caps); err != nil {
+				g.startErr = err
+				g.log.Error("gateway start failed", "err", err)
+			}
+		}()
+	})
+}
+
+// Forwardable is the part of a client's capabilities the gateway can serve for
+// upstream servers: sampling, elicitation and roots.
+func Forwardable(c *mcp.ClientCapabilities) *mcp.ClientCapabilities {
+	out := &mcp.ClientCapabilities{Sampling: c.Sampling, Elicitation: c.Elicitation, RootsV2: c.RootsV2}
+	if out.RootsV2 == nil && c.Roots.ListChanged {
+		out.RootsV2 = &mcp.RootCapabilities{ListChanged: true}
+	}
+	return out
+}
+
+// AllForwardable is every capability the gateway can forward, for upstream
+// connections shared by clients not known in advance (the gateway over HTTP): a
+// request that the client it goes to cannot answer gets an error.
+func AllForwardable() *mcp.ClientCapabilities {
+	return &mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapabilities{},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+	}
+}
+
+// middleware sees every request a client sends: it records who spoke last, holds
+// requests until Options.Start is done, routes resources/read itself (so that
+// resources nobody listed are found too), and passes logging/setLevel on.
+func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		if ss == nil || strings.HasPrefix(method, "notifications/") {
+			return next(ctx, method, req)
+		}
+		f.touch(ss)
+		switch method {
+		case "initialize":
+			p, _ := req.GetParams().(*mcp.InitializeParams)
+			res, err := next(ctx, method, req)
+			if err == nil {
+				f.g.startWith(ss, p)
+			}
+			return res, err
+		case "ping":
+			return next(ctx, method, req)
+		}
+		f.g.startWith(ss, nil)
+		if err := f.g.waitStarted(ctx); err != nil {
+			return nil, err
+		}
+		switch method {
+		case "resources/read":
+			if f.g.up != nil {
+				p, _ := req.GetParams().(*mcp.ReadResourceParams)
+				if p == nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resources/read: missing params"}
+				}
+				return f.read(ctx, ss, p)
+			}
+		case "logging/setLevel":
+			res, err := next(ctx, method, req)
+			if err == nil && f.g.up != nil {
+				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
+					f.setLevel(ctx, ss, p.Level)
+				}
+			}
+			return res, err
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// touch records ss as the client heard from most recently.
+func (f *forwarder) touch(ss *mcp.ServerSession) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n := len(f.recent); n > 0 && f.recent[n-1] == ss {
+		return
+	}
+	for i, s := range f.recent {
+		if s == ss {
+			f.recent = append(f.recent[:i], f.recent[i+1:]...)
+			break
+		}
+	}
+	f.recent = append(f.recent, ss)
+	if len(f.recent) > 64 {
+		f.recent = f.recent[1:]
+	}
+}
+
+// sessions are the connected clients.
+func (f *forwarder) sessions() map[*mcp.ServerSession]bool {
+	live := map[*mcp.ServerSession]bool{}
+	for ss := range f.g.server.Sessions() {
+		live[ss] = true
+	}
+	return live
+}
+
+// levelRank orders log levels from most to least verbose.
+var levelRank = map[mcp.LoggingLevel]int{
+	"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7,
+}
+
+// setLevel records ss's level and asks the upstreams for the most verbose level any
+// connected client wants; each client still gets only messages at its own level.
+func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level mcp.LoggingLevel) {
+	live := f.sessions()
+	f.mu.Lock()
+	f.levels[ss] = level
+	var want mcp.LoggingLevel
+	for s, l := range f.levels {
+		if !live[s] {
+			delete(f.levels, s)
+			continue
+		}
+		if r, ok := levelRank[l]; ok && (want == "" || r < levelRank[want]) {
+			want = l
+		}
+	}
+	changed := want != f.upLevel
+	f.upLevel = want
+	f.mu.Unlock()
+	if !changed || want == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := f.g.up.SetLogLevel(ctx, want); err != nil {
+		f.g.log.Warn("passing logging/setLevel on failed", "level", want, "err", err)
+	}
+}
+
+func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	ctx, done := f.begin(ctx, ss, p.Meta)
+	defer done()
+	c := *p
+	c.Meta = tool.MetaFromContext(ctx)
+	return f.g.up.ReadResource(ctx, &c)
+}
+
+func (f *forwarder) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return f.read(ctx, req.Session, req.Params)
+}
+
+func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	ctx, done := f.begin(ctx, req.Session, req.Params.Meta)
+	defer done()
+	c := *req.Params
+	c.Meta = tool.MetaFromContext(ctx)
+	return f.g.up.GetPrompt(ctx, &c)
+}
+
+func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ctx, done := f.begin(ctx, req.Session, req.Params.Meta)
+	defer done()
+	c := *req.Params
+	c.Meta = tool.MetaFromContext(ctx)
+	return f.g.up.Complete(ctx, &c)
+}
+
+// subscribe passes the first subscription to a URI on to its server; later ones
+// from other clients share it.
+func (f *forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	uri := req.Params.URI
+	f.mu.Lock()
+	first := len(f.subs[uri]) == 0
+	if f.subs[uri] == nil {
+		f.subs[uri] = map[*mcp.ServerSession]bool{}
+	}
+	f.subs[uri][req.Session] = true
+	f.mu.Unlock()
+	if !first {
+		return nil
+	}
+	if err := f.g.up.SubscribeResource(context.WithValue(ctx, sessionKey{}, req.Session), uri); err != nil {
+		f.mu.Lock()
+		delete(f.subs[uri], req.Session)
+		f.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// unsubscribe ends the upstream subscription when no connected client holds one.
+func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	uri := req.Params.URI
+	live := f.sessions()
+	f.mu.Lock()
+	delete(f.subs[uri], req.Session)
+	for s := range f.subs[uri] {
+		if !live[s] {
+			delete(f.subs[uri], s)
+		}
+	}
+	last := len(f.subs[uri]) == 0
+	if last {
+		delete(f.subs, uri)
+	}
+	f.mu.Unlock()
+	if !last {
+		return nil
+	}
+	return f.g.up.UnsubscribeResource(ctx, uri)
+}
+
+// Request implements upstream.Peer: a server's request goes to a client that can
+// answer it, and the answer back to the server.
+func (f *forwarder) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {
+	ss := f.target(ctx, method)
+	if ss == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("%s from server %q: no client connected to the gateway supports it", method, server)}
+	}
+	if ctx.Value(sessionKey{}) != ss {
+		ctx = detach(ctx) // the values belong to another client's request
+	}
+	switch p := params.(type) {
+	case *mcp.CreateMessageWithToolsParams:
+		return ss.CreateMessageWithTools(ctx, p)
+	case *mcp.ElicitParams:
+		return ss.Elicit(ctx, p)
+	case *mcp.ListRootsParams:
+		return ss.ListRoots(ctx, p)
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not forwarded"}
+}
+
+// target picks the client for a server's request: the one whose request to that
+// server is the newest still running, if it can answer; else the client heard from
+// most recently that can.
+func (f *forwarder) target(ctx context.Context, method string) *mcp.ServerSession {
+	live := f.sessions()
+	if ss, ok := ctx.Value(sessionKey{}).(*mcp.ServerSession); ok && live[ss] && supports(ss, method) {
+		return ss
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := len(f.recent) - 1; i >= 0; i-- {
+		if ss := f.recent[i]; live[ss] && supports(ss, method) {
+			return ss
+		}
+	}
+	return nil
+}
+
+// supports reports whether the client said it can answer method.
+func supports(ss *mcp.ServerSession, method string) bool {
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil {
+		return false
+	}
+	c := p.Capabilities
+	switch method {
+	case "sampling/createMessage":
+		return c.Sampling != nil
+	case "elicitation/create":
+		return c.Elicitation != nil
+	case "roots/list":
+		return c.RootsV2 != nil || c.Roots.ListChanged
+	}
+	return false
+}
+
+// Notify implements upstream.Peer.
+func (f *forwarder) Notify(ctx context.Context, server, method string, params mcp.Params) {
+	var err error
+	switch p := params.(type) {
+	case *mcp.ProgressNotificationParams:
+		token, _ := p.ProgressToken.(string)
+		f.mu.Lock()
+		dest, ok := f.progress[token]
+		f.mu.Unlock()
+		if !ok {
+			return // the request is over, or the token is not ours
+		}
+		c := *p
+		c.ProgressToken = dest.token
+		err = dest.ss.NotifyProgress(ctx, &c)
+	case *mcp.LoggingMessageParams:
+		c := *p
+		if c.Logger == "" {
+			c.Logger = server
+		}
+		if ss, ok := ctx.Value(sessionKey{}).(*mcp.ServerSession); ok && f.sessions()[ss] {
+			err = ss.Log(ctx, &c)
+			break
+		}
+		for ss := range f.g.server.Sessions() {
+			if e := ss.Log(detach(ctx), &c); e != nil {
+				err = e
+			}
+		}
+	case *mcp.ResourceUpdatedNotificationParams:
+		err = f.g.server.ResourceUpdated(detach(ctx), p)
+	case *mcp.ElicitationCompleteParams:
+		if ss, ok := ctx.Value(sessionKey{}).(*mcp.ServerSession); ok && f.sessions()[ss] {
+			err = ss.NotifyElicitationComplete(ctx, p)
+			break
+		}
+		for ss := range f.g.server.Sessions() {
+			if e := ss.NotifyElicitationComplete(detach(ctx), p); e != nil {
+				err = e
+			}
+		}
+	}
+	if err != nil {
+		f.g.log.Debug("notification not passed on", "server", server, "method", method, "err", err)
+	}
+}
+
+// detach is ctx's cancellation without its values: values of one client's request
+// (the SDK ties a message to the request stream it names) must not steer a
+// message to another client.
+func detach(ctx context.Context) context.Context { return bare{ctx} }
+
+type bare struct{ context.Context }
+
+func (bare) Value(any) any { return nil }

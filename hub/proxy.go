@@ -1,0 +1,404 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// What the hub offers besides tools: every server's prompts, resources and resource
+// templates, named by the same policy as tools, and the requests that use them.
+//
+// Prompt names follow tool names: passed through, or prefixed with the server's
+// name when they collide (always, with the "always" policy). Resource URIs and
+// URI templates are passed through unless two servers offer the same one (or the
+// policy is "always"): then each gets the reversible form
+//
+//	switchboard://SERVER/ORIGINAL-URI
+//
+// (SERVER path-escaped), which any read, subscription or completion may also use
+// for any server.
+
+// URIScheme starts a resource URI that names its server explicitly.
+const URIScheme = "switchboard://"
+
+// PrefixURI is the reversible form of a server's resource URI (or URI template).
+func PrefixURI(server, uri string) string {
+	return URIScheme + url.PathEscape(server) + "/" + uri
+}
+
+// SplitURI undoes PrefixURI; ok is false for any other URI.
+func SplitURI(uri string) (server, original string, ok bool) {
+	rest, found := strings.CutPrefix(uri, URIScheme)
+	if !found {
+		return "", "", false
+	}
+	esc, original, found := strings.Cut(rest, "/")
+	if !found {
+		return "", "", false
+	}
+	server, err := url.PathUnescape(esc)
+	if err != nil || server == "" {
+		return "", "", false
+	}
+	return server, original, true
+}
+
+// extras is the immutable snapshot of prompts, resources and templates.
+type extras struct {
+	prompts      []*mcp.Prompt // exposed names
+	promptRoutes map[string]route
+	resources    []*mcp.Resource // exposed URIs
+	resRoutes    map[string]route
+	templates    []*mcp.ResourceTemplate // exposed templates
+	tmplRoutes   []tmplRoute             // in config order
+}
+
+type tmplRoute struct {
+	exposed string
+	route
+	re *regexp.Regexp // matches URIs of the original template; nil if it does not parse
+}
+
+func emptyExtras() *extras {
+	return &extras{promptRoutes: map[string]route{}, resRoutes: map[string]route{}}
+}
+
+// buildExtras derives the snapshot from the servers in config order; h.mu held.
+func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
+	x := emptyExtras()
+	type promptEntry struct {
+		sup *upstream.Supervisor
+		p   *mcp.Prompt
+	}
+	prompts := map[tool.Key]promptEntry{}
+	var inputs []tool.NameInput
+	uriOwners := map[string]int{}
+	tmplOwners := map[string]int{}
+	for _, s := range sups {
+		cfg := s.Config()
+		for _, p := range s.Prompts() {
+			k := tool.Key{Server: cfg.Name, Tool: p.Name}
+			prompts[k] = promptEntry{s, p}
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix})
+		}
+		seen := map[string]bool{}
+		for _, r := range s.Resources() {
+			if !seen[r.URI] {
+				seen[r.URI] = true
+				uriOwners[r.URI]++
+			}
+		}
+		for _, t := range s.ResourceTemplates() {
+			if !seen["\x00"+t.URITemplate] {
+				seen["\x00"+t.URITemplate] = true
+				tmplOwners[t.URITemplate]++
+			}
+		}
+	}
+	names, err := tool.AssignNames(h.naming, inputs)
+	if err != nil {
+		return nil, fmt.Errorf("prompts: %w", err)
+	}
+	for _, in := range inputs {
+		e := prompts[in.Key]
+		exposed := names[in.Key]
+		p := *e.p
+		p.Name = exposed
+		x.promptRoutes[exposed] = route{sup: e.sup, original: e.p.Name}
+		x.prompts = append(x.prompts, &p)
+	}
+	always := h.naming == config.NamingAlways
+	for _, s := range sups {
+		name := s.Name()
+		for _, r := range s.Resources() {
+			exposed := r.URI
+			if always || uriOwners[r.URI] > 1 {
+				exposed = PrefixURI(name, r.URI)
+			}
+			if _, dup := x.resRoutes[exposed]; dup {
+				continue
+			}
+			c := *r
+			c.URI = exposed
+			x.resRoutes[exposed] = route{sup: s, original: r.URI}
+			x.resources = append(x.resources, &c)
+		}
+		for _, t := range s.ResourceTemplates() {
+			exposed := t.URITemplate
+			if always || tmplOwners[t.URITemplate] > 1 {
+				exposed = PrefixURI(name, t.URITemplate)
+			}
+			c := *t
+			c.URITemplate = exposed
+			tr := tmplRoute{exposed: exposed, route: route{sup: s, original: t.URITemplate}}
+			if tmpl, err := uritemplate.New(t.URITemplate); err == nil {
+				tr.re = tmpl.Regexp()
+			}
+			x.tmplRoutes = append(x.tmplRoutes, tr)
+			x.templates = append(x.templates, &c)
+		}
+	}
+	return x, nil
+}
+
+// Prompts returns every server's prompts under their exposed names.
+func (h *Hub) Prompts() []*mcp.Prompt { return h.ext.Load().prompts }
+
+// Resources returns every server's listed resources under their exposed URIs.
+func (h *Hub) Resources() []*mcp.Resource { return h.ext.Load().resources }
+
+// ResourceTemplates returns every server's resource templates, exposed.
+func (h *Hub) ResourceTemplates() []*mcp.ResourceTemplate { return h.ext.Load().templates }
+
+// GetPrompt gets a prompt by exposed name from the server that has it.
+func (h *Hub) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	r, ok := h.ext.Load().promptRoutes[params.Name]
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", params.Name)}
+	}
+	p := *params
+	p.Name = r.original
+	var res *mcp.GetPromptResult
+	err := r.sup.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.GetPrompt(ctx, &p)
+		return err
+	})
+	return res, err
+}
+
+// ReadResource reads a resource from the server that has it (see resolveURI). The
+// contents' URIs come back in the exposed form the client asked with.
+func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	sup, original, err := h.resolveURI(params.URI)
+	if err != nil {
+		return nil, err
+	}
+	p := *params
+	p.URI = original
+	var res *mcp.ReadResourceResult
+	err = sup.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.ReadResource(ctx, &p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if original != params.URI {
+		for _, c := range res.Contents {
+			if c != nil && c.URI == original {
+				c.URI = params.URI
+			}
+		}
+	}
+	return res, nil
+}
+
+// resolveURI finds the server for an exposed resource URI and the URI it knows:
+// the server named by a switchboard:// URI; else the server that listed the URI;
+// else the first server (in config order) whose unprefixed template matches it;
+// else the only server with resources. Otherwise it is a "resource not found" error.
+func (h *Hub) resolveURI(uri string) (*upstream.Supervisor, string, error) {
+	if server, original, ok := SplitURI(uri); ok {
+		if s := h.supervisor(server); s != nil {
+			return s, original, nil
+		}
+		return nil, "", mcp.ResourceNotFoundError(uri)
+	}
+	x := h.ext.Load()
+	if r, ok := x.resRoutes[uri]; ok {
+		return r.sup, r.original, nil
+	}
+	for _, t := range x.tmplRoutes {
+		if t.exposed == t.original && t.re != nil && t.re.MatchString(uri) {
+			return t.sup, uri, nil
+		}
+	}
+	var only *upstream.Supervisor
+	h.mu.Lock()
+	sups := h.supervisors()
+	h.mu.Unlock()
+	for _, s := range sups {
+		if caps := s.Capabilities(); caps != nil && caps.Resources != nil {
+			if only != nil {
+				return nil, "", mcp.ResourceNotFoundError(uri)
+			}
+			only = s
+		}
+	}
+	if only == nil {
+		return nil, "", mcp.ResourceNotFoundError(uri)
+	}
+	return only, uri, nil
+}
+
+// Complete asks the server behind a prompt or resource template for completions.
+func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	if params.Ref == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete: missing ref"}
+	}
+	p := *params
+	ref := *params.Ref
+	p.Ref = &ref
+	var sup *upstream.Supervisor
+	switch ref.Type {
+	case "ref/prompt":
+		r, ok := h.ext.Load().promptRoutes[ref.Name]
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", ref.Name)}
+		}
+		sup, ref.Name = r.sup, r.original
+	case "ref/resource":
+		for _, t := range h.ext.Load().tmplRoutes {
+			if t.exposed == ref.URI {
+				sup, ref.URI = t.sup, t.original
+				break
+			}
+		}
+		if sup == nil {
+			s, original, err := h.resolveURI(ref.URI)
+			if err != nil {
+				return nil, err
+			}
+			sup, ref.URI = s, original
+		}
+	default:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: unknown ref type %q", ref.Type)}
+	}
+	var res *mcp.CompleteResult
+	err := sup.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.Complete(ctx, &p)
+		return err
+	})
+	return res, err
+}
+
+// SubscribeResource subscribes to a resource on the server that has it; its
+// notifications/resources/updated reach the Peer with the URI as given here.
+func (h *Hub) SubscribeResource(ctx context.Context, uri string) error {
+	sup, original, err := h.resolveURI(uri)
+	if err != nil {
+		return err
+	}
+	h.subMu.Lock()
+	h.subURIs[tool.Key{Server: sup.Name(), Tool: original}] = uri
+	h.subMu.Unlock()
+	return sup.Subscribe(ctx, original)
+}
+
+// UnsubscribeResource ends a subscription made with SubscribeResource.
+func (h *Hub) UnsubscribeResource(ctx context.Context, uri string) error {
+	sup, original, err := h.resolveURI(uri)
+	if err != nil {
+		return err
+	}
+	h.subMu.Lock()
+	delete(h.subURIs, tool.Key{Server: sup.Name(), Tool: original})
+	h.subMu.Unlock()
+	return sup.Unsubscribe(ctx, original)
+}
+
+// SetLogLevel asks every server with logging, now and after reconnects (and servers
+// added later), for log messages at level and above.
+func (h *Hub) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	h.mu.Lock()
+	h.logLevel = level
+	sups := h.supervisors()
+	h.mu.Unlock()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for _, s := range sups {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.SetLogLevel(ctx, level); err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("server %q: %w", s.Name(), err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// SetCapabilities sets the client capabilities announced to every server from its
+// next connection on; call it before Start for them to apply from the first.
+func (h *Hub) SetCapabilities(caps *mcp.ClientCapabilities) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.base.Capabilities = caps
+	h.upOpts.Capabilities = caps
+	for _, s := range h.sups {
+		s.SetCapabilities(caps)
+	}
+}
+
+// SetPeer sets who receives the servers' requests and notifications to their
+// client (a gateway); nil drops them. URIs in notifications/resources/updated are
+// turned into the form the subscription used.
+func (h *Hub) SetPeer(p upstream.Peer) {
+	if p == nil {
+		h.peer.Store(nil)
+		return
+	}
+	h.peer.Store(&p)
+}
+
+// hubPeer is the Peer of every supervisor: it hands messages to the peer set with
+// SetPeer.
+type hubPeer struct{ h *Hub }
+
+func (hp hubPeer) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {
+	p := hp.h.peer.Load()
+	if p == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not supported by this client"}
+	}
+	return (*p).Request(ctx, server, method, params)
+}
+
+func (hp hubPeer) Notify(ctx context.Context, server, method string, params mcp.Params) {
+	p := hp.h.peer.Load()
+	if p == nil {
+		return
+	}
+	if u, ok := params.(*mcp.ResourceUpdatedNotificationParams); ok && u != nil {
+		c := *u
+		c.URI = hp.h.exposeURI(server, u.URI)
+		params = &c
+	}
+	(*p).Notify(ctx, server, method, params)
+}
+
+// exposeURI is the URI a client knows for a server's resource URI.
+func (h *Hub) exposeURI(server, original string) string {
+	h.subMu.Lock()
+	uri, ok := h.subURIs[tool.Key{Server: server, Tool: original}]
+	h.subMu.Unlock()
+	if ok {
+		return uri
+	}
+	x := h.ext.Load()
+	if r, ok := x.resRoutes[original]; ok && r.sup.Name() == server {
+		return original
+	}
+	if _, ok := x.resRoutes[PrefixURI(server, original)]; ok {
+		return PrefixURI(server, original)
+	}
+	return original
+}

@@ -1,0 +1,135 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SetCapabilities sets what the client announces to the server from the next
+// connection on (a gateway passes on its clients' capabilities). It does not
+// reconnect.
+func (s *Supervisor) SetCapabilities(caps *mcp.ClientCapabilities) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.caps = caps
+}
+
+// clientCapabilities is a copy of what to announce at connect; never nil (nil in
+// the SDK's options would announce roots).
+func (s *Supervisor) clientCapabilities() *mcp.ClientCapabilities {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.caps == nil {
+		return &mcp.ClientCapabilities{}
+	}
+	c := *s.caps
+	return &c
+}
+
+// Do runs fn on the live session, waiting (within ctx and the tool timeout) for a
+// server that is connecting or reconnecting. It is how requests other than
+// tools/call reach the server (prompts, resources, completions); they are sent once.
+// A JSON-RPC error from the server comes back as a *jsonrpc.Error with its code;
+// other errors are redacted.
+func (s *Supervisor) Do(ctx context.Context, fn func(context.Context, *mcp.ClientSession) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.EffectiveToolTimeout())
+	defer cancel()
+	defer s.inflight.begin(ctx)()
+	c, err := s.waitReady(ctx)
+	if err != nil {
+		return err
+	}
+	err = fn(ctx, c.sess)
+	var rpcErr *jsonrpc.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &rpcErr):
+		return &jsonrpc.Error{Code: rpcErr.Code, Message: s.redact(rpcErr.Message), Data: rpcErr.Data}
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("timed out after %s", s.cfg.EffectiveToolTimeout())
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return errors.New(s.redact(err.Error()))
+}
+
+// SetLogLevel asks the server to send log messages at level and above, now if it is
+// ready and after every reconnect. Servers without the logging capability are left
+// alone.
+func (s *Supervisor) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	s.mu.Lock()
+	s.logLevel = level
+	c := s.cur
+	s.mu.Unlock()
+	if c == nil || !s.hasLogging() {
+		return nil
+	}
+	return s.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) error {
+		return cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+	})
+}
+
+func (s *Supervisor) hasLogging() bool {
+	caps := s.Capabilities()
+	return caps != nil && caps.Logging != nil
+}
+
+// Subscribe asks the server for notifications/resources/updated about uri, and asks
+// again after every reconnect until Unsubscribe.
+func (s *Supervisor) Subscribe(ctx context.Context, uri string) error {
+	err := s.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) error {
+		return cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	})
+	if err == nil {
+		s.mu.Lock()
+		s.subs[uri] = struct{}{}
+		s.mu.Unlock()
+	}
+	return err
+}
+
+// Unsubscribe ends a subscription made with Subscribe.
+func (s *Supervisor) Unsubscribe(ctx context.Context, uri string) error {
+	s.mu.Lock()
+	delete(s.subs, uri)
+	s.mu.Unlock()
+	return s.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) error {
+		return cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	})
+}
+
+// restore re-applies the log level and the subscriptions on a new connection. A
+// failure is logged: the connection serves anyway.
+func (s *Supervisor) restore(ctx context.Context, c *conn) {
+	s.mu.Lock()
+	level := s.logLevel
+	uris := slices.Sorted(maps.Keys(s.subs))
+	s.mu.Unlock()
+	caps := c.sess.InitializeResult().Capabilities
+	if level != "" && caps != nil && caps.Logging != nil {
+		if err := c.sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+			s.log.Warn("restoring the log level failed", "level", level, "err", s.redact(err.Error()))
+		}
+	}
+	for _, uri := range uris {
+		if err := c.sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			s.log.Warn("restoring a resource subscription failed", "uri", uri, "err", s.redact(err.Error()))
+		}
+	}
+}
+
+// cloneMeta copies a request's _meta: the SDK adds its own keys to the map it is
+// given, and a call may be sent twice.
+func cloneMeta(m mcp.Meta) mcp.Meta {
+	if m == nil {
+		return nil
+	}
+	return maps.Clone(m)
+}

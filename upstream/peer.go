@@ -1,0 +1,127 @@
+package upstream
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Peer receives what an upstream server sends its client besides replies, so that a
+// gateway can pass it on to its own clients.
+//
+// Over the protocol eras that have server-to-client requests, nothing on the wire
+// says which call caused one. The ctx a Peer gets carries the values of the call
+// to this server that began most recently and is still running (the call that most
+// likely caused it), and the cancellation of the server's request.
+type Peer interface {
+	// Request answers a server-to-client request: sampling/createMessage
+	// (params *mcp.CreateMessageWithToolsParams, result
+	// *mcp.CreateMessageWithToolsResult), elicitation/create (*mcp.ElicitParams,
+	// *mcp.ElicitResult) or roots/list (*mcp.ListRootsParams, *mcp.ListRootsResult).
+	Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error)
+	// Notify delivers a notification: notifications/message
+	// (*mcp.LoggingMessageParams), notifications/progress
+	// (*mcp.ProgressNotificationParams), notifications/resources/updated
+	// (*mcp.ResourceUpdatedNotificationParams) or notifications/elicitation/complete
+	// (*mcp.ElicitationCompleteParams). It runs on the connection's reading
+	// goroutine, in order: keep it short.
+	Notify(ctx context.Context, server, method string, params mcp.Params)
+}
+
+// Methods a Peer receives.
+const (
+	MethodCreateMessage       = "sampling/createMessage"
+	MethodElicit              = "elicitation/create"
+	MethodListRoots           = "roots/list"
+	NotificationLog           = "notifications/message"
+	NotificationProgress      = "notifications/progress"
+	NotificationResourceUpd   = "notifications/resources/updated"
+	NotificationElicitDone    = "notifications/elicitation/complete"
+	notificationToolsChanged  = "notifications/tools/list_changed"
+	notificationResChanged    = "notifications/resources/list_changed"
+	notificationPromptChanged = "notifications/prompts/list_changed"
+)
+
+// middleware hands server-to-client requests and notifications to the Peer and
+// turns list_changed notifications into re-lists of the connection c.
+func (s *Supervisor) middleware(c *conn) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case MethodCreateMessage, MethodElicit, MethodListRoots:
+				if p := s.opts.Peer; p != nil {
+					return p.Request(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
+				}
+			case NotificationLog, NotificationProgress, NotificationResourceUpd, NotificationElicitDone:
+				if p := s.opts.Peer; p != nil {
+					p.Notify(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
+				}
+			case notificationToolsChanged:
+				c.listsChanged(listTools)
+			case notificationResChanged:
+				c.listsChanged(listResources)
+			case notificationPromptChanged:
+				c.listsChanged(listPrompts)
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// inflight remembers the contexts of the calls under way to one server, newest last.
+type inflight struct {
+	mu    sync.Mutex
+	seq   uint64
+	calls []inflightCall
+}
+
+type inflightCall struct {
+	id  uint64
+	ctx context.Context
+}
+
+// begin registers a call's context until the returned function runs.
+func (f *inflight) begin(ctx context.Context) (end func()) {
+	f.mu.Lock()
+	f.seq++
+	id := f.seq
+	f.calls = append(f.calls, inflightCall{id, ctx})
+	f.mu.Unlock()
+	return func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for i, c := range f.calls {
+			if c.id == id {
+				f.calls = append(f.calls[:i], f.calls[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// context is the ctx a Peer gets for a message that arrived with ctx: its
+// cancellation, and the values of the newest call under way (none when idle). The
+// receiving side's own values are SDK internals of this connection and are not
+// passed on.
+func (f *inflight) context(ctx context.Context) context.Context {
+	values := context.Background()
+	f.mu.Lock()
+	if n := len(f.calls); n > 0 {
+		values = f.calls[n-1].ctx
+	}
+	f.mu.Unlock()
+	return valuesFrom{ctx, values}
+}
+
+// valuesFrom is a context with one context's lifetime and another's values.
+type valuesFrom struct {
+	life   context.Context
+	values context.Context
+}
+
+func (c valuesFrom) Deadline() (time.Time, bool) { return c.life.Deadline() }
+func (c valuesFrom) Done() <-chan struct{}       { return c.life.Done() }
+func (c valuesFrom) Err() error                  { return c.life.Err() }
+func (c valuesFrom) Value(key any) any           { return c.values.Value(key) }
