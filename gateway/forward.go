@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // forwarder carries messages between the gateway's clients and the upstreams.
@@ -128,6 +130,8 @@ func (g *Gateway) startWith(ss *mcp.ServerSession, params *mcp.InitializeParams)
 				g.startErr = err
 				g.log.Error("gateway start failed", "err", err)
 			}
+			g.sync() // what waited sees the catalog as Start left it
+
 		}()
 	})
 }
@@ -164,7 +168,8 @@ func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		f.touch(ss)
 		switch method {
-		case "initialize":
+		case "initialize", "server/discover":
+			// Answered at once; the client's capabilities are known after it.
 			p, _ := req.GetParams().(*mcp.InitializeParams)
 			res, err := next(ctx, method, req)
 			if err == nil {
@@ -338,14 +343,11 @@ func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 // Request implements upstream.Peer: a server's request goes to a client that can
 // answer it, and the answer back to the server.
 func (f *forwarder) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {
-	ss := f.target(ctx, method)
+	ss, why := f.target(ctx, method)
 	if ss == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: fmt.Sprintf("%s from server %q: no client connected to the gateway supports it", method, server)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: %s", method, server, why)}
 	}
-	if ctx.Value(sessionKey{}) != ss {
-		ctx = detach(ctx) // the values belong to another client's request
-	}
+	ctx = f.contextFor(ctx, ss)
 	switch p := params.(type) {
 	case *mcp.CreateMessageWithToolsParams:
 		return ss.CreateMessageWithTools(ctx, p)
@@ -357,22 +359,44 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not forwarded"}
 }
 
-// target picks the client for a server's request: the one whose request to that
-// server is the newest still running, if it can answer; else the client heard from
-// most recently that can.
-func (f *forwarder) target(ctx context.Context, method string) *mcp.ServerSession {
+// target picks the client for a server's request. While requests to that server
+// are running it is the client that sent them — only when they all come from one
+// client: nothing on the wire says which request caused it, and no client may see
+// a request that another's caused. With none running, it is the client heard from
+// most recently that can answer. why says why there is none.
+func (f *forwarder) target(ctx context.Context, method string) (ss *mcp.ServerSession, why string) {
 	live := f.sessions()
-	if ss, ok := ctx.Value(sessionKey{}).(*mcp.ServerSession); ok && live[ss] && supports(ss, method) {
-		return ss
+	callers := f.callers(ctx, live)
+	switch len(callers) {
+	case 0:
+	case 1:
+		if supports(callers[0], method) {
+			return callers[0], ""
+		}
+		return nil, "the client whose request caused it does not support it"
+	default:
+		return nil, fmt.Sprintf("%d clients have requests to this server under way; which one caused it is unknown", len(callers))
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := len(f.recent) - 1; i >= 0; i-- {
 		if ss := f.recent[i]; live[ss] && supports(ss, method) {
-			return ss
+			return ss, ""
 		}
 	}
-	return nil
+	return nil, "no client connected to the gateway supports it"
+}
+
+// callers are the connected clients with requests under way to the server that
+// sent a message (see upstream.InFlight).
+func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]bool) []*mcp.ServerSession {
+	var out []*mcp.ServerSession
+	for _, c := range upstream.InFlight(ctx) {
+		if ss, ok := c.Value(sessionKey{}).(*mcp.ServerSession); ok && live[ss] && !slices.Contains(out, ss) {
+			out = append(out, ss)
+		}
+	}
+	return out
 }
 
 // supports reports whether the client said it can answer method.
@@ -413,23 +437,28 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 		if c.Logger == "" {
 			c.Logger = server
 		}
-		if ss, ok := ctx.Value(sessionKey{}).(*mcp.ServerSession); ok && f.sessions()[ss] {
-			err = ss.Log(ctx, &c)
-			break
-		}
-		for ss := range f.g.server.Sessions() {
-			if e := ss.Log(detach(ctx), &c); e != nil {
-				err = e
+		live := f.sessions()
+		switch callers := f.callers(ctx, live); len(callers) {
+		case 0: // not caused by a request: every client, at its level
+			for ss := range live {
+				if e := ss.Log(detach(ctx), &c); e != nil {
+					err = e
+				}
 			}
+		case 1:
+			err = callers[0].Log(f.contextFor(ctx, callers[0]), &c)
+		default:
+			f.g.log.Debug("log message of a server with several clients' requests under way not passed on", "server", server)
 		}
 	case *mcp.ResourceUpdatedNotificationParams:
 		err = f.g.server.ResourceUpdated(detach(ctx), p)
 	case *mcp.ElicitationCompleteParams:
-		if ss, ok := ctx.Value(sessionKey{}).(*mcp.ServerSession); ok && f.sessions()[ss] {
-			err = ss.NotifyElicitationComplete(ctx, p)
+		live := f.sessions()
+		if callers := f.callers(ctx, live); len(callers) == 1 {
+			err = callers[0].NotifyElicitationComplete(f.contextFor(ctx, callers[0]), p)
 			break
 		}
-		for ss := range f.g.server.Sessions() {
+		for ss := range live { // the elicitation ID tells the client whether it is its own
 			if e := ss.NotifyElicitationComplete(detach(ctx), p); e != nil {
 				err = e
 			}
@@ -439,6 +468,26 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 		f.g.log.Debug("notification not passed on", "server", server, "method", method, "err", err)
 	}
 }
+
+// contextFor is ctx for a message to ss: with the values of ss's newest request
+// under way (the SDK sends a message on the stream of the request its context
+// names), or none.
+func (f *forwarder) contextFor(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	calls := upstream.InFlight(ctx)
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].Value(sessionKey{}) == ss {
+			return valuesOf{ctx, calls[i]}
+		}
+	}
+	return detach(ctx)
+}
+
+type valuesOf struct {
+	context.Context
+	values context.Context
+}
+
+func (c valuesOf) Value(key any) any { return c.values.Value(key) }
 
 // detach is ctx's cancellation without its values: values of one client's request
 // (the SDK ties a message to the request stream it names) must not steer a

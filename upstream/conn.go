@@ -23,7 +23,7 @@ type conn struct {
 	sess        *mcp.ClientSession
 	proc        *process        // stdio only
 	writes      *countingWriter // stdio only: the child's stdin
-	listChanged chan struct{} // wakes the watcher: pending has bits
+	listChanged chan struct{}   // wakes the watcher: pending has bits
 	pending     atomic.Uint32   // lists to fetch again (listTools | listResources | listPrompts)
 	// ctx lives as long as the connection: HTTP transports tie their streams to it.
 	ctx    context.Context

@@ -108,20 +108,40 @@ func (f *inflight) begin(ctx context.Context) (end func()) {
 func (f *inflight) context(ctx context.Context) context.Context {
 	values := context.Background()
 	f.mu.Lock()
-	if n := len(f.calls); n > 0 {
-		values = f.calls[n-1].ctx
+	calls := make([]context.Context, len(f.calls))
+	for i, c := range f.calls {
+		calls[i] = c.ctx
 	}
 	f.mu.Unlock()
-	return valuesFrom{ctx, values}
+	if n := len(calls); n > 0 {
+		values = calls[n-1]
+	}
+	return valuesFrom{ctx, values, calls}
 }
+
+// InFlight returns, for a ctx given to a Peer, the contexts of every call to the
+// server that was under way when the message arrived, oldest first. When they come
+// from more than one caller, which one caused the message is unknown.
+func InFlight(ctx context.Context) []context.Context {
+	calls, _ := ctx.Value(inflightKey{}).([]context.Context)
+	return calls
+}
+
+type inflightKey struct{}
 
 // valuesFrom is a context with one context's lifetime and another's values.
 type valuesFrom struct {
 	life   context.Context
 	values context.Context
+	calls  []context.Context
 }
 
 func (c valuesFrom) Deadline() (time.Time, bool) { return c.life.Deadline() }
 func (c valuesFrom) Done() <-chan struct{}       { return c.life.Done() }
 func (c valuesFrom) Err() error                  { return c.life.Err() }
-func (c valuesFrom) Value(key any) any           { return c.values.Value(key) }
+func (c valuesFrom) Value(key any) any {
+	if _, ok := key.(inflightKey); ok {
+		return c.calls
+	}
+	return c.values.Value(key)
+}

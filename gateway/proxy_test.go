@@ -1,0 +1,582 @@
+package gateway_test
+
+// The gateway as a full proxy, against real upstreams: the Go SDK's conformance
+// everything-server ("conf") and the npm server-everything ("ev"), each a child
+// process of a hub, with an SDK client on the gateway's Streamable HTTP endpoint.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// proxyClient is a client of the gateway that records what the servers send it and
+// answers their requests: sampling with "sampled: PROMPT", elicitation by accepting
+// {"name": "Ada"} (or what the schema's properties need), and roots with one root.
+type proxyClient struct {
+	cs *mcp.ClientSession
+
+	mu             sync.Mutex
+	logs           []*mcp.LoggingMessageParams
+	progress       []*mcp.ProgressNotificationParams
+	updated        []string
+	promptsChanged int
+	sampled        []string      // prompts seen by the sampling handler
+	elicited       []string      // messages seen by the elicitation handler
+	elicitGate     chan struct{} // if set, elicitation answers wait for it to close
+}
+
+const testRoot = "file:///tmp/switchboard-proxy-test"
+
+func (c *proxyClient) snapshot(read func(*proxyClient)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	read(c)
+}
+
+// proxy starts a hub on servers (told every forwardable capability, as `switchboard
+// mcp --listen` does), a gateway in front of it on loopback HTTP, and a client of
+// the 2025-11-25 protocol (the one that has server-to-client requests).
+func proxy(t *testing.T, servers ...config.Server) (*hub.Hub, *proxyClient) {
+	t.Helper()
+	h, url := proxyURL(t, servers...)
+	return h, connectProxyClient(t, url)
+}
+
+// proxyURL is proxy without the client: the hub and the gateway's URL.
+func proxyURL(t *testing.T, servers ...config.Server) (*hub.Hub, string) {
+	t.Helper()
+	h := hub.New(&config.Config{Servers: servers}, &hub.Options{Logger: quiet, Upstream: &upstream.Options{
+		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Heartbeat: -1, RetryFailed: -1, StopGrace: time.Second,
+	}})
+	t.Cleanup(func() { h.Close() })
+	h.SetCapabilities(gateway.AllForwardable())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range h.Status() {
+		if st.State != upstream.Ready {
+			t.Fatalf("server %s: %s (%s)\n%s", st.Name, st.State, st.LastError, strings.Join(st.Stderr, "\n"))
+		}
+	}
+	g := newGateway(t, h)
+	b, err := g.Listen("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return h, b.URL()
+}
+
+func connectProxyClient(t *testing.T, url string) *proxyClient {
+	t.Helper()
+	pc := &proxyClient{}
+	c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			prompt := ""
+			if len(req.Params.Messages) > 0 {
+				if tc, ok := req.Params.Messages[0].Content.(*mcp.TextContent); ok {
+					prompt = tc.Text
+				}
+			}
+			pc.mu.Lock()
+			pc.sampled = append(pc.sampled, prompt)
+			pc.mu.Unlock()
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "test-model", Content: &mcp.TextContent{Text: "sampled: " + prompt}}, nil
+		},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			pc.mu.Lock()
+			pc.elicited = append(pc.elicited, req.Params.Message)
+			gate := pc.elicitGate
+			pc.mu.Unlock()
+			if gate != nil {
+				<-gate
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: elicitAnswer(req.Params.RequestedSchema)}, nil
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			pc.mu.Lock()
+			pc.logs = append(pc.logs, req.Params)
+			pc.mu.Unlock()
+		},
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			pc.mu.Lock()
+			pc.progress = append(pc.progress, req.Params)
+			pc.mu.Unlock()
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			pc.mu.Lock()
+			pc.updated = append(pc.updated, req.Params.URI)
+			pc.mu.Unlock()
+		},
+		PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) {
+			pc.mu.Lock()
+			pc.promptsChanged++
+			pc.mu.Unlock()
+		},
+	})
+	c.AddRoots(&mcp.Root{URI: testRoot, Name: "project"})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	pc.cs = cs
+	return pc
+}
+
+// elicitAnswer fills every property of a requested schema with a plausible value.
+func elicitAnswer(schema any) map[string]any {
+	out := map[string]any{}
+	raw, _ := json.Marshal(schema)
+	var s struct {
+		Properties map[string]struct {
+			Type string `json:"type"`
+			Enum []any  `json:"enum"`
+		} `json:"properties"`
+	}
+	json.Unmarshal(raw, &s)
+	for name, p := range s.Properties {
+		switch {
+		case len(p.Enum) > 0:
+			out[name] = p.Enum[0]
+		case p.Type == "boolean":
+			out[name] = true
+		case p.Type == "number" || p.Type == "integer":
+			out[name] = 7
+		default:
+			out[name] = "Ada"
+		}
+	}
+	return out
+}
+
+func conf(t *testing.T, name string) config.Server {
+	return config.Server{Name: name, Transport: config.Stdio, Command: testenv.EverythingServer(t), InitTimeout: 30 * time.Second, ToolTimeout: 30 * time.Second}
+}
+
+func everything(t *testing.T) config.Server {
+	return config.Server{Name: "ev", Transport: config.Stdio, Command: testenv.NPMBin(t, testenv.ServerEverything), InheritEnv: true, InitTimeout: 30 * time.Second, ToolTimeout: 30 * time.Second}
+}
+
+func ctx15(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func promptNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	var names []string
+	for p, err := range cs.Prompts(ctx15(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+func readText(t *testing.T, cs *mcp.ClientSession, uri string) *mcp.ResourceContents {
+	t.Helper()
+	res, err := cs.ReadResource(ctx15(t), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatalf("read %s: %v", uri, err)
+	}
+	if len(res.Contents) != 1 {
+		t.Fatalf("read %s: %d contents", uri, len(res.Contents))
+	}
+	return res.Contents[0]
+}
+
+func messagesText(res *mcp.GetPromptResult) string {
+	var parts []string
+	for _, m := range res.Messages {
+		if tc, ok := m.Content.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Prompts, resources, templates and completions of two different servers pass
+// through under their own names.
+func TestProxyPromptsResourcesCompletions(t *testing.T) {
+	t.Parallel()
+	_, c := proxy(t, conf(t, "conf"), everything(t))
+	cs := c.cs
+
+	names := promptNames(t, cs)
+	for _, want := range []string{"test_simple_prompt", "test_prompt_with_arguments", "simple-prompt", "completable-prompt"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("prompt %q missing from %v", want, names)
+		}
+	}
+	res, err := cs.GetPrompt(ctx15(t), &mcp.GetPromptParams{Name: "test_prompt_with_arguments", Arguments: map[string]string{"arg1": "alpha", "arg2": "beta"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := messagesText(res); !strings.Contains(text, "alpha") || !strings.Contains(text, "beta") {
+		t.Errorf("prompt with arguments: %q", text)
+	}
+	if _, err := cs.GetPrompt(ctx15(t), &mcp.GetPromptParams{Name: "no_such_prompt"}); err == nil {
+		t.Error("unknown prompt: no error")
+	}
+
+	if got := readText(t, cs, "test://static-text"); !strings.Contains(got.Text, "static text resource") || got.URI != "test://static-text" {
+		t.Errorf("static text: %+v", got)
+	}
+	if got := readText(t, cs, "test://static-binary"); len(got.Blob) == 0 || got.MIMEType != "image/png" {
+		t.Errorf("static binary: %d bytes, %q", len(got.Blob), got.MIMEType)
+	}
+	// Not listed, but the conformance server's template matches it.
+	if got := readText(t, cs, "test://template/42/data"); !strings.Contains(got.Text, `"id": "42"`) {
+		t.Errorf("template read: %q", got.Text)
+	}
+	// A resource of server-everything, listed by it.
+	var evURI string
+	for r, err := range cs.Resources(ctx15(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(r.URI, "demo://") && evURI == "" {
+			evURI = r.URI
+		}
+	}
+	if evURI == "" {
+		t.Fatal("no demo:// resource of server-everything listed")
+	}
+	if got := readText(t, cs, evURI); got.URI != evURI || (got.Text == "" && len(got.Blob) == 0) {
+		t.Errorf("read %s: %+v", evURI, got)
+	}
+	_, err = cs.ReadResource(ctx15(t), &mcp.ReadResourceParams{URI: "nowhere://nothing"})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != mcp.CodeResourceNotFound {
+		t.Errorf("unknown resource: err = %v, want code %d", err, mcp.CodeResourceNotFound)
+	}
+
+	var templates []string
+	for rt, err := range cs.ResourceTemplates(ctx15(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		templates = append(templates, rt.URITemplate)
+	}
+	if !slices.Contains(templates, "test://template/{id}/data") {
+		t.Errorf("templates = %v", templates)
+	}
+
+	comp, err := cs.Complete(ctx15(t), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "completable-prompt"},
+		Argument: mcp.CompleteParamsArgument{Name: "department", Value: "Eng"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(comp.Completion.Values, "Engineering") {
+		t.Errorf("completion of department %q = %v", "Eng", comp.Completion.Values)
+	}
+}
+
+// Two copies of one server: prompt names get the server prefix, resource URIs and
+// templates the reversible switchboard:// form, and every request finds its way.
+func TestProxyCollidingServers(t *testing.T) {
+	t.Parallel()
+	_, c := proxy(t, conf(t, "a"), conf(t, "b"))
+	cs := c.cs
+
+	names := promptNames(t, cs)
+	for _, want := range []string{"a__test_simple_prompt", "b__test_simple_prompt"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("prompt %q missing from %v", want, names)
+		}
+	}
+	if _, err := cs.GetPrompt(ctx15(t), &mcp.GetPromptParams{Name: "b__test_simple_prompt"}); err != nil {
+		t.Errorf("get b__test_simple_prompt: %v", err)
+	}
+
+	var uris []string
+	for r, err := range cs.Resources(ctx15(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		uris = append(uris, r.URI)
+	}
+	for _, want := range []string{"switchboard://a/test://static-text", "switchboard://b/test://static-text"} {
+		if !slices.Contains(uris, want) {
+			t.Errorf("resource %q missing from %v", want, uris)
+		}
+	}
+	if slices.Contains(uris, "test://static-text") {
+		t.Errorf("colliding URI listed unprefixed: %v", uris)
+	}
+	got := readText(t, cs, "switchboard://b/test://static-text")
+	if got.URI != "switchboard://b/test://static-text" || !strings.Contains(got.Text, "static text resource") {
+		t.Errorf("prefixed read: %+v", got)
+	}
+	// Templates too: the client expands the listed template and reads the result.
+	var templates []string
+	for rt, err := range cs.ResourceTemplates(ctx15(t), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		templates = append(templates, rt.URITemplate)
+	}
+	if !slices.Contains(templates, "switchboard://a/test://template/{id}/data") {
+		t.Errorf("templates = %v", templates)
+	}
+	if got := readText(t, cs, "switchboard://a/test://template/7/data"); !strings.Contains(got.Text, `"id": "7"`) {
+		t.Errorf("prefixed template read: %q", got.Text)
+	}
+	if _, err := cs.Complete(ctx15(t), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "switchboard://a/test://template/{id}/data"},
+		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"},
+	}); err != nil {
+		t.Errorf("completion on a prefixed template: %v", err)
+	}
+}
+
+// Progress comes back under the client's own token; log messages reach the client
+// that called, at the level it set; cancelling a call cancels it at the server.
+func TestProxyProgressLoggingCancellation(t *testing.T) {
+	t.Parallel()
+	h, c := proxy(t, conf(t, "conf"), testserver.Stdio(t, "ts"))
+	cs := c.cs
+
+	if err := cs.SetLoggingLevel(ctx15(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Meta: mcp.Meta{"progressToken": "client-token-1"}, Name: "test_tool_with_progress"})
+	if err != nil || res.IsError {
+		t.Fatalf("progress tool: %v %+v", err, res)
+	}
+	// The server saw the gateway's token, not the client's.
+	if text := tool.Text(res); text == "client-token-1" || !strings.HasPrefix(text, "switchboard-") {
+		t.Errorf("token at the server = %q, want a gateway token", text)
+	}
+	testenv.WaitFor(t, "three progress notifications", 5*time.Second, func() bool {
+		n := 0
+		c.snapshot(func(c *proxyClient) { n = len(c.progress) })
+		return n >= 3
+	})
+	c.snapshot(func(c *proxyClient) {
+		for _, p := range c.progress {
+			if p.ProgressToken != "client-token-1" || p.Total != 100 {
+				t.Errorf("progress %+v: want the client's token and total 100", p)
+			}
+		}
+		if last := c.progress[len(c.progress)-1]; last.Progress != 100 {
+			t.Errorf("last progress = %v, want 100", last.Progress)
+		}
+	})
+
+	if res, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_tool_with_logging"}); err != nil || res.IsError {
+		t.Fatalf("logging tool: %v %+v", err, res)
+	}
+	testenv.WaitFor(t, "three log messages", 5*time.Second, func() bool {
+		n := 0
+		c.snapshot(func(c *proxyClient) { n = len(c.logs) })
+		return n >= 3
+	})
+	c.snapshot(func(c *proxyClient) {
+		var data []string
+		for _, l := range c.logs {
+			data = append(data, fmt.Sprint(l.Data))
+			if l.Logger != "conf" || l.Level != "info" {
+				t.Errorf("log %+v: want logger conf (the server), level info", l)
+			}
+		}
+		if !slices.Contains(data, "Tool execution completed") {
+			t.Errorf("log data = %v", data)
+		}
+	})
+
+	// Cancellation: the test server's sleep reports on stderr when cancelled.
+	callCtx, cancel := context.WithCancel(context.Background())
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	if _, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 20000}}); err == nil {
+		t.Fatal("cancelled call returned no error")
+	}
+	testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool {
+		for _, st := range h.Status() {
+			if st.Name == "ts" && strings.Contains(strings.Join(st.Stderr, "\n"), "sleep cancelled after") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// Requests a server sends its client — sampling, elicitation, roots — reach the
+// gateway's client and its answers go back, from both SDKs' servers.
+func TestProxyServerToClientRequests(t *testing.T) {
+	t.Parallel()
+	_, c := proxy(t, conf(t, "conf"), everything(t))
+	cs := c.cs
+
+	text, isErr := callText(t, cs, "test_sampling", map[string]any{"prompt": "capital of France?"})
+	if isErr || text != "LLM response: sampled: capital of France?" {
+		t.Errorf("conf sampling = %q (error %v)", text, isErr)
+	}
+	text, isErr = callText(t, cs, "test_elicitation", map[string]any{"message": "who are you?"})
+	if isErr || !strings.Contains(text, "action=accept") || !strings.Contains(text, "Ada") {
+		t.Errorf("conf elicitation = %q (error %v)", text, isErr)
+	}
+	text, isErr = callText(t, cs, "trigger-sampling-request", map[string]any{"prompt": "say hi", "maxTokens": 20})
+	if isErr || !strings.Contains(text, "sampled: ") || !strings.Contains(text, "say hi") {
+		t.Errorf("ev sampling = %q (error %v)", text, isErr)
+	}
+	text, isErr = callText(t, cs, "get-roots-list", map[string]any{})
+	if isErr || !strings.Contains(text, testRoot) {
+		t.Errorf("ev roots = %q (error %v)", text, isErr)
+	}
+	c.snapshot(func(c *proxyClient) {
+		if !slices.Contains(c.sampled, "capital of France?") || !slices.ContainsFunc(c.sampled, func(p string) bool { return strings.Contains(p, "say hi") }) {
+			t.Errorf("sampling handler saw %q", c.sampled)
+		}
+		if !slices.Contains(c.elicited, "who are you?") {
+			t.Errorf("elicitation handler saw %q", c.elicited)
+		}
+	})
+}
+
+// A subscription reaches the server, its updates reach the client with the URI it
+// subscribed to, and a prompt list change upstream reaches the client as
+// notifications/prompts/list_changed with the new prompt listed.
+func TestProxySubscriptionsAndListChanges(t *testing.T) {
+	t.Parallel()
+	_, c := proxy(t, conf(t, "conf"))
+	cs := c.cs
+
+	const watched = "test://watched-resource"
+	if err := cs.Subscribe(ctx15(t), &mcp.SubscribeParams{URI: watched}); err != nil {
+		t.Fatal(err)
+	}
+	// The conformance server updates it every 3 seconds.
+	testenv.WaitFor(t, "an update of the watched resource", 10*time.Second, func() bool {
+		ok := false
+		c.snapshot(func(c *proxyClient) { ok = slices.Contains(c.updated, watched) })
+		return ok
+	})
+	if err := cs.Unsubscribe(ctx15(t), &mcp.UnsubscribeParams{URI: watched}); err != nil {
+		t.Fatal(err)
+	}
+
+	before := promptNames(t, cs)
+	if _, isErr := callText(t, cs, "test_trigger_prompt_change", map[string]any{}); isErr {
+		t.Fatal("test_trigger_prompt_change failed")
+	}
+	testenv.WaitFor(t, "prompts/list_changed", 10*time.Second, func() bool {
+		n := 0
+		c.snapshot(func(c *proxyClient) { n = c.promptsChanged })
+		return n > 0
+	})
+	testenv.WaitFor(t, "the new prompt", 5*time.Second, func() bool {
+		return len(promptNames(t, cs)) != len(before)
+	})
+}
+
+// Several clients on one gateway: a server's request and its log messages go to the
+// client whose call caused them, never to another. A client that cannot answer a
+// request gets an error result; so does a request made while several clients' calls
+// to that server are under way (nothing says which one caused it).
+func TestProxyRoutesToTheCallingClient(t *testing.T) {
+	t.Parallel()
+	_, url := proxyURL(t, conf(t, "conf"))
+	a, b := connectProxyClient(t, url), connectProxyClient(t, url)
+	plain, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: url}) // no sampling, no handlers
+	for _, c := range []*proxyClient{a, b} {
+		if err := c.cs.SetLoggingLevel(ctx15(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range []*proxyClient{a, b, a} {
+		prompt := fmt.Sprintf("call %d", i)
+		if text, isErr := callText(t, c.cs, "test_sampling", map[string]any{"prompt": prompt}); isErr || text != "LLM response: sampled: "+prompt {
+			t.Errorf("%s: %q (error %v)", prompt, text, isErr)
+		}
+	}
+	a.snapshot(func(c *proxyClient) {
+		if !slices.Equal(c.sampled, []string{"call 0", "call 2"}) {
+			t.Errorf("client a's sampling handler saw %q", c.sampled)
+		}
+	})
+	b.snapshot(func(c *proxyClient) {
+		if !slices.Equal(c.sampled, []string{"call 1"}) {
+			t.Errorf("client b's sampling handler saw %q", c.sampled)
+		}
+	})
+
+	text, isErr := callText(t, plain, "test_sampling", map[string]any{"prompt": "nobody"})
+	if !isErr || !strings.Contains(text, "does not support") {
+		t.Errorf("sampling for a client without it = %q (error %v)", text, isErr)
+	}
+
+	// b's call is under way (its elicitation waits) while a calls: a's sampling
+	// request cannot be attributed, and goes to nobody.
+	release := make(chan struct{})
+	b.snapshot(func(c *proxyClient) { c.elicitGate = release })
+	bDone := make(chan error, 1)
+	go func() {
+		_, err := b.cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_elicitation", Arguments: map[string]any{"message": "hold on"}})
+		bDone <- err
+	}()
+	testenv.WaitFor(t, "b's elicitation to arrive", 5*time.Second, func() bool {
+		n := 0
+		b.snapshot(func(c *proxyClient) { n = len(c.elicited) })
+		return n == 1
+	})
+	text, isErr = callText(t, a.cs, "test_sampling", map[string]any{"prompt": "ambiguous"})
+	if !isErr || !strings.Contains(text, "which one caused it is unknown") {
+		t.Errorf("sampling with two clients' calls under way = %q (error %v)", text, isErr)
+	}
+	close(release)
+	if err := <-bDone; err != nil {
+		t.Errorf("b's call: %v", err)
+	}
+	for _, c := range []*proxyClient{a, b} {
+		c.snapshot(func(c *proxyClient) {
+			if slices.Contains(c.sampled, "ambiguous") {
+				t.Errorf("a client got the unattributable request: %q", c.sampled)
+			}
+		})
+	}
+
+	if _, isErr := callText(t, a.cs, "test_tool_with_logging", map[string]any{}); isErr {
+		t.Fatal("logging tool failed")
+	}
+	testenv.WaitFor(t, "client a's log messages", 5*time.Second, func() bool {
+		n := 0
+		a.snapshot(func(c *proxyClient) { n = len(c.logs) })
+		return n >= 3
+	})
+	b.snapshot(func(c *proxyClient) {
+		if len(c.logs) != 0 {
+			t.Errorf("client b got the log of client a's call: %v", c.logs)
+		}
+	})
+}
