@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -89,4 +91,72 @@ func TestMCPPrintConfig(t *testing.T) {
 	r := s.run("mcp", "--listen", "0.0.0.0:0")
 	r.wantCode(t, exitUsage)
 	r.wantStderr(t, "not a loopback address")
+}
+
+// Over stdio the servers start with the client's own capabilities: server-everything
+// offers its sampling, elicitation and roots tools only to a client that has them,
+// and through the gateway its roots request reaches the client.
+func TestMCPStdioPassesClientCapabilities(t *testing.T) {
+	t.Parallel()
+	ev := testenv.NPMBin(t, testenv.ServerEverything)
+	capabilityTools := []string{"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
+	for _, capable := range []bool{false, true} {
+		t.Run(fmt.Sprintf("capable=%v", capable), func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t)
+			cfg := s.writeConfig("mcp.json", fmt.Sprintf(`{"mcpServers": {"ev": {"command": %q}}}`, ev))
+			marker := "mcp-caps-" + t.Name()
+			cmd := exec.Command(testExe(t), "mcp", "--config", cfg)
+			cmd.Dir = s.work
+			cmd.Env = s.environ(marker)
+			opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}} // no roots either
+			if capable {
+				opts = &mcp.ClientOptions{
+					CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+						return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "ok"}}, nil
+					},
+					ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+						return &mcp.ElicitResult{Action: "decline"}, nil
+					},
+				}
+			}
+			client := mcp.NewClient(&mcp.Implementation{Name: "caps-test", Version: "1"}, opts)
+			const root = "file:///srv/caps-test-root"
+			if capable {
+				client.AddRoots(&mcp.Root{URI: root, Name: "r"})
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatalf("connect: %v", err)
+			}
+			defer func() {
+				cs.Close()
+				waitGone(t, marker)
+			}()
+			res, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, tl := range res.Tools {
+				names[tl.Name] = true
+			}
+			if !names["echo"] {
+				t.Fatalf("server-everything's echo missing: %v", names)
+			}
+			for _, n := range capabilityTools {
+				if names[n] != capable {
+					t.Errorf("tool %s offered = %v, want %v (client capable: %v)", n, names[n], capable, capable)
+				}
+			}
+			if capable {
+				out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-roots-list", Arguments: map[string]any{}})
+				if err != nil || out.IsError || !strings.Contains(tool.Text(out), root) {
+					t.Errorf("get-roots-list: %v %q", err, tool.Text(out))
+				}
+			}
+		})
+	}
 }
