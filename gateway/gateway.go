@@ -42,6 +42,8 @@ type Upstreams interface {
 	SubscribeResource(ctx context.Context, uri string) error
 	UnsubscribeResource(ctx context.Context, uri string) error
 	SetLogLevel(context.Context, mcp.LoggingLevel) error
+	// NotifyRootsChanged passes a client's notifications/roots/list_changed on.
+	NotifyRootsChanged()
 	// SetPeer sets who gets the servers' requests and notifications to their client.
 	SetPeer(upstream.Peer)
 }
@@ -142,6 +144,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		so.CompletionHandler = g.fwd.complete
 		so.SubscribeHandler = g.fwd.subscribe
 		so.UnsubscribeHandler = g.fwd.unsubscribe
+		so.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { g.up.NotifyRootsChanged() }
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
 	g.server.AddReceivingMiddleware(g.fwd.middleware)

@@ -31,7 +31,8 @@ import (
 // answers their requests: sampling with "sampled: PROMPT", elicitation by accepting
 // {"name": "Ada"} (or what the schema's properties need), and roots with one root.
 type proxyClient struct {
-	cs *mcp.ClientSession
+	client *mcp.Client
+	cs     *mcp.ClientSession
 
 	mu             sync.Mutex
 	logs           []*mcp.LoggingMessageParams
@@ -142,7 +143,7 @@ func connectProxyClient(t *testing.T, url string) *proxyClient {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	pc.cs = cs
+	pc.cs, pc.client = cs, c
 	return pc
 }
 
@@ -454,6 +455,13 @@ func TestProxyServerToClientRequests(t *testing.T) {
 	if isErr || !strings.Contains(text, testRoot) {
 		t.Errorf("ev roots = %q (error %v)", text, isErr)
 	}
+	// The client's roots change: server-everything hears of it and asks again.
+	const newRoot = "file:///tmp/switchboard-proxy-test-2"
+	c.client.AddRoots(&mcp.Root{URI: newRoot, Name: "second"})
+	testenv.WaitFor(t, "the server to see the new root", 10*time.Second, func() bool {
+		text, _ := callText(t, cs, "get-roots-list", map[string]any{})
+		return strings.Contains(text, newRoot)
+	})
 	c.snapshot(func(c *proxyClient) {
 		if !slices.Contains(c.sampled, "capital of France?") || !slices.ContainsFunc(c.sampled, func(p string) bool { return strings.Contains(p, "say hi") }) {
 			t.Errorf("sampling handler saw %q", c.sampled)

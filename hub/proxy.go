@@ -337,6 +337,16 @@ func (h *Hub) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
 	return errors.Join(errs...)
 }
 
+// NotifyRootsChanged tells every connected server that the client's roots changed.
+func (h *Hub) NotifyRootsChanged() {
+	h.mu.Lock()
+	sups := h.supervisors()
+	h.mu.Unlock()
+	for _, s := range sups {
+		s.NotifyRootsChanged()
+	}
+}
+
 // SetCapabilities sets the client capabilities announced to every server from its
 // next connection on; call it before Start for them to apply from the first.
 func (h *Hub) SetCapabilities(caps *mcp.ClientCapabilities) {

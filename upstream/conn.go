@@ -20,6 +20,7 @@ import (
 // conn is one live connection (one attempt that succeeded): the session, the child
 // process for stdio, and how it ended.
 type conn struct {
+	client      *mcp.Client
 	sess        *mcp.ClientSession
 	proc        *process        // stdio only
 	writes      *countingWriter // stdio only: the child's stdin
@@ -140,6 +141,7 @@ func (s *Supervisor) connect() (*conn, error) {
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) {},
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
+	c.client = client
 	sess, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {
 		c.sess = sess

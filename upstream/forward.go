@@ -133,3 +133,20 @@ func cloneMeta(m mcp.Meta) mcp.Meta {
 	}
 	return maps.Clone(m)
 }
+
+// rootsMarker is the one root the client object holds: re-adding it is how the SDK
+// is made to send notifications/roots/list_changed. The roots themselves are the
+// Peer's answer to roots/list.
+var rootsMarker = &mcp.Root{URI: "switchboard:roots", Name: "roots are answered by the gateway's client"}
+
+// NotifyRootsChanged tells the server, if connected and told that the client has
+// roots, that the roots changed (it will ask for them again).
+func (s *Supervisor) NotifyRootsChanged() {
+	s.mu.Lock()
+	c := s.cur
+	s.mu.Unlock()
+	if c == nil || c.client == nil {
+		return
+	}
+	c.client.AddRoots(rootsMarker)
+}
