@@ -1,5 +1,7 @@
 package gateway
 
+//lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
+
 import (
 	"context"
 	"fmt"
@@ -44,6 +46,7 @@ type forwarder struct {
 type progressDest struct {
 	ss    *mcp.ServerSession
 	token any
+	ctx   context.Context // of the client's request: its stream carries the progress
 }
 
 func newForwarder(g *Gateway) *forwarder {
@@ -62,7 +65,7 @@ type sessionKey struct{}
 // mapping.
 func (f *forwarder) begin(ctx context.Context, ss *mcp.ServerSession, meta mcp.Meta) (context.Context, func()) {
 	ctx = context.WithValue(ctx, sessionKey{}, ss)
-	out, token := f.mapMeta(ss, meta)
+	out, token := f.mapMeta(ctx, ss, meta)
 	if out != nil {
 		ctx = tool.WithMeta(ctx, out)
 	}
@@ -77,7 +80,7 @@ func (f *forwarder) begin(ctx context.Context, ss *mcp.ServerSession, meta mcp.M
 
 // mapMeta is the _meta to send upstream for a request of ss, and the gateway
 // token that replaced the client's progress token ("" if none).
-func (f *forwarder) mapMeta(ss *mcp.ServerSession, meta mcp.Meta) (mcp.Meta, string) {
+func (f *forwarder) mapMeta(ctx context.Context, ss *mcp.ServerSession, meta mcp.Meta) (mcp.Meta, string) {
 	if len(meta) == 0 {
 		return nil, ""
 	}
@@ -91,7 +94,7 @@ func (f *forwarder) mapMeta(ss *mcp.ServerSession, meta mcp.Meta) (mcp.Meta, str
 		case k == "progressToken" && v != nil:
 			token = "switchboard-" + strconv.FormatUint(f.nextToken.Add(1), 10)
 			f.mu.Lock()
-			f.progress[token] = progressDest{ss, v}
+			f.progress[token] = progressDest{ss: ss, token: v, ctx: ctx}
 			f.mu.Unlock()
 			out[k] = token
 		default:
@@ -431,7 +434,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 		}
 		c := *p
 		c.ProgressToken = dest.token
-		err = dest.ss.NotifyProgress(ctx, &c)
+		err = retryDetached(ctx, valuesOf{ctx, dest.ctx}, func(ctx context.Context) error { return dest.ss.NotifyProgress(ctx, &c) })
 	case *mcp.LoggingMessageParams:
 		c := *p
 		if c.Logger == "" {
@@ -446,7 +449,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 				}
 			}
 		case 1:
-			err = callers[0].Log(f.contextFor(ctx, callers[0]), &c)
+			err = retryDetached(ctx, f.contextFor(ctx, callers[0]), func(ctx context.Context) error { return callers[0].Log(ctx, &c) })
 		default:
 			f.g.log.Debug("log message of a server with several clients' requests under way not passed on", "server", server)
 		}
@@ -475,8 +478,8 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 func (f *forwarder) contextFor(ctx context.Context, ss *mcp.ServerSession) context.Context {
 	calls := upstream.InFlight(ctx)
 	for i := len(calls) - 1; i >= 0; i-- {
-		if calls[i].Value(sessionKey{}) == ss {
-			return valuesOf{ctx, calls[i]}
+		if c := calls[i]; c.Value(sessionKey{}) == ss {
+			return valuesOf{ctx, c}
 		}
 	}
 	return detach(ctx)
@@ -488,6 +491,16 @@ type valuesOf struct {
 }
 
 func (c valuesOf) Value(key any) any { return c.values.Value(key) }
+
+// retryDetached sends with related (the context of the client's request, so that
+// the message goes on that request's stream) and, if the SDK refuses because the
+// request has just been answered, again without it (on the session's own stream).
+func retryDetached(ctx, related context.Context, send func(context.Context) error) error {
+	if err := send(related); err == nil || related.Value(sessionKey{}) == nil {
+		return err
+	}
+	return send(detach(ctx))
+}
 
 // detach is ctx's cancellation without its values: values of one client's request
 // (the SDK ties a message to the request stream it names) must not steer a

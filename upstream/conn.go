@@ -26,6 +26,9 @@ type conn struct {
 	writes      *countingWriter // stdio only: the child's stdin
 	listChanged chan struct{}   // wakes the watcher: pending has bits
 	pending     atomic.Uint32   // lists to fetch again (listTools | listResources | listPrompts)
+	// notesRead and notesHandled count ordered notifications (orderedConn).
+	notesRead, notesHandled atomic.Int64
+	noteSignal              chan struct{}
 	// ctx lives as long as the connection: HTTP transports tie their streams to it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -37,7 +40,7 @@ type conn struct {
 
 func newConn(parent context.Context) *conn {
 	ctx, cancel := context.WithCancel(parent)
-	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1), noteSignal: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 }
 
 // Lists a server has; bits of conn.pending.
@@ -142,7 +145,7 @@ func (s *Supervisor) connect() (*conn, error) {
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
 	c.client = client
-	sess, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
+	sess, err := client.Connect(ctx, orderedTransport{transport, c}, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {
 		c.sess = sess
 		var l lists

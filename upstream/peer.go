@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -55,14 +56,18 @@ func (s *Supervisor) middleware(c *conn) mcp.Middleware {
 					return p.Request(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}
 			case NotificationLog, NotificationProgress, NotificationResourceUpd, NotificationElicitDone:
+				defer c.noteHandled()
 				if p := s.opts.Peer; p != nil {
 					p.Notify(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}
 			case notificationToolsChanged:
+				defer c.noteHandled()
 				c.listsChanged(listTools)
 			case notificationResChanged:
+				defer c.noteHandled()
 				c.listsChanged(listResources)
 			case notificationPromptChanged:
+				defer c.noteHandled()
 				c.listsChanged(listPrompts)
 			}
 			return next(ctx, method, req)
@@ -70,7 +75,9 @@ func (s *Supervisor) middleware(c *conn) mcp.Middleware {
 	}
 }
 
-// inflight remembers the contexts of the calls under way to one server, newest last.
+// inflight remembers the contexts of the calls under way to one server, newest
+// last. (A call's notifications are all handled before its response is released:
+// see orderedConn.)
 type inflight struct {
 	mu    sync.Mutex
 	seq   uint64
@@ -128,6 +135,83 @@ func InFlight(ctx context.Context) []context.Context {
 }
 
 type inflightKey struct{}
+
+// orderedTransport makes a connection's responses wait for the notifications read
+// before them. The SDK hands a notification to its handler on one goroutine and a
+// response to the waiting call on another, so a server's last log message or
+// progress of a call could otherwise be handled after the call returned, when no
+// call claims it any more.
+type orderedTransport struct {
+	mcp.Transport
+	c *conn
+}
+
+func (t orderedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &orderedConn{Connection: conn, c: t.c}, nil
+}
+
+type orderedConn struct {
+	mcp.Connection
+	c *conn
+}
+
+// orderWait bounds how long a response waits for earlier notifications.
+const orderWait = 250 * time.Millisecond
+
+func (o *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := o.Connection.Read(ctx)
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if !m.ID.IsValid() && ordered[m.Method] {
+			o.c.notesRead.Add(1)
+		}
+	case *jsonrpc.Response:
+		o.c.waitNotes(ctx)
+	}
+	return msg, err
+}
+
+// ordered are the notifications that pass through Supervisor.middleware, which
+// counts them handled.
+var ordered = map[string]bool{
+	NotificationLog: true, NotificationProgress: true, NotificationResourceUpd: true, NotificationElicitDone: true,
+	notificationToolsChanged: true, notificationResChanged: true, notificationPromptChanged: true,
+}
+
+// noteHandled counts one ordered notification handled.
+func (c *conn) noteHandled() {
+	c.notesHandled.Add(1)
+	select {
+	case c.noteSignal <- struct{}{}:
+	default:
+	}
+}
+
+// waitNotes waits until every ordered notification read so far is handled, at
+// most orderWait (then it stops waiting for those: one the SDK dropped before its
+// handler, say).
+func (c *conn) waitNotes(ctx context.Context) {
+	target := c.notesRead.Load()
+	if c.notesHandled.Load() >= target {
+		return
+	}
+	timer := time.NewTimer(orderWait)
+	defer timer.Stop()
+	for c.notesHandled.Load() < target {
+		select {
+		case <-c.noteSignal:
+		case <-timer.C:
+			c.notesHandled.Store(target)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
 
 // valuesFrom is a context with one context's lifetime and another's values.
 type valuesFrom struct {
