@@ -257,7 +257,17 @@ func (t *connScoped) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 func (s *Supervisor) httpClient() *http.Client {
-	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: http.DefaultTransport}}
+	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase}}
+}
+
+// newHTTPBase is a server's own connection pool. It keeps up to 64 idle
+// connections (http.DefaultTransport keeps 2 per host, so 16 concurrent calls
+// opened a new TCP connection for every other call).
+func newHTTPBase() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 64
+	t.MaxIdleConnsPerHost = 64
+	return t
 }
 
 // headerTransport sends the configured headers on every request.

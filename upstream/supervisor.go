@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -122,7 +123,8 @@ type Supervisor struct {
 	logLevel mcp.LoggingLevel    // asked for by SetLogLevel; "" = never set
 	subs     map[string]struct{} // resource URIs subscribed to
 
-	inflight inflight // calls under way, for the Peer's context
+	inflight inflight        // calls under way, for the Peer's context
+	httpBase *http.Transport // HTTP and SSE servers: the connection pool
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -152,6 +154,9 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 	}
 	if cfg.Disabled {
 		s.state = Disabled
+	}
+	if cfg.Transport == config.HTTP || cfg.Transport == config.SSE {
+		s.httpBase = newHTTPBase()
 	}
 	return s
 }
@@ -194,6 +199,9 @@ func (s *Supervisor) Close() error {
 	s.cancel()
 	if started {
 		<-s.done
+	}
+	if s.httpBase != nil {
+		s.httpBase.CloseIdleConnections()
 	}
 	s.setState(Closed, "closed")
 	s.settle()
