@@ -48,24 +48,6 @@ func fast() *upstream.Options {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the hub's concurrent loggers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func cfgOf(servers ...config.Server) *config.Config {
 	return &config.Config{Source: "<test>", Shape: "value", Servers: servers}
 }
@@ -73,9 +55,9 @@ func cfgOf(servers ...config.Server) *config.Config {
 // newHub builds a hub (not started) that logs into the returned buffer and is closed
 // at the end of the test; the log is printed when the test failed. opts may be nil;
 // its unset Logger and Upstream get a buffer logger and fast().
-func newHub(t *testing.T, cfg *config.Config, opts *hub.Options) (*hub.Hub, *syncBuffer) {
+func newHub(t *testing.T, cfg *config.Config, opts *hub.Options) (*hub.Hub, *testenv.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testenv.Buffer{}
 	var o hub.Options
 	if opts != nil {
 		o = *opts
@@ -99,7 +81,7 @@ func newHub(t *testing.T, cfg *config.Config, opts *hub.Options) (*hub.Hub, *syn
 }
 
 // startHub is newHub plus a Start that must succeed.
-func startHub(t *testing.T, cfg *config.Config, opts *hub.Options) (*hub.Hub, *syncBuffer) {
+func startHub(t *testing.T, cfg *config.Config, opts *hub.Options) (*hub.Hub, *testenv.Buffer) {
 	t.Helper()
 	h, logs := newHub(t, cfg, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -3,7 +3,6 @@
 package demo_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -18,33 +17,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
-
-// lockedBuffer collects a child's stderr.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // startChild runs this test binary as the demo server name (see TestMain) and
 // connects an MCP client to it over its stdin/stdout.
-func startChild(t *testing.T, name, notesFile string) (*mcp.ClientSession, *exec.Cmd, *lockedBuffer) {
+func startChild(t *testing.T, name, notesFile string) (*mcp.ClientSession, *exec.Cmd, *testenv.Buffer) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+name, demo.NotesFileEnv+"="+notesFile)
-	stderr := &lockedBuffer{}
+	stderr := &testenv.Buffer{}
 	cmd.Stderr = stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "demo-stdio-test", Version: "0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -69,7 +51,7 @@ func startChild(t *testing.T, name, notesFile string) (*mcp.ClientSession, *exec
 
 // closeChild closes the session and checks that the child has exited by itself, with
 // status 0.
-func closeChild(t *testing.T, cs *mcp.ClientSession, cmd *exec.Cmd, stderr *lockedBuffer) {
+func closeChild(t *testing.T, cs *mcp.ClientSession, cmd *exec.Cmd, stderr *testenv.Buffer) {
 	t.Helper()
 	start := time.Now()
 	if err := cs.Close(); err != nil {
@@ -174,7 +156,7 @@ func TestStdioChildrenShareNotes(t *testing.T) {
 	type child struct {
 		cs     *mcp.ClientSession
 		cmd    *exec.Cmd
-		stderr *lockedBuffer
+		stderr *testenv.Buffer
 	}
 	var children []child
 	for range 2 {

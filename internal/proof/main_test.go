@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -77,24 +76,6 @@ func (s *sandbox) env(node22 string) []string {
 	return testenv.Node22Env(node22, env)
 }
 
-// syncBuffer collects a subprocess's output while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // tail returns the last n lines of s.
 func tail(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -110,7 +91,7 @@ type server struct {
 	name string
 	addr string // host:port it listens on
 	cmd  *exec.Cmd
-	out  syncBuffer // stdout and stderr
+	out  testenv.Buffer // stdout and stderr
 	done chan struct{}
 	err  error // the result of Wait, once done is closed
 }

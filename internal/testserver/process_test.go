@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 const initializeRequest = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}` + "\n"
@@ -20,7 +22,7 @@ type rawPeer struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string // stdout lines; closed at EOF
-	stderr *lockedBuffer
+	stderr *testenv.Buffer
 	done   chan struct{} // closed when Wait returned
 	err    error         // Wait's result, valid after done
 }
@@ -31,7 +33,7 @@ func startRaw(t *testing.T, args ...string) *rawPeer {
 	p := &rawPeer{
 		cmd:    Command(t, args...),
 		lines:  make(chan string, 100),
-		stderr: &lockedBuffer{},
+		stderr: &testenv.Buffer{},
 		done:   make(chan struct{}),
 	}
 	pr, pw, err := os.Pipe()

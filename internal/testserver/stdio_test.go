@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -24,7 +26,7 @@ func TestMain(m *testing.M) {
 type stdioPeer struct {
 	session *mcp.ClientSession
 	cmd     *exec.Cmd
-	stderr  *lockedBuffer
+	stderr  *testenv.Buffer
 }
 
 // connectStdio starts the test server with args and connects the SDK client
@@ -32,7 +34,7 @@ type stdioPeer struct {
 func connectStdio(t *testing.T, opts *mcp.ClientOptions, args ...string) *stdioPeer {
 	t.Helper()
 	cmd := Command(t, args...)
-	stderr := &lockedBuffer{}
+	stderr := &testenv.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -17,14 +17,12 @@ package testserver
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -63,24 +61,6 @@ func Command(tb testing.TB, args ...string) *exec.Cmd {
 	return exec.Command(Build(tb), args...)
 }
 
-// lockedBuffer is a goroutine-safe bytes.Buffer.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // StartHTTP starts the test server with --http 127.0.0.1:0 plus args, waits
 // for its LISTENING line and returns the base URL (http://127.0.0.1:PORT).
 // Streamable HTTP is served at base+"/mcp", legacy SSE at base+"/sse".
@@ -98,7 +78,7 @@ func StartHTTP(tb testing.TB, args ...string) (baseURL string) {
 	if err != nil {
 		tb.Fatalf("pipe: %v", err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &testenv.Buffer{}
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
