@@ -125,17 +125,17 @@ func (g *Gateway) startWith(ss *mcp.ServerSession, params *mcp.InitializeParams)
 		if params != nil && params.Capabilities != nil {
 			caps = Forwardable(params.Capabilities)
 		}
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
+		if !g.spawn(func() {
 			defer close(g.started)
 			if err := g.startFn(g.ctx, caps); err != nil {
 				g.startErr = err
 				g.log.Error("gateway start failed", "err", err)
 			}
 			g.sync() // what waited sees the catalog as Start left it
-
-		}()
+		}) {
+			g.startErr = errClosed
+			close(g.started)
+		}
 	})
 }
 

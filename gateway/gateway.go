@@ -22,6 +22,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -91,8 +92,27 @@ type Gateway struct {
 
 	ctx    context.Context // ends at Close; bounds background work
 	cancel context.CancelFunc
+	lifeMu sync.Mutex // guards closed and wg.Add against Close's wg.Wait
+	closed bool
 	wg     sync.WaitGroup
 	once   sync.Once
+}
+
+var errClosed = errors.New("gateway: closed")
+
+// spawn runs fn on a goroutine that Close waits for; false if already closed.
+func (g *Gateway) spawn(fn func()) bool {
+	g.lifeMu.Lock()
+	defer g.lifeMu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		fn()
+	}()
+	return true
 }
 
 // New builds a gateway for ts and starts following its changes; Close stops that.
@@ -155,8 +175,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 	}
 	changed := ts.Changed() // taken before the first sync, so no change is missed
 	g.sync()
-	g.wg.Add(1)
-	go g.follow(changed)
+	g.spawn(func() { g.follow(changed) })
 	return g
 }
 
@@ -182,6 +201,9 @@ func (g *Gateway) Server() *mcp.Server { return g.server }
 // does not close the toolset.
 func (g *Gateway) Close() error {
 	g.once.Do(func() {
+		g.lifeMu.Lock()
+		g.closed = true
+		g.lifeMu.Unlock()
 		g.cancel()
 		if g.up != nil {
 			g.up.SetPeer(nil)
@@ -192,7 +214,6 @@ func (g *Gateway) Close() error {
 }
 
 func (g *Gateway) follow(changed <-chan struct{}) {
-	defer g.wg.Done()
 	for {
 		select {
 		case <-g.ctx.Done():
