@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,25 +90,25 @@ gateway (with --listen: the HTTP form) and exits.`,
 
 // serveStdio serves the gateway to the one client on stdin/stdout. The servers start
 // when the client's first request arrives, so that they see its capabilities (some
-// servers offer tools according to them); requests wait for the start. A required
-// server that does not come up ends the command with exit 1.
+// servers offer tools according to them); requests wait for the start. When a
+// required server does not come up, every request gets that error (hosts show it)
+// until the client disconnects, and the command ends with exit 1.
 func (a *app) serveStdio(ctx context.Context, h *hub.Hub, opts *gateway.Options) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	var startErr error // written by Start, read after gw.Close has waited for it
 	opts.Start = func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
 		h.SetCapabilities(caps)
 		if err := h.Start(startCtx); err != nil {
-			cancel(err)
+			startErr = err
 			return err
 		}
 		a.log.Info("gateway serving on stdio", "tools", len(h.Tools()))
 		return nil
 	}
 	gw := gateway.New(h, opts)
-	defer gw.Close()
 	err := gw.ServeStdio(ctx)
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return &exitError{code: exitFailed, err: cause}
+	gw.Close()
+	if startErr != nil {
+		return &exitError{code: exitFailed, err: startErr}
 	}
 	return err
 }

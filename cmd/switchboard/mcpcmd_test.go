@@ -162,3 +162,35 @@ func TestMCPStdioPassesClientCapabilities(t *testing.T) {
 		})
 	}
 }
+
+// A required server that does not come up: over stdio the servers start at the
+// client's first request, so the client learns it from its requests; when it
+// disconnects, the command ends with exit 1, leaving nothing running.
+func TestMCPStdioRequiredServerFails(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"gone": {"command": "/nonexistent/server", "required": true}}}`)
+	marker := "mcp-required-" + t.Name()
+	cmd := exec.Command(testExe(t), "mcp", "--config", cfg)
+	cmd.Dir = s.work
+	cmd.Env = s.environ(marker)
+	client := mcp.NewClient(&mcp.Implementation{Name: "required-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	for range 2 {
+		if _, err := cs.ListTools(ctx, nil); err == nil || !strings.Contains(err.Error(), `required server(s) not ready: gone`) {
+			t.Errorf("tools/list with a required server down: err = %v", err)
+		}
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("session ended: %v", err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	waitGone(t, marker)
+}
