@@ -51,6 +51,8 @@ type Hub struct {
 	order   []string // server names in config order
 	closed  bool
 	lastErr error // naming error of the last rebuild
+	// promptWarned is the prompt collision last warned about (naming "never").
+	promptWarned string
 
 	cat      atomic.Pointer[catalog]
 	ext      atomic.Pointer[extras] // prompts, resources, templates

@@ -1114,3 +1114,26 @@ func TestSubscribe(t *testing.T) {
 		t.Errorf("an unsubscribed callback got %d events", n)
 	}
 }
+
+// Naming "never" is about tools: two servers with the same prompts (and tools
+// filtered apart) still serve their tools, and the prompts get prefixes.
+func TestNeverNamingPromptCollision(t *testing.T) {
+	t.Parallel()
+	a := config.Server{Name: "a", Transport: config.Stdio, Command: testenv.EverythingServer(t), InitTimeout: 20 * time.Second,
+		Tools: config.ToolFilter{Allow: []string{"test_simple_text"}}}
+	b := a
+	b.Name, b.Tools = "b", config.ToolFilter{Allow: []string{"test_image_content"}}
+	cfg := cfgOf(a, b)
+	cfg.Settings.Naming = config.NamingNever
+	h, _ := startHub(t, cfg, nil)
+	if n := len(h.Tools()); n != 2 {
+		t.Errorf("%d tools, want 2", n)
+	}
+	var names []string
+	for _, p := range h.Prompts() {
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "a__test_simple_prompt") || !slices.Contains(names, "b__test_simple_prompt") {
+		t.Errorf("prompts = %v", names)
+	}
+}

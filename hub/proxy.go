@@ -111,6 +111,15 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
+	if err != nil && h.naming == config.NamingNever {
+		// "never" is about tools; colliding prompts must not keep every tool out of
+		// the catalog: they get prefixes as under "auto".
+		if msg := err.Error(); msg != h.promptWarned {
+			h.promptWarned = msg
+			h.log.Warn("prompt names collide under naming \"never\"; prefixing them as under \"auto\"", "err", err)
+		}
+		names, err = tool.AssignNames(config.NamingAuto, inputs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("prompts: %w", err)
 	}
