@@ -25,8 +25,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -52,7 +50,7 @@ const (
 var benchEchoArgs = json.RawMessage(`{"text":"hello"}`)
 
 // benchCall is one echo call on one session.
-type benchCall func(ctx context.Context) error
+type benchCall = func(ctx context.Context) error
 
 // benchMode is one way of loading both paths: the callers of each (one goroutine per
 // entry), which share one batch of calls.
@@ -123,7 +121,7 @@ func benchTimed(b *testing.B, callers []benchCall, pid int) (wall, cpu time.Dura
 	b.Helper()
 	cpu0 := benchProcessCPU(pid)
 	start := time.Now()
-	if err := benchRunCalls(context.Background(), benchBatch, callers); err != nil {
+	if err := testenv.RunCalls(context.Background(), benchBatch, callers); err != nil {
 		b.Fatal(err)
 	}
 	wall = time.Since(start)
@@ -132,38 +130,6 @@ func benchTimed(b *testing.B, callers []benchCall, pid int) (wall, cpu time.Dura
 		return wall, -1
 	}
 	return wall, cpu1 - cpu0
-}
-
-// benchRunCalls makes n calls, one goroutine per caller (a single caller runs on this
-// goroutine), and returns the first error.
-func benchRunCalls(ctx context.Context, n int, callers []benchCall) error {
-	if len(callers) == 1 {
-		for range n {
-			if err := callers[0](ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var (
-		next    atomic.Int64
-		wg      sync.WaitGroup
-		errOnce sync.Once
-		first   error
-	)
-	for _, call := range callers {
-		wg.Go(func() {
-			for next.Add(1) <= int64(n) {
-				if err := call(ctx); err != nil {
-					errOnce.Do(func() { first = err })
-					next.Store(int64(n)) // stop the others
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return first
 }
 
 // benchProcessCPU is the CPU time process pid has spent so far, summed over its
@@ -196,24 +162,12 @@ func benchProcessCPU(pid int) time.Duration {
 	return sum
 }
 
-func benchMedian(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // benchMicros is a median time per call in µs.
-func benchMicros(nsPerCall []float64) float64 { return benchMedian(nsPerCall) / 1e3 }
+func benchMicros(nsPerCall []float64) float64 { return testenv.Median(nsPerCall) / 1e3 }
 
 // benchCallsPerSecond is the throughput of a median time per call.
 func benchCallsPerSecond(nsPerCall []float64) float64 {
-	m := benchMedian(nsPerCall)
+	m := testenv.Median(nsPerCall)
 	if m == 0 {
 		return 0
 	}
@@ -225,15 +179,6 @@ func benchInverse(xs []float64) []float64 {
 	out := make([]float64, len(xs))
 	for i, x := range xs {
 		out[i] = 1 / x
-	}
-	return out
-}
-
-// benchRepeat is n callers that share one session's call.
-func benchRepeat(call benchCall, n int) []benchCall {
-	out := make([]benchCall, n)
-	for i := range out {
-		out[i] = call
 	}
 	return out
 }
@@ -439,13 +384,13 @@ func BenchmarkGatewayStdio(b *testing.B) {
 	d, g := benchEcho(direct), benchEcho(viaGateway)
 	s := benchRun(b, gatewayPID, []benchMode{
 		{"seq", []benchCall{d}, []benchCall{g}},
-		{"par16", benchRepeat(d, benchCallers), benchRepeat(g, benchCallers)},
+		{"par16", testenv.Repeat(d, benchCallers), testenv.Repeat(g, benchCallers)},
 	})
 	seq, par := s[0], s[1]
-	b.ReportMetric(benchMedian(seq.ratio), "ratio")
+	b.ReportMetric(testenv.Median(seq.ratio), "ratio")
 	b.ReportMetric(benchMicros(seq.directNs), "direct-µs/call")
 	b.ReportMetric(benchMicros(seq.gatewayNs), "gateway-µs/call")
-	b.ReportMetric(benchMedian(benchInverse(par.ratio)), "throughput-ratio")
+	b.ReportMetric(testenv.Median(benchInverse(par.ratio)), "throughput-ratio")
 	b.ReportMetric(benchCallsPerSecond(par.directNs), "direct-calls/s")
 	b.ReportMetric(benchCallsPerSecond(par.gatewayNs), "gateway-calls/s")
 	b.ReportMetric(benchMicros(seq.gatewayCPU), "gateway-cpu-µs/call")
@@ -484,17 +429,17 @@ func BenchmarkGatewayHTTP(b *testing.B) {
 	s := benchRun(b, gatewayPID, []benchMode{
 		{"seq", direct[:1], viaGateway[:1]},
 		{"sessions16", direct, viaGateway},
-		{"par16", benchRepeat(direct[0], benchCallers), benchRepeat(viaGateway[0], benchCallers)},
+		{"par16", testenv.Repeat(direct[0], benchCallers), testenv.Repeat(viaGateway[0], benchCallers)},
 	})
 	seq, sessions, par := s[0], s[1], s[2]
-	b.ReportMetric((benchMedian(seq.gatewayNs)-benchMedian(seq.directNs))/1e6, "added-ms")
-	b.ReportMetric(benchMedian(seq.ratio), "ratio")
+	b.ReportMetric((testenv.Median(seq.gatewayNs)-testenv.Median(seq.directNs))/1e6, "added-ms")
+	b.ReportMetric(testenv.Median(seq.ratio), "ratio")
 	b.ReportMetric(benchMicros(seq.directNs), "direct-µs/call")
 	b.ReportMetric(benchMicros(seq.gatewayNs), "gateway-µs/call")
-	b.ReportMetric(benchMedian(benchInverse(sessions.ratio)), "throughput-ratio")
+	b.ReportMetric(testenv.Median(benchInverse(sessions.ratio)), "throughput-ratio")
 	b.ReportMetric(benchCallsPerSecond(sessions.directNs), "direct-calls/s")
 	b.ReportMetric(benchCallsPerSecond(sessions.gatewayNs), "gateway-calls/s")
-	b.ReportMetric(benchMedian(benchInverse(par.ratio)), "throughput-ratio-1session")
+	b.ReportMetric(testenv.Median(benchInverse(par.ratio)), "throughput-ratio-1session")
 	b.ReportMetric(benchCallsPerSecond(par.directNs), "direct-calls/s-1session")
 	b.ReportMetric(benchCallsPerSecond(par.gatewayNs), "gateway-calls/s-1session")
 	b.ReportMetric(benchMicros(seq.gatewayCPU), "gateway-cpu-µs/call")

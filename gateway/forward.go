@@ -60,16 +60,16 @@ func newForwarder(g *Gateway) *forwarder {
 
 type sessionKey struct{}
 
-// begin prepares ctx for forwarding one request of ss: the session for the
-// messages it causes, and its _meta with the progress token mapped. done undoes the
-// mapping.
-func (f *forwarder) begin(ctx context.Context, ss *mcp.ServerSession, meta mcp.Meta) (context.Context, func()) {
+// begin prepares forwarding one request of ss: ctx carries the session (for the
+// messages the request causes) and the _meta to send upstream (tool.WithMeta),
+// which is also returned. done undoes the progress token's mapping.
+func (f *forwarder) begin(ctx context.Context, ss *mcp.ServerSession, meta mcp.Meta) (_ context.Context, out mcp.Meta, done func()) {
 	ctx = context.WithValue(ctx, sessionKey{}, ss)
 	out, token := f.mapMeta(ctx, ss, meta)
 	if out != nil {
 		ctx = tool.WithMeta(ctx, out)
 	}
-	return ctx, func() {
+	return ctx, out, func() {
 		if token != "" {
 			f.mu.Lock()
 			delete(f.progress, token)
@@ -271,10 +271,10 @@ func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level m
 }
 
 func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	ctx, done := f.begin(ctx, ss, p.Meta)
+	ctx, meta, done := f.begin(ctx, ss, p.Meta)
 	defer done()
 	c := *p
-	c.Meta = tool.MetaFromContext(ctx)
+	c.Meta = meta
 	return f.g.up.ReadResource(ctx, &c)
 }
 
@@ -283,18 +283,18 @@ func (f *forwarder) readResource(ctx context.Context, req *mcp.ReadResourceReque
 }
 
 func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	ctx, done := f.begin(ctx, req.Session, req.Params.Meta)
+	ctx, meta, done := f.begin(ctx, req.Session, req.Params.Meta)
 	defer done()
 	c := *req.Params
-	c.Meta = tool.MetaFromContext(ctx)
+	c.Meta = meta
 	return f.g.up.GetPrompt(ctx, &c)
 }
 
 func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	ctx, done := f.begin(ctx, req.Session, req.Params.Meta)
+	ctx, meta, done := f.begin(ctx, req.Session, req.Params.Meta)
 	defer done()
 	c := *req.Params
-	c.Meta = tool.MetaFromContext(ctx)
+	c.Meta = meta
 	return f.g.up.Complete(ctx, &c)
 }
 

@@ -20,6 +20,7 @@ package gateway
 //lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -315,11 +316,9 @@ func (g *Gateway) guard(what string, add func()) {
 
 func sameTool(a, b tool.Tool) bool {
 	return a.Description == b.Description && a.Title == b.Title &&
-		jsonEqual(a.InputSchema, b.InputSchema) && jsonEqual(a.OutputSchema, b.OutputSchema) &&
+		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
 		reflect.DeepEqual(a.Annotations, b.Annotations)
 }
-
-func jsonEqual(a, b json.RawMessage) bool { return string(a) == string(b) }
 
 // mcpTool is the MCP definition of a catalog tool under its exposed name. The input
 // schema is an object schema (the catalog cleans it), which Server.AddTool requires.
@@ -348,7 +347,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 			args = req.Params.Arguments
 			meta = req.Params.Meta
 		}
-		ctx, done := g.fwd.begin(ctx, req.Session, meta)
+		ctx, _, done := g.fwd.begin(ctx, req.Session, meta)
 		defer done()
 		return g.ts.Call(ctx, name, args)
 	}

@@ -583,13 +583,19 @@ func TestProxyRoutesToTheCallingClient(t *testing.T) {
 		})
 	}
 
-	if _, isErr := callText(t, a.cs, "test_tool_with_logging", map[string]any{}); isErr {
-		t.Fatal("logging tool failed")
+	// The server's last log message comes right before its result: several calls,
+	// so that one handled after its call returned would show (it went to b, too,
+	// before responses waited for the notifications read before them).
+	const calls = 5
+	for range calls {
+		if _, isErr := callText(t, a.cs, "test_tool_with_logging", map[string]any{}); isErr {
+			t.Fatal("logging tool failed")
+		}
 	}
 	testenv.WaitFor(t, "client a's log messages", 5*time.Second, func() bool {
 		n := 0
 		a.snapshot(func(c *proxyClient) { n = len(c.logs) })
-		return n >= 3
+		return n >= 3*calls
 	})
 	b.snapshot(func(c *proxyClient) {
 		if len(c.logs) != 0 {

@@ -22,10 +22,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -34,6 +31,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -54,7 +52,7 @@ const (
 var benchEchoArgs = json.RawMessage(`{"text":"hello"}`)
 
 // benchCall is one echo call on one path.
-type benchCall func(ctx context.Context) error
+type benchCall = func(ctx context.Context) error
 
 // benchQuietLogger drops everything: start-up summaries must not land in the output.
 func benchQuietLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -140,40 +138,6 @@ func benchDirectCall(sess *mcp.ClientSession) benchCall {
 	}
 }
 
-// benchRunCalls makes n calls with `callers` goroutines (1: on this goroutine) and
-// returns the first error.
-func benchRunCalls(ctx context.Context, n, callers int, call benchCall) error {
-	if callers <= 1 {
-		for range n {
-			if err := call(ctx); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var (
-		next    atomic.Int64
-		wg      sync.WaitGroup
-		errOnce sync.Once
-		first   error
-	)
-	for range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) {
-				if err := call(ctx); err != nil {
-					errOnce.Do(func() { first = err })
-					next.Store(int64(n)) // stop the others
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
-}
-
 // benchTimed returns how long n calls with `callers` callers take.
 func benchTimed(b *testing.B, n, callers int, call benchCall) time.Duration {
 	b.Helper()
@@ -188,7 +152,7 @@ func benchTimedCPU(b *testing.B, n, callers int, call benchCall) (wall, cpu time
 	b.Helper()
 	cpu0 := benchProcessCPU(b)
 	start := time.Now()
-	if err := benchRunCalls(context.Background(), n, callers, call); err != nil {
+	if err := testenv.RunCalls(context.Background(), n, testenv.Repeat(call, callers)); err != nil {
 		b.Fatal(err)
 	}
 	wall = time.Since(start)
@@ -210,18 +174,6 @@ func benchRusageCPU(b *testing.B, who int) time.Duration {
 		b.Fatalf("getrusage: %v", err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func benchMedian(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 var benchModes = []struct {
@@ -251,7 +203,7 @@ func BenchmarkCall(b *testing.B) {
 				b.Run(m.name, func(b *testing.B) {
 					b.ReportAllocs()
 					b.ResetTimer()
-					if err := benchRunCalls(context.Background(), b.N, m.callers, call); err != nil {
+					if err := testenv.RunCalls(context.Background(), b.N, testenv.Repeat(call, m.callers)); err != nil {
 						b.Fatal(err)
 					}
 				})
@@ -306,19 +258,19 @@ func BenchmarkCallRatio(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(0, "ns/op") // an op is four calls; the per-call figures below say more
 	b.ReportMetric(float64(rounds), "rounds")
-	b.ReportMetric(benchMedian(seq.ratio), "median-ratio-seq")
-	b.ReportMetric(benchMedian(par.ratio), "median-ratio-par16")
-	b.ReportMetric(benchMedian(seq.directNs), "direct-ns/call-seq")
-	b.ReportMetric(benchMedian(seq.hubNs), "hub-ns/call-seq")
-	b.ReportMetric(benchMedian(par.directNs), "direct-ns/call-par16")
-	b.ReportMetric(benchMedian(par.hubNs), "hub-ns/call-par16")
+	b.ReportMetric(testenv.Median(seq.ratio), "median-ratio-seq")
+	b.ReportMetric(testenv.Median(par.ratio), "median-ratio-par16")
+	b.ReportMetric(testenv.Median(seq.directNs), "direct-ns/call-seq")
+	b.ReportMetric(testenv.Median(seq.hubNs), "hub-ns/call-seq")
+	b.ReportMetric(testenv.Median(par.directNs), "direct-ns/call-par16")
+	b.ReportMetric(testenv.Median(par.hubNs), "hub-ns/call-par16")
 	// The same in host CPU time: what the hub costs the machine, steady under load.
-	b.ReportMetric(benchMedian(seq.cpuRatio), "median-cpu-ratio-seq")
-	b.ReportMetric(benchMedian(par.cpuRatio), "median-cpu-ratio-par16")
-	b.ReportMetric(benchMedian(seq.directCPU), "direct-cpu-ns/call-seq")
-	b.ReportMetric(benchMedian(seq.hubCPU), "hub-cpu-ns/call-seq")
-	b.ReportMetric(benchMedian(par.directCPU), "direct-cpu-ns/call-par16")
-	b.ReportMetric(benchMedian(par.hubCPU), "hub-cpu-ns/call-par16")
+	b.ReportMetric(testenv.Median(seq.cpuRatio), "median-cpu-ratio-seq")
+	b.ReportMetric(testenv.Median(par.cpuRatio), "median-cpu-ratio-par16")
+	b.ReportMetric(testenv.Median(seq.directCPU), "direct-cpu-ns/call-seq")
+	b.ReportMetric(testenv.Median(seq.hubCPU), "hub-cpu-ns/call-seq")
+	b.ReportMetric(testenv.Median(par.directCPU), "direct-cpu-ns/call-par16")
+	b.ReportMetric(testenv.Median(par.hubCPU), "hub-cpu-ns/call-par16")
 }
 
 // BenchmarkStartup starts (hub.Start) and closes a hub of 20 stdio test servers that
@@ -401,18 +353,18 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(benchMedian(r), "ratio-20-vs-1")
-	b.ReportMetric(benchMedian(rDirect), "ratio-20-vs-direct")
-	b.ReportMetric(benchMedian(s1), "start-ms-1")
-	b.ReportMetric(benchMedian(s20), "start-ms-20")
-	b.ReportMetric(benchMedian(sDirect), "start-ms-direct")
-	b.ReportMetric(benchMedian(c1), "close-ms-1")
-	b.ReportMetric(benchMedian(c20), "close-ms-20")
+	b.ReportMetric(testenv.Median(r), "ratio-20-vs-1")
+	b.ReportMetric(testenv.Median(rDirect), "ratio-20-vs-direct")
+	b.ReportMetric(testenv.Median(s1), "start-ms-1")
+	b.ReportMetric(testenv.Median(s20), "start-ms-20")
+	b.ReportMetric(testenv.Median(sDirect), "start-ms-direct")
+	b.ReportMetric(testenv.Median(c1), "close-ms-1")
+	b.ReportMetric(testenv.Median(c20), "close-ms-20")
 	// Where the extra time of 20 goes: CPU of this process during Start(20), and of
 	// the 20 servers (start to exit). When their sum over the cores available is near
 	// start-ms-20 − start-ms-1, the extra time is CPU contention, not waiting.
-	b.ReportMetric(benchMedian(host20), "host-cpu-ms-start-20")
-	b.ReportMetric(benchMedian(child20), "servers-cpu-ms-20")
+	b.ReportMetric(testenv.Median(host20), "host-cpu-ms-start-20")
+	b.ReportMetric(testenv.Median(child20), "servers-cpu-ms-20")
 }
 
 // benchHostMemory is this process's memory after a full GC that returns freed pages to
@@ -520,9 +472,9 @@ func BenchmarkMemoryPerServer(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(benchMedian(rss), "rss-KiB-per-server")
-	b.ReportMetric(benchMedian(heap), "heap-KiB-per-server")
-	b.ReportMetric(benchMedian(gor), "goroutines-per-server")
-	b.ReportMetric(benchMedian(rssSmall), "rss-KiB-1-server")
-	b.ReportMetric(benchMedian(rssLarge), "rss-KiB-21-servers")
+	b.ReportMetric(testenv.Median(rss), "rss-KiB-per-server")
+	b.ReportMetric(testenv.Median(heap), "heap-KiB-per-server")
+	b.ReportMetric(testenv.Median(gor), "goroutines-per-server")
+	b.ReportMetric(testenv.Median(rssSmall), "rss-KiB-1-server")
+	b.ReportMetric(testenv.Median(rssLarge), "rss-KiB-21-servers")
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"path"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -62,6 +63,8 @@ type Hub struct {
 	// converted caches each upstream tool's conversion (schema cleaning is the costly
 	// part), so that a rebuild per server event costs a map lookup per unchanged tool.
 	converted map[*mcp.Tool]tool.Tool
+	// tmplRE caches each resource template's compiled matcher the same way.
+	tmplRE map[string]*regexp.Regexp
 
 	subMu sync.Mutex
 	subs  map[int]func(upstream.Event)

@@ -87,8 +87,8 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 	}
 	prompts := map[tool.Key]promptEntry{}
 	var inputs []tool.NameInput
-	uriOwners := map[string]int{}
-	tmplOwners := map[string]int{}
+	uriOwners := map[string]int{}  // URI → servers listing it
+	tmplOwners := map[string]int{} // URI template → servers listing it
 	for _, s := range sups {
 		cfg := s.Config()
 		for _, p := range s.Prompts() {
@@ -96,19 +96,8 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 			prompts[k] = promptEntry{s, p}
 			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix})
 		}
-		seen := map[string]bool{}
-		for _, r := range s.Resources() {
-			if !seen[r.URI] {
-				seen[r.URI] = true
-				uriOwners[r.URI]++
-			}
-		}
-		for _, t := range s.ResourceTemplates() {
-			if !seen["\x00"+t.URITemplate] {
-				seen["\x00"+t.URITemplate] = true
-				tmplOwners[t.URITemplate]++
-			}
-		}
+		countOwners(uriOwners, s.Resources(), func(r *mcp.Resource) string { return r.URI })
+		countOwners(tmplOwners, s.ResourceTemplates(), func(t *mcp.ResourceTemplate) string { return t.URITemplate })
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
 	if err != nil && h.naming == config.NamingNever {
@@ -132,6 +121,8 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 		x.prompts = append(x.prompts, &p)
 	}
 	always := h.naming == config.NamingAlways
+	compiled := map[string]*regexp.Regexp{} // this rebuild's; becomes h.tmplRE
+	defer func() { h.tmplRE = compiled }()
 	for _, s := range sups {
 		name := s.Name()
 		for _, r := range s.Resources() {
@@ -154,15 +145,37 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 			}
 			c := *t
 			c.URITemplate = exposed
-			tr := tmplRoute{exposed: exposed, route: route{sup: s, original: t.URITemplate}}
-			if tmpl, err := uritemplate.New(t.URITemplate); err == nil {
-				tr.re = tmpl.Regexp()
-			}
+			tr := tmplRoute{exposed: exposed, route: route{sup: s, original: t.URITemplate}, re: h.templateRegexp(t.URITemplate, compiled)}
 			x.tmplRoutes = append(x.tmplRoutes, tr)
 			x.templates = append(x.templates, &c)
 		}
 	}
 	return x, nil
+}
+
+// countOwners adds one owner to counts for each distinct key of items.
+func countOwners[T any](counts map[string]int, items []T, key func(T) string) {
+	seen := map[string]bool{}
+	for _, it := range items {
+		if k := key(it); !seen[k] {
+			seen[k] = true
+			counts[k]++
+		}
+	}
+}
+
+// templateRegexp matches the URIs of a URI template (nil if it does not parse).
+// Compiled templates are kept from one rebuild to the next (a rebuild follows
+// every server event), in compiled; h.mu held.
+func (h *Hub) templateRegexp(tmpl string, compiled map[string]*regexp.Regexp) *regexp.Regexp {
+	re, ok := h.tmplRE[tmpl]
+	if !ok {
+		if t, err := uritemplate.New(tmpl); err == nil {
+			re = t.Regexp()
+		}
+	}
+	compiled[tmpl] = re
+	return re
 }
 
 // Prompts returns every server's prompts under their exposed names.

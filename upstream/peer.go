@@ -50,24 +50,23 @@ const (
 func (s *Supervisor) middleware(c *conn) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if ordered[method] {
+				defer c.noteHandled() // after the Peer has it: see orderedConn
+			}
 			switch method {
 			case MethodCreateMessage, MethodElicit, MethodListRoots:
 				if p := s.opts.Peer; p != nil {
 					return p.Request(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}
 			case NotificationLog, NotificationProgress, NotificationResourceUpd, NotificationElicitDone:
-				defer c.noteHandled()
 				if p := s.opts.Peer; p != nil {
 					p.Notify(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}
 			case notificationToolsChanged:
-				defer c.noteHandled()
 				c.listsChanged(listTools)
 			case notificationResChanged:
-				defer c.noteHandled()
 				c.listsChanged(listResources)
 			case notificationPromptChanged:
-				defer c.noteHandled()
 				c.listsChanged(listPrompts)
 			}
 			return next(ctx, method, req)

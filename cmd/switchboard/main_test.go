@@ -25,8 +25,7 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -47,16 +46,8 @@ func TestMain(m *testing.M) {
 	if g := os.Getenv("GORACE"); !strings.Contains(g, "atexit_sleep_ms") {
 		os.Setenv("GORACE", strings.TrimSpace(g+" atexit_sleep_ms=0"))
 	}
-	code := m.Run()
-	testserver.Cleanup()
-	if code == 0 {
-		// In-process runs start and close hubs; nothing of theirs may outlive them.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goroutine leak after the tests: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	// In-process runs start and close hubs; nothing of theirs may outlive them.
+	os.Exit(testenv.Main(m))
 }
 
 // testExe is the path of the test binary, which is also the CLI (see TestMain).

@@ -16,11 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
 // stdioPeer is a test server connected over stdio with the SDK client.
 type stdioPeer struct {

@@ -51,10 +51,6 @@ func Build(tb testing.TB) string {
 	return testenv.Build(tb, ImportPath, "testserver")
 }
 
-// Cleanup removes the directory holding built binaries, if any. Call it from TestMain
-// after m.Run; it is safe to call when Build never ran.
-func Cleanup() { testenv.Cleanup() }
-
 // Command returns an unstarted command running the test server with args.
 func Command(tb testing.TB, args ...string) *exec.Cmd {
 	tb.Helper()

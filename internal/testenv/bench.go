@@ -1,0 +1,64 @@
+package testenv
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// RunCalls makes n calls spread over callers, one goroutine per caller (a single
+// caller runs on this goroutine), and returns the first error, which stops the
+// others. Benchmarks give it the same call several times for concurrent calls on
+// one session, or one call per session.
+func RunCalls(ctx context.Context, n int, callers []func(context.Context) error) error {
+	if len(callers) == 1 {
+		for range n {
+			if err := callers[0](ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next    atomic.Int64
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		first   error
+	)
+	for _, call := range callers {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) {
+				if err := call(ctx); err != nil {
+					errOnce.Do(func() { first = err })
+					next.Store(int64(n)) // stop the others
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+// Repeat is n callers that make the same call.
+func Repeat(call func(context.Context) error, n int) []func(context.Context) error {
+	out := make([]func(context.Context) error, max(n, 1))
+	for i := range out {
+		out[i] = call
+	}
+	return out
+}
+
+// Median is the median of xs (0 for none); xs is not changed.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
