@@ -34,6 +34,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 const (
@@ -52,11 +53,11 @@ var benchEchoArgs = json.RawMessage(`{"text":"hello"}`)
 // benchCall is one echo call on one session.
 type benchCall = func(ctx context.Context) error
 
-// benchMode is one way of loading both paths: the callers of each (one goroutine per
-// entry), which share one batch of calls.
+// benchMode is one way of loading the paths: the callers of each (one goroutine per
+// entry), which share one batch of calls. floor is optional.
 type benchMode struct {
-	name            string
-	direct, gateway []benchCall
+	name                   string
+	direct, gateway, floor []benchCall
 }
 
 // benchSeries collects one mode's per-round figures.
@@ -64,18 +65,22 @@ type benchSeries struct {
 	ratio      []float64 // gateway wall time ÷ direct wall time of the same round
 	directNs   []float64 // wall time per call
 	gatewayNs  []float64
+	floorNs    []float64
 	gatewayCPU []float64 // CPU time of the gateway process per call
 }
 
 // benchRun measures the modes in rounds until b.Loop stops, and at least
 // benchMinRounds: in each round, a batch on each path per mode, the path that goes
-// first alternating by round. gatewayPID is the gateway's process, whose CPU time
-// each gateway batch records.
+// first rotating by round. gatewayPID is the gateway's process, whose CPU time each
+// gateway batch records.
 func benchRun(b *testing.B, gatewayPID int, modes []benchMode) []*benchSeries {
 	b.Helper()
 	for _, m := range modes { // warm-up: connections, pools, the JIT of the caches
-		benchTimed(b, m.direct, 0)
-		benchTimed(b, m.gateway, 0)
+		for _, callers := range [][]benchCall{m.direct, m.gateway, m.floor} {
+			if callers != nil {
+				benchTimed(b, callers, 0)
+			}
+		}
 	}
 	series := make([]*benchSeries, len(modes))
 	for i := range series {
@@ -84,21 +89,30 @@ func benchRun(b *testing.B, gatewayPID int, modes []benchMode) []*benchSeries {
 	round := 0
 	measure := func() {
 		for i, m := range modes {
-			var d, g, gCPU time.Duration
-			if round%2 == 0 {
-				d, _ = benchTimed(b, m.direct, 0)
-				g, gCPU = benchTimed(b, m.gateway, gatewayPID)
-			} else {
-				g, gCPU = benchTimed(b, m.gateway, gatewayPID)
-				d, _ = benchTimed(b, m.direct, 0)
-			}
 			s := series[i]
+			var d, g time.Duration
+			paths := []func(){
+				func() { d, _ = benchTimed(b, m.direct, 0) },
+				func() {
+					var gCPU time.Duration
+					g, gCPU = benchTimed(b, m.gateway, gatewayPID)
+					if gCPU >= 0 {
+						s.gatewayCPU = append(s.gatewayCPU, float64(gCPU.Nanoseconds())/benchBatch)
+					}
+				},
+			}
+			if m.floor != nil {
+				paths = append(paths, func() {
+					f, _ := benchTimed(b, m.floor, 0)
+					s.floorNs = append(s.floorNs, float64(f.Nanoseconds())/benchBatch)
+				})
+			}
+			for j := range paths {
+				paths[(round+j)%len(paths)]()
+			}
 			s.ratio = append(s.ratio, float64(g)/float64(d))
 			s.directNs = append(s.directNs, float64(d.Nanoseconds())/benchBatch)
 			s.gatewayNs = append(s.gatewayNs, float64(g.Nanoseconds())/benchBatch)
-			if gCPU >= 0 {
-				s.gatewayCPU = append(s.gatewayCPU, float64(gCPU.Nanoseconds())/benchBatch)
-			}
 		}
 		round++
 	}
@@ -363,82 +377,103 @@ func benchHTTPClient(b *testing.B) *http.Client {
 }
 
 // BenchmarkGatewayStdio: client --stdio--> `switchboard mcp` --stdio--> test server,
-// against client --stdio--> test server, each round measuring both paths with one
+// against client --stdio--> test server, and against the floor: client --stdio-->
+// test server --proxy (a plain SDK server re-serving an SDK client's tools, no
+// switchboard code) --stdio--> test server. Each round measures the paths with one
 // caller (seq) and with benchCallers concurrent calls on the one session (par16; a
 // stdio server has one client, so 16 clients would be 16 gateway processes, each the
 // seq case). Reports:
 //
 //	ratio                median over rounds of gateway ÷ direct wall time, seq (target ≤ 2.3)
-//	direct-µs/call, gateway-µs/call         median time per call, seq
+//	floor-ratio          the same for the plain SDK proxy
+//	direct-µs/call, gateway-µs/call, floor-µs/call    median time per call, seq
 //	throughput-ratio     median of gateway calls/s ÷ direct calls/s, par16 (target ≥ 0.5)
-//	direct-calls/s, gateway-calls/s         par16
+//	direct-calls/s, gateway-calls/s, floor-calls/s    par16
 //	gateway-cpu-µs/call[-par16]             CPU time of the switchboard process per call
 func BenchmarkGatewayStdio(b *testing.B) {
 	bin := testserver.Build(b)
 	directCmd := exec.Command(bin)
 	direct := benchConnect(b, "test server (stdio)", &mcp.CommandTransport{Command: directCmd})
+	floor := benchConnect(b, "plain SDK proxy (stdio)", &mcp.CommandTransport{Command: exec.Command(bin, "--proxy", bin, "--proxy-protocol", upstream.DefaultProtocolVersion)})
 	viaGateway, gatewayPID := benchStdioGateway(b, benchGatewayConfig(b, map[string]any{"command": bin}))
-	if benchServerPID(b, viaGateway) == directCmd.Process.Pid {
-		b.Fatal("the gateway reached the direct path's server")
+	directPID := benchServerPID(b, direct)
+	if benchServerPID(b, viaGateway) == directPID || benchServerPID(b, floor) == directPID {
+		b.Fatal("the gateway or the floor reached the direct path's server")
 	}
-	d, g := benchEcho(direct), benchEcho(viaGateway)
+	d, g, f := benchEcho(direct), benchEcho(viaGateway), benchEcho(floor)
 	s := benchRun(b, gatewayPID, []benchMode{
-		{"seq", []benchCall{d}, []benchCall{g}},
-		{"par16", testenv.Repeat(d, benchCallers), testenv.Repeat(g, benchCallers)},
+		{"seq", []benchCall{d}, []benchCall{g}, []benchCall{f}},
+		{"par16", testenv.Repeat(d, benchCallers), testenv.Repeat(g, benchCallers), testenv.Repeat(f, benchCallers)},
 	})
 	seq, par := s[0], s[1]
 	b.ReportMetric(testenv.Median(seq.ratio), "ratio")
+	b.ReportMetric(testenv.Median(seq.floorNs)/testenv.Median(seq.directNs), "floor-ratio")
 	b.ReportMetric(benchMicros(seq.directNs), "direct-µs/call")
 	b.ReportMetric(benchMicros(seq.gatewayNs), "gateway-µs/call")
+	b.ReportMetric(benchMicros(seq.floorNs), "floor-µs/call")
 	b.ReportMetric(testenv.Median(benchInverse(par.ratio)), "throughput-ratio")
 	b.ReportMetric(benchCallsPerSecond(par.directNs), "direct-calls/s")
 	b.ReportMetric(benchCallsPerSecond(par.gatewayNs), "gateway-calls/s")
+	b.ReportMetric(benchCallsPerSecond(par.floorNs), "floor-calls/s")
 	b.ReportMetric(benchMicros(seq.gatewayCPU), "gateway-cpu-µs/call")
 	b.ReportMetric(benchMicros(par.gatewayCPU), "gateway-cpu-µs/call-par16")
 }
 
 // BenchmarkGatewayHTTP: client --Streamable HTTP--> `switchboard mcp --listen`
 // (the real binary, in its own process like the server) --Streamable HTTP--> test
-// server (--http), against client --Streamable HTTP--> the same test server, all on
-// loopback. Each round measures both paths with one caller (seq), with benchCallers
-// sessions making calls at once (sessions16), and with benchCallers concurrent calls on
-// one session (par16). Reports:
+// server (--http), against client --Streamable HTTP--> the same test server, and
+// against the floor: the same client --> test server --http --proxy (a plain SDK
+// server re-serving an SDK client's tools, no switchboard code, in its own process)
+// --> the same test server; all on loopback. Each round measures the paths with one
+// caller (seq), with benchCallers sessions making calls at once (sessions16), and
+// with benchCallers concurrent calls on one session (par16). Reports:
 //
 //	added-ms             median gateway − median direct time per call, seq (target ≤ 0.3)
-//	ratio, direct-µs/call, gateway-µs/call  seq
+//	floor-added-ms       median plain SDK proxy − median direct, seq: what any
+//	                     gateway built on the SDK's server and client adds
+//	over-floor-ms        median gateway − median plain SDK proxy, seq: switchboard's own cost
+//	ratio, direct-µs/call, gateway-µs/call, floor-µs/call  seq
 //	throughput-ratio     median of gateway calls/s ÷ direct calls/s, sessions16 (target ≥ 0.5)
-//	direct-calls/s, gateway-calls/s         sessions16
+//	direct-calls/s, gateway-calls/s, floor-calls/s        sessions16
 //	throughput-ratio-1session, direct-calls/s-1session, gateway-calls/s-1session  par16
 //	gateway-cpu-µs/call[-sessions16]        CPU time of the switchboard process per call
 func BenchmarkGatewayHTTP(b *testing.B) {
 	upstreamURL := testserver.StartHTTP(b) + "/mcp"
+	floorURL := testserver.StartHTTP(b, "--proxy", upstreamURL, "--proxy-protocol", upstream.DefaultProtocolVersion) + "/mcp"
 	gatewayURL, gatewayPID := benchHTTPGateway(b, benchGatewayConfig(b, map[string]any{"type": "http", "url": upstreamURL}))
 	client := benchHTTPClient(b)
-	var direct, viaGateway []benchCall
+	var direct, viaGateway, floor []benchCall
 	for i := range benchCallers {
 		ds := benchConnect(b, "test server (http)", &mcp.StreamableClientTransport{Endpoint: upstreamURL, HTTPClient: client})
 		gs := benchConnect(b, "gateway (http)", &mcp.StreamableClientTransport{Endpoint: gatewayURL, HTTPClient: client})
+		fs := benchConnect(b, "plain SDK proxy (http)", &mcp.StreamableClientTransport{Endpoint: floorURL, HTTPClient: client})
 		if i == 0 {
 			benchWaitForEcho(b, gs)
-			if benchServerPID(b, ds) != benchServerPID(b, gs) {
-				b.Fatal("the gateway and the direct path reach different servers")
+			pid := benchServerPID(b, ds)
+			if benchServerPID(b, gs) != pid || benchServerPID(b, fs) != pid {
+				b.Fatal("the paths reach different servers")
 			}
 		}
-		direct, viaGateway = append(direct, benchEcho(ds)), append(viaGateway, benchEcho(gs))
+		direct, viaGateway, floor = append(direct, benchEcho(ds)), append(viaGateway, benchEcho(gs)), append(floor, benchEcho(fs))
 	}
 	s := benchRun(b, gatewayPID, []benchMode{
-		{"seq", direct[:1], viaGateway[:1]},
-		{"sessions16", direct, viaGateway},
-		{"par16", testenv.Repeat(direct[0], benchCallers), testenv.Repeat(viaGateway[0], benchCallers)},
+		{"seq", direct[:1], viaGateway[:1], floor[:1]},
+		{"sessions16", direct, viaGateway, floor},
+		{"par16", testenv.Repeat(direct[0], benchCallers), testenv.Repeat(viaGateway[0], benchCallers), nil},
 	})
 	seq, sessions, par := s[0], s[1], s[2]
-	b.ReportMetric((testenv.Median(seq.gatewayNs)-testenv.Median(seq.directNs))/1e6, "added-ms")
+	ms := func(ns []float64) float64 { return testenv.Median(ns) / 1e6 }
+	b.ReportMetric(ms(seq.gatewayNs)-ms(seq.directNs), "added-ms")
+	b.ReportMetric(ms(seq.floorNs)-ms(seq.directNs), "floor-added-ms")
+	b.ReportMetric(ms(seq.gatewayNs)-ms(seq.floorNs), "over-floor-ms")
 	b.ReportMetric(testenv.Median(seq.ratio), "ratio")
 	b.ReportMetric(benchMicros(seq.directNs), "direct-µs/call")
 	b.ReportMetric(benchMicros(seq.gatewayNs), "gateway-µs/call")
+	b.ReportMetric(benchMicros(seq.floorNs), "floor-µs/call")
 	b.ReportMetric(testenv.Median(benchInverse(sessions.ratio)), "throughput-ratio")
 	b.ReportMetric(benchCallsPerSecond(sessions.directNs), "direct-calls/s")
 	b.ReportMetric(benchCallsPerSecond(sessions.gatewayNs), "gateway-calls/s")
+	b.ReportMetric(benchCallsPerSecond(sessions.floorNs), "floor-calls/s")
 	b.ReportMetric(testenv.Median(benchInverse(par.ratio)), "throughput-ratio-1session")
 	b.ReportMetric(benchCallsPerSecond(par.directNs), "direct-calls/s-1session")
 	b.ReportMetric(benchCallsPerSecond(par.gatewayNs), "gateway-calls/s-1session")

@@ -34,7 +34,7 @@ import (
 var providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // testserverTools are the tools every testserver instance registers.
-var testserverTools = []string{"echo", "add", "sleep", "fail", "big", "pid", "add_tool", "remove_tool", "crash", "stderr"}
+var testserverTools = []string{"echo", "add", "sleep", "fail", "big", "pid", "add_tool", "add_tool_later", "remove_tool", "crash", "stderr"}
 
 // fast are lifecycle options short enough for tests.
 func fast() *upstream.Options {
@@ -479,7 +479,7 @@ func TestToolFilters(t *testing.T) {
 	h, _ := startHub(t, cfgOf(a, b), nil)
 	checkCatalog(t, h)
 
-	want := []string{"add", "add_tool", "extra_one", "pid", "sleep"}
+	want := []string{"add", "add_tool", "add_tool_later", "extra_one", "pid", "sleep"}
 	if got := namesOf(h); !slices.Equal(got, want) {
 		t.Fatalf("catalog = %v, want %v", got, want)
 	}

@@ -145,7 +145,7 @@ func (s *Supervisor) connect() (*conn, error) {
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
 	c.client = client
-	sess, err := client.Connect(ctx, orderedTransport{transport, c}, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
+	sess, err := client.Connect(ctx, orderedTransport{transport, c, s.cfg.Transport != config.HTTP}, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {
 		c.sess = sess
 		var l lists

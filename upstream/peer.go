@@ -140,15 +140,23 @@ type inflightKey struct{}
 // response to the waiting call on another, so a server's last log message or
 // progress of a call could otherwise be handled after the call returned, when no
 // call claims it any more.
+//
+// Streamable HTTP connections are not wrapped: the SDK hands the session's state to
+// its streamable client connection through an unexported method, which a wrapper
+// hides, and without it the connection sends no MCP-Protocol-Version header and
+// never opens the standalone stream that carries what the server sends outside a
+// request (list changes, resource updates). Over Streamable HTTP a call's last
+// notifications may therefore still be handled after it returns.
 type orderedTransport struct {
 	mcp.Transport
-	c *conn
+	c    *conn
+	wrap bool // false for Streamable HTTP
 }
 
 func (t orderedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	conn, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
+	if err != nil || !t.wrap {
+		return conn, err
 	}
 	return &orderedConn{Connection: conn, c: t.c}, nil
 }

@@ -250,32 +250,57 @@ func TestTwentyMegabyteResult(t *testing.T) {
 	}
 }
 
+// A server's tools/list_changed reaches the supervisor over every transport, over
+// Streamable HTTP on the standalone stream: the server's tools change after the call
+// that changed them has been answered, so that the notification is unrelated to any
+// request.
 func TestToolsListChanged(t *testing.T) {
-	events := make(chan upstream.Event, 16)
-	opts := fast()
-	opts.ListChangedDebounce = 20 * time.Millisecond
-	opts.OnEvent = func(e upstream.Event) {
-		if e.ToolsChanged {
-			events <- e
-		}
-	}
-	s := start(t, testserver.Stdio(t, "growing"), opts)
-	<-events // the initial listing
-	mustText(t, s, "add_tool", map[string]any{"name": "brand_new"})
-	select {
-	case <-events:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no tools-changed event after add_tool")
-	}
-	found := false
-	for _, tl := range s.Tools() {
-		found = found || tl.Name == "brand_new"
-	}
-	if !found {
-		t.Fatal("brand_new not in the re-listed tools")
-	}
-	if got := mustText(t, s, "brand_new", map[string]any{"text": "hi"}); got != "hi" {
-		t.Errorf("brand_new = %q", got)
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T) config.Server
+	}{
+		{"stdio", func(t *testing.T) config.Server { return testserver.Stdio(t, "growing") }},
+		{"http", func(t *testing.T) config.Server {
+			// Every request after initialize must say its protocol version, as the spec asks.
+			url := testserver.StartHTTP(t, "--require-protocol-header")
+			return config.Server{Name: "growing", Transport: config.HTTP, URL: url + "/mcp"}
+		}},
+		{"sse", func(t *testing.T) config.Server {
+			return config.Server{Name: "growing", Transport: config.SSE, URL: testserver.StartHTTP(t) + "/sse"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			events := make(chan upstream.Event, 16)
+			opts := fast()
+			opts.ListChangedDebounce = 20 * time.Millisecond
+			opts.OnEvent = func(e upstream.Event) {
+				if e.ToolsChanged {
+					events <- e
+				}
+			}
+			s := start(t, tc.server(t), opts)
+			select {
+			case <-events: // the initial listing
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no initial listing: %+v", s.Status())
+			}
+			mustText(t, s, "add_tool_later", map[string]any{"name": "brand_new"})
+			select {
+			case <-events:
+			case <-time.After(5 * time.Second):
+				t.Fatal("no tools-changed event after add_tool_later")
+			}
+			found := false
+			for _, tl := range s.Tools() {
+				found = found || tl.Name == "brand_new"
+			}
+			if !found {
+				t.Fatal("brand_new not in the re-listed tools")
+			}
+			if got := mustText(t, s, "brand_new", map[string]any{"text": "hi"}); got != "hi" {
+				t.Errorf("brand_new = %q", got)
+			}
+		})
 	}
 }
 

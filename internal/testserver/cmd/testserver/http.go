@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -51,6 +53,9 @@ func serveHTTP(c *config) error {
 	if c.requireHeader != "" {
 		name, value, _ := strings.Cut(c.requireHeader, "=")
 		handler = requireHeader(handler, name, value)
+	}
+	if c.requireProtocol {
+		handler = requireProtocolHeader(handler)
 	}
 
 	// The LISTENING line must be the first stdout line.
@@ -111,6 +116,30 @@ func garbageHandler(next http.Handler) http.Handler {
 }
 
 // requireHeader rejects requests whose header name does not equal value.
+// requireProtocolHeader answers 400 to every request but initialize that does not
+// carry the MCP-Protocol-Version header, which clients must send after
+// initialization (a server may not otherwise tell which version they speak).
+func requireProtocolHeader(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Protocol-Version") == "" && r.Method != http.MethodDelete {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			var msg struct {
+				Method string `json:"method"`
+			}
+			if json.Unmarshal(body, &msg) != nil || msg.Method != "initialize" {
+				http.Error(w, "missing MCP-Protocol-Version header", http.StatusBadRequest)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func requireHeader(next http.Handler, name, value string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get(name) != value {

@@ -9,7 +9,8 @@
 // stdout line.
 //
 // Tools that are always registered: echo, add, sleep, fail, big, pid,
-// add_tool, remove_tool, crash, stderr. See tools.go.
+// add_tool, add_tool_later, remove_tool, crash, stderr. See tools.go. With --proxy TARGET it serves
+// TARGET's tools instead, through a plain SDK client (see proxy.go).
 package main
 
 import (
@@ -21,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -57,8 +59,13 @@ type config struct {
 	ignoreEOF     bool
 	httpAddr      string
 	requireHeader string
-	pageSize      int
-	noPing        bool
+	// requireProtocol: HTTP requests after initialize must carry MCP-Protocol-Version.
+	requireProtocol bool
+	pageSize        int
+	noPing          bool
+	proxyTarget     string
+	proxyProtocol   string
+	proxy           *proxy // connected by run when proxyTarget is set
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -78,8 +85,11 @@ func parseFlags(args []string) (*config, error) {
 	fs.BoolVar(&c.ignoreEOF, "ignore-stdin-eof", false, "keep running after the stdio session ends")
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP (/mcp) and SSE (/sse) at this address")
 	fs.StringVar(&c.requireHeader, "require-header", "", "HTTP only: reject requests without header NAME=VALUE (401)")
+	fs.BoolVar(&c.requireProtocol, "require-protocol-header", false, "HTTP only: answer 400 to requests after initialize without an MCP-Protocol-Version header")
 	fs.IntVar(&c.pageSize, "page-size", 0, "tools/list page size (0: SDK default)")
 	fs.BoolVar(&c.noPing, "no-ping", false, "answer ping with a JSON-RPC \"method not found\" error, as servers of the 2026-07-28 era do")
+	fs.StringVar(&c.proxyTarget, "proxy", "", "serve, instead of its own tools, those of the MCP server at this URL (Streamable HTTP) or command (stdio), forwarded by a plain SDK client")
+	fs.StringVar(&c.proxyProtocol, "proxy-protocol", "", "--proxy: the protocol version its client asks for (default: the SDK's newest)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -139,6 +149,19 @@ func run(c *config) error {
 		fmt.Fprintln(os.Stderr, "testserver: exiting with status 2")
 		os.Exit(exitCrashAtStart)
 	}
+	if c.proxyTarget != "" {
+		// The GC setting of switchboard's binary, so that the floor the benchmarks
+		// compare with is as tuned as the gateway.
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(400)
+		}
+		p, err := connectProxy(c.proxyTarget, c.proxyProtocol)
+		if err != nil {
+			return err
+		}
+		defer p.session.Close()
+		c.proxy = p
+	}
 	if c.httpAddr != "" {
 		return serveHTTP(c)
 	}
@@ -185,7 +208,11 @@ func newServer(c *config) *mcp.Server {
 	server := mcp.NewServer(&mcp.Implementation{Name: c.name, Version: "v0.0.1"}, &mcp.ServerOptions{
 		PageSize: c.pageSize,
 	})
-	registerTools(server, c.tools)
+	if c.proxy != nil {
+		c.proxy.register(server)
+	} else {
+		registerTools(server, c.tools)
+	}
 	if c.dieAfter > 0 {
 		server.AddReceivingMiddleware(dieAfterMiddleware(c.dieAfter))
 	}

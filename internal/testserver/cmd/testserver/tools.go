@@ -108,6 +108,15 @@ func registerTools(s *mcp.Server, extra []string) {
 			return text("added " + in.Name), nil, nil
 		})
 
+	mcp.AddTool(s, &mcp.Tool{Name: "add_tool_later", Description: "register a new echo tool 100ms after answering, so that the list change relates to no request"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in nameArgs) (*mcp.CallToolResult, any, error) {
+			if in.Name == "" {
+				return nil, nil, fmt.Errorf("name is required")
+			}
+			time.AfterFunc(100*time.Millisecond, func() { addEchoTool(s, in.Name) })
+			return text("will add " + in.Name), nil, nil
+		})
+
 	mcp.AddTool(s, &mcp.Tool{Name: "remove_tool", Description: "remove a tool at run time"},
 		func(_ context.Context, _ *mcp.CallToolRequest, in nameArgs) (*mcp.CallToolResult, any, error) {
 			s.RemoveTools(in.Name)
