@@ -358,6 +358,35 @@ func TestProxyCollidingServers(t *testing.T) {
 	}); err != nil {
 		t.Errorf("completion on a prefixed template: %v", err)
 	}
+
+	// URIs inside what a server returns lead back to it too: a resource it lists or
+	// one of its templates matches gets the prefix; any other URI passes through.
+	for uri, want := range map[string]string{
+		"test://static-text":       "switchboard://b/test://static-text",
+		"test://template/7/data":   "switchboard://b/test://template/7/data",
+		"https://example.com/page": "https://example.com/page",
+	} {
+		res, err := cs.GetPrompt(ctx15(t), &mcp.GetPromptParams{Name: "b__test_prompt_with_embedded_resource", Arguments: map[string]string{"resourceUri": uri}})
+		if err != nil {
+			t.Fatalf("prompt embedding %s: %v", uri, err)
+		}
+		var got []string
+		for _, m := range res.Messages {
+			if e, ok := m.Content.(*mcp.EmbeddedResource); ok {
+				got = append(got, e.Resource.URI)
+			}
+		}
+		if !slices.Equal(got, []string{want}) {
+			t.Errorf("prompt embedding %s: embedded URIs %v, want [%s]", uri, got, want)
+		}
+	}
+	res, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "b__test_embedded_resource"})
+	if err != nil || res.IsError || len(res.Content) != 1 {
+		t.Fatalf("b__test_embedded_resource: %v %+v", err, res)
+	}
+	if e, ok := res.Content[0].(*mcp.EmbeddedResource); !ok || e.Resource.URI != "test://embedded-resource" {
+		t.Errorf("embedded resource the server does not list: %+v, want its URI unchanged", res.Content[0])
+	}
 }
 
 // Progress comes back under the client's own token; log messages reach the client

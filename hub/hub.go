@@ -287,6 +287,7 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 	if err != nil {
 		return tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, logging.Redact(err.Error())), nil
 	}
+	h.exposeContent(r.sup.Name(), res.Content...)
 	return res, nil
 }
 

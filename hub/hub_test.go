@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
@@ -1135,5 +1137,43 @@ func TestNeverNamingPromptCollision(t *testing.T) {
 	}
 	if !slices.Contains(names, "a__test_simple_prompt") || !slices.Contains(names, "b__test_simple_prompt") {
 		t.Errorf("prompts = %v", names)
+	}
+}
+
+// Resource URIs inside a tool's result lead back to the server that returned them:
+// unchanged while the URI is the server's alone, the switchboard:// form once two
+// servers list it, and a URI that is no resource of the server's passes through.
+func TestResultURIsLeadBack(t *testing.T) {
+	t.Parallel()
+	const readme = "test://testserver/readme"
+	uris := func(res *tool.Result) []string {
+		var out []string
+		for _, c := range res.Content {
+			switch c := c.(type) {
+			case *mcp.ResourceLink:
+				out = append(out, c.URI)
+			case *mcp.EmbeddedResource:
+				out = append(out, c.Resource.URI)
+			}
+		}
+		return out
+	}
+
+	alone, _ := startHub(t, cfgOf(testserver.Stdio(t, "a", "--resource-link")), nil)
+	if got, want := uris(call(t, alone, "link", map[string]any{})), []string{readme, readme, "https://example.com/page"}; !slices.Equal(got, want) {
+		t.Errorf("one server: URIs %v, want %v", got, want)
+	}
+
+	h, _ := startHub(t, cfgOf(testserver.Stdio(t, "a", "--resource-link"), testserver.Stdio(t, "b", "--resource-link")), nil)
+	prefixed := hub.PrefixURI("b", readme)
+	if got, want := uris(call(t, h, "b__link", map[string]any{})), []string{prefixed, prefixed, "https://example.com/page"}; !slices.Equal(got, want) {
+		t.Fatalf("two servers: URIs %v, want %v", got, want)
+	}
+	res, err := h.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: prefixed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "readme of pid " + callText(t, h, "b__pid", map[string]any{}); len(res.Contents) != 1 || res.Contents[0].Text != want || res.Contents[0].URI != prefixed {
+		t.Errorf("read %s = %+v, want %q from b", prefixed, res.Contents, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -187,7 +188,8 @@ func (h *Hub) Resources() []*mcp.Resource { return h.ext.Load().resources }
 // ResourceTemplates returns every server's resource templates, exposed.
 func (h *Hub) ResourceTemplates() []*mcp.ResourceTemplate { return h.ext.Load().templates }
 
-// GetPrompt gets a prompt by exposed name from the server that has it.
+// GetPrompt gets a prompt by exposed name from the server that has it. Resource
+// URIs in its messages come back exposed (see exposeURI).
 func (h *Hub) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	r, ok := h.ext.Load().promptRoutes[params.Name]
 	if !ok {
@@ -200,11 +202,20 @@ func (h *Hub) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.
 		res, err = cs.GetPrompt(ctx, &p)
 		return err
 	})
-	return res, err
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range res.Messages {
+		if m != nil {
+			h.exposeContent(r.sup.Name(), m.Content)
+		}
+	}
+	return res, nil
 }
 
 // ReadResource reads a resource from the server that has it (see resolveURI). The
-// contents' URIs come back in the exposed form the client asked with.
+// contents' URIs come back in the exposed form the client asked with (others the
+// read returns, exposed as by exposeURI).
 func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	sup, original, err := h.resolveURI(params.URI)
 	if err != nil {
@@ -220,14 +231,55 @@ func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) 
 	if err != nil {
 		return nil, err
 	}
-	if original != params.URI {
-		for _, c := range res.Contents {
-			if c != nil && c.URI == original {
-				c.URI = params.URI
-			}
+	for _, c := range res.Contents {
+		switch {
+		case c == nil:
+		case c.URI == original:
+			c.URI = params.URI
+		default: // another resource in the same read (the files of a directory, say)
+			c.URI = h.exposeURI(sup.Name(), c.URI)
 		}
 	}
 	return res, nil
+}
+
+// exposeURI is the form of a server's resource URI u that leads back to the
+// server: u itself when a read of u goes there, else, if u is the server's own
+// (listed by it, or matched by one of its templates), the reversible PrefixURI form. Any other URI (a web page,
+// say) passes through unchanged.
+func (h *Hub) exposeURI(server, u string) string {
+	if u == "" {
+		return u
+	}
+	if got, original, err := h.resolveURI(u); err == nil && got.Name() == server && original == u {
+		return u
+	}
+	x := h.ext.Load()
+	owned := slices.ContainsFunc(x.resources, func(r *mcp.Resource) bool {
+		rt := x.resRoutes[r.URI]
+		return rt.sup.Name() == server && rt.original == u
+	}) || slices.ContainsFunc(x.tmplRoutes, func(t tmplRoute) bool {
+		return t.sup.Name() == server && t.re != nil && t.re.MatchString(u)
+	})
+	if !owned {
+		return u
+	}
+	return PrefixURI(server, u)
+}
+
+// exposeContent gives the resource links and embedded resources in content from
+// server their exposed URIs (exposeURI), in place.
+func (h *Hub) exposeContent(server string, content ...mcp.Content) {
+	for _, c := range content {
+		switch c := c.(type) {
+		case *mcp.ResourceLink:
+			c.URI = h.exposeURI(server, c.URI)
+		case *mcp.EmbeddedResource:
+			if c.Resource != nil {
+				c.Resource.URI = h.exposeURI(server, c.Resource.URI)
+			}
+		}
+	}
 }
 
 // resolveURI finds the server for an exposed resource URI and the URI it knows:
@@ -413,26 +465,20 @@ func (hp hubPeer) Notify(ctx context.Context, server, method string, params mcp.
 	}
 	if u, ok := params.(*mcp.ResourceUpdatedNotificationParams); ok && u != nil {
 		c := *u
-		c.URI = hp.h.exposeURI(server, u.URI)
+		c.URI = hp.h.notifiedURI(server, u.URI)
 		params = &c
 	}
 	(*p).Notify(ctx, server, method, params)
 }
 
-// exposeURI is the URI a client knows for a server's resource URI.
-func (h *Hub) exposeURI(server, original string) string {
+// notifiedURI is the URI a notification about a server's resource carries: the
+// form the subscription used, else exposeURI's.
+func (h *Hub) notifiedURI(server, original string) string {
 	h.subMu.Lock()
 	uri, ok := h.subURIs[tool.Key{Server: server, Tool: original}]
 	h.subMu.Unlock()
 	if ok {
 		return uri
 	}
-	x := h.ext.Load()
-	if r, ok := x.resRoutes[original]; ok && r.sup.Name() == server {
-		return original
-	}
-	if _, ok := x.resRoutes[PrefixURI(server, original)]; ok {
-		return PrefixURI(server, original)
-	}
-	return original
+	return h.exposeURI(server, original)
 }

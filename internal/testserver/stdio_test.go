@@ -117,7 +117,7 @@ func TestStdioTools(t *testing.T) {
 	if v := s.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Logf("negotiated protocol %q (expected 2026-07-28 with SDK v1.8.0)", v)
 	}
-	want := []string{"add", "add_tool", "alpha", "beta", "big", "crash", "echo", "fail", "pid", "remove_tool", "sleep", "stderr"}
+	want := []string{"add", "add_tool", "add_tool_later", "alpha", "beta", "big", "crash", "echo", "fail", "pid", "remove_tool", "sleep", "stderr"}
 	if got := toolNames(t, s); !slices.Equal(got, want) {
 		t.Errorf("tools = %v, want %v", got, want)
 	}
@@ -266,8 +266,8 @@ func TestStdioPageSize(t *testing.T) {
 	if len(first.Tools) != 3 || first.NextCursor == "" {
 		t.Errorf("first page: %d tools, cursor %q; want 3 and a cursor", len(first.Tools), first.NextCursor)
 	}
-	if got := toolNames(t, p.session); len(got) != 10 {
-		t.Errorf("all pages: %d tools %v, want 10", len(got), got)
+	if got := toolNames(t, p.session); len(got) != 11 {
+		t.Errorf("all pages: %d tools %v, want 11", len(got), got)
 	}
 }
 
@@ -318,5 +318,43 @@ func TestStdioCrashTool(t *testing.T) {
 	_ = p.session.Close()
 	if p.cmd.ProcessState == nil || p.cmd.ProcessState.ExitCode() != ExitCrashTool {
 		t.Errorf("process state = %v, want exit %d", p.cmd.ProcessState, ExitCrashTool)
+	}
+}
+
+// --proxy serves another server's tools through a plain SDK client: the same tool
+// list, and calls answered by that server's process (a stdio child of the proxy,
+// gone when the proxy's session ends).
+func TestStdioProxy(t *testing.T) {
+	direct := connectStdio(t, nil)
+	p := connectStdio(t, nil, "--proxy", Build(t))
+	if got, want := toolNames(t, p.session), toolNames(t, direct.session); !slices.Equal(got, want) {
+		t.Errorf("proxied tools %v, want %v", got, want)
+	}
+	if got := resultText(t, callTool(t, p.session, "echo", map[string]any{"text": "via proxy"})); got != "via proxy" {
+		t.Errorf("echo = %q", got)
+	}
+	child, err := strconv.Atoi(resultText(t, callTool(t, p.session, "pid", map[string]any{})))
+	if err != nil || child == p.cmd.Process.Pid {
+		t.Fatalf("pid through the proxy = %d (%v); the proxy itself is %d", child, err, p.cmd.Process.Pid)
+	}
+	p.session.Close()
+	testenv.WaitFor(t, "the proxied server to exit with the proxy", 10*time.Second, func() bool { return !ProcessAlive(child) })
+}
+
+// --resource-link lists one resource; the link tool links to it and embeds it.
+func TestStdioResourceLink(t *testing.T) {
+	p := connectStdio(t, nil, "--resource-link")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := p.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://testserver/readme"})
+	if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != "readme of pid "+strconv.Itoa(p.cmd.Process.Pid) {
+		t.Fatalf("read: %v %+v", err, res)
+	}
+	out := callTool(t, p.session, "link", map[string]any{})
+	if len(out.Content) != 3 {
+		t.Fatalf("link: %d blocks, want 3", len(out.Content))
+	}
+	if l, ok := out.Content[0].(*mcp.ResourceLink); !ok || l.URI != "test://testserver/readme" {
+		t.Errorf("first block %+v, want a link to the readme", out.Content[0])
 	}
 }

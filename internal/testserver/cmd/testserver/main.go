@@ -63,6 +63,7 @@ type config struct {
 	requireProtocol bool
 	pageSize        int
 	noPing          bool
+	resourceLink    bool
 	proxyTarget     string
 	proxyProtocol   string
 	proxy           *proxy // connected by run when proxyTarget is set
@@ -88,6 +89,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.BoolVar(&c.requireProtocol, "require-protocol-header", false, "HTTP only: answer 400 to requests after initialize without an MCP-Protocol-Version header")
 	fs.IntVar(&c.pageSize, "page-size", 0, "tools/list page size (0: SDK default)")
 	fs.BoolVar(&c.noPing, "no-ping", false, "answer ping with a JSON-RPC \"method not found\" error, as servers of the 2026-07-28 era do")
+	fs.BoolVar(&c.resourceLink, "resource-link", false, "list the resource "+linkedURI+" and register the tool link, whose result links to it and embeds it")
 	fs.StringVar(&c.proxyTarget, "proxy", "", "serve, instead of its own tools, those of the MCP server at this URL (Streamable HTTP) or command (stdio), forwarded by a plain SDK client")
 	fs.StringVar(&c.proxyProtocol, "proxy-protocol", "", "--proxy: the protocol version its client asks for (default: the SDK's newest)")
 	if err := fs.Parse(args); err != nil {
@@ -215,6 +217,9 @@ func newServer(c *config) *mcp.Server {
 	}
 	if c.dieAfter > 0 {
 		server.AddReceivingMiddleware(dieAfterMiddleware(c.dieAfter))
+	}
+	if c.resourceLink {
+		registerLinkTool(server)
 	}
 	if c.noPing {
 		server.AddReceivingMiddleware(noPingMiddleware)

@@ -140,3 +140,26 @@ func registerTools(s *mcp.Server, extra []string) {
 		addEchoTool(s, name)
 	}
 }
+
+// linkedURI is the resource of --resource-link.
+const linkedURI = "test://testserver/readme"
+
+// registerLinkTool lists linkedURI (its text names the server) and registers link,
+// whose result carries a resource link to it, the same resource embedded, and a
+// link to a web page that is no resource of the server's.
+func registerLinkTool(s *mcp.Server) {
+	s.AddResource(&mcp.Resource{URI: linkedURI, Name: "readme", MIMEType: "text/plain"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+				{URI: req.Params.URI, MIMEType: "text/plain", Text: "readme of pid " + strconv.Itoa(os.Getpid())},
+			}}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "link", Description: "link to and embed " + linkedURI},
+		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.ResourceLink{URI: linkedURI, Name: "readme"},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: linkedURI, MIMEType: "text/plain", Text: "embedded"}},
+				&mcp.ResourceLink{URI: "https://example.com/page", Name: "page"},
+			}}, nil, nil
+		})
+}
