@@ -41,20 +41,31 @@ type forwarder struct {
 	levels    map[*mcp.ServerSession]mcp.LoggingLevel // set by logging/setLevel
 	upLevel   mcp.LoggingLevel                        // asked of the upstreams
 	subs      map[string]map[*mcp.ServerSession]bool  // resource subscriptions by URI
+	exchanges map[string]*exchange                    // multi-round-trip calls by request state
 }
 
 type progressDest struct {
 	ss    *mcp.ServerSession
+	ex    *exchange // the call runs as a multi-round-trip exchange: its round's session
 	token any
 	ctx   context.Context // of the client's request: its stream carries the progress
 }
 
+// session is the session the progress goes to.
+func (d progressDest) session() *mcp.ServerSession {
+	if d.ex != nil {
+		return d.ex.session()
+	}
+	return d.ss
+}
+
 func newForwarder(g *Gateway) *forwarder {
 	return &forwarder{
-		g:        g,
-		progress: map[string]progressDest{},
-		levels:   map[*mcp.ServerSession]mcp.LoggingLevel{},
-		subs:     map[string]map[*mcp.ServerSession]bool{},
+		g:         g,
+		progress:  map[string]progressDest{},
+		levels:    map[*mcp.ServerSession]mcp.LoggingLevel{},
+		subs:      map[string]map[*mcp.ServerSession]bool{},
+		exchanges: map[string]*exchange{},
 	}
 }
 
@@ -94,7 +105,8 @@ func (f *forwarder) mapMeta(ctx context.Context, ss *mcp.ServerSession, meta mcp
 		case k == "progressToken" && v != nil:
 			token = "switchboard-" + strconv.FormatUint(f.nextToken.Add(1), 10)
 			f.mu.Lock()
-			f.progress[token] = progressDest{ss: ss, token: v, ctx: ctx}
+			ex, _ := ctx.Value(exchangeKey{}).(*exchange)
+			f.progress[token] = progressDest{ss: ss, ex: ex, token: v, ctx: ctx}
 			f.mu.Unlock()
 			out[k] = token
 		default:
@@ -346,11 +358,17 @@ func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 // Request implements upstream.Peer: a server's request goes to a client that can
 // answer it, and the answer back to the server.
 func (f *forwarder) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {
-	ss, why := f.target(ctx, method)
-	if ss == nil {
+	c, why := f.target(ctx, method)
+	switch {
+	case c.ss == nil:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: %s", method, server, why)}
+	case c.ex != nil:
+		return c.ex.request(ctx, params) // see mrtr.go
+	case newEra(c.ss):
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during its tool call", method, server)}
 	}
-	ctx = f.contextFor(ctx, ss)
+	ss := c.ss
+	ctx = f.contextFor(ctx, c)
 	switch p := params.(type) {
 	case *mcp.CreateMessageWithToolsParams:
 		return ss.CreateMessageWithTools(ctx, p)
@@ -362,42 +380,80 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not forwarded"}
 }
 
+// endExchanges ends every exchange (the gateway is closing).
+func (f *forwarder) endExchanges() {
+	f.mu.Lock()
+	exs := make([]*exchange, 0, len(f.exchanges))
+	for _, ex := range f.exchanges {
+		exs = append(exs, ex)
+	}
+	f.mu.Unlock()
+	for _, ex := range exs {
+		ex.end()
+	}
+}
+
 // target picks the client for a server's request. While requests to that server
 // are running it is the client that sent them — only when they all come from one
 // client: nothing on the wire says which request caused it, and no client may see
 // a request that another's caused. With none running, it is the client heard from
 // most recently that can answer. why says why there is none.
-func (f *forwarder) target(ctx context.Context, method string) (ss *mcp.ServerSession, why string) {
+func (f *forwarder) target(ctx context.Context, method string) (c caller, why string) {
 	live := f.sessions()
 	callers := f.callers(ctx, live)
 	switch len(callers) {
 	case 0:
 	case 1:
-		if supports(callers[0], method) {
+		if supports(callers[0].session(), method) {
 			return callers[0], ""
 		}
-		return nil, "the client whose request caused it does not support it"
+		return caller{}, "the client whose request caused it does not support it"
 	default:
-		return nil, fmt.Sprintf("%d clients have requests to this server under way; which one caused it is unknown", len(callers))
+		return caller{}, fmt.Sprintf("%d clients have requests to this server under way; which one caused it is unknown", len(callers))
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := len(f.recent) - 1; i >= 0; i-- {
 		if ss := f.recent[i]; live[ss] && supports(ss, method) {
-			return ss, ""
+			return caller{ss: ss}, ""
 		}
 	}
-	return nil, "no client connected to the gateway supports it"
+	return caller{}, "no client connected to the gateway supports it"
 }
 
-// callers are the connected clients with requests under way to the server that
-// sent a message (see upstream.InFlight).
-func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]bool) []*mcp.ServerSession {
-	var out []*mcp.ServerSession
-	for _, c := range upstream.InFlight(ctx) {
-		if ss, ok := c.Value(sessionKey{}).(*mcp.ServerSession); ok && live[ss] && !slices.Contains(out, ss) {
-			out = append(out, ss)
+// caller is a client with requests under way to a server: the session its request
+// came on and, when its newest such call runs as a multi-round-trip exchange (a
+// client of 2026-07-28, see mrtr.go), that exchange. Over Streamable HTTP without
+// sessions each round of an exchange has a session of its own: ss is the first.
+type caller struct {
+	ss *mcp.ServerSession
+	ex *exchange
+}
+
+// session is where messages to the caller go: the session of the exchange's
+// current round, or ss.
+func (c caller) session() *mcp.ServerSession {
+	if c.ex != nil {
+		return c.ex.session()
+	}
+	return c.ss
+}
+
+// callers are the clients with requests under way to the server that sent a
+// message (see upstream.InFlight), each once.
+func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]bool) []caller {
+	var out []caller
+	for _, c := range upstream.InFlight(ctx) { // oldest first
+		ss, _ := c.Value(sessionKey{}).(*mcp.ServerSession)
+		ex, _ := c.Value(exchangeKey{}).(*exchange)
+		if ss == nil || (ex == nil && !live[ss]) {
+			continue
 		}
+		if i := slices.IndexFunc(out, func(o caller) bool { return o.ss == ss }); i >= 0 {
+			out[i].ex = ex // the newest call decides
+			continue
+		}
+		out = append(out, caller{ss, ex})
 	}
 	return out
 }
@@ -434,7 +490,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 		}
 		c := *p
 		c.ProgressToken = dest.token
-		err = retryDetached(ctx, valuesOf{ctx, dest.ctx}, func(ctx context.Context) error { return dest.ss.NotifyProgress(ctx, &c) })
+		err = retryDetached(ctx, valuesOf{ctx, dest.ctx}, func(ctx context.Context) error { return dest.session().NotifyProgress(ctx, &c) })
 	case *mcp.LoggingMessageParams:
 		c := *p
 		if c.Logger == "" {
@@ -449,7 +505,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 				}
 			}
 		case 1:
-			err = retryDetached(ctx, f.contextFor(ctx, callers[0]), func(ctx context.Context) error { return callers[0].Log(ctx, &c) })
+			err = retryDetached(ctx, f.contextFor(ctx, callers[0]), func(ctx context.Context) error { return callers[0].session().Log(ctx, &c) })
 		default:
 			f.g.log.Debug("log message of a server with several clients' requests under way not passed on", "server", server)
 		}
@@ -458,7 +514,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 	case *mcp.ElicitationCompleteParams:
 		live := f.sessions()
 		if callers := f.callers(ctx, live); len(callers) == 1 {
-			err = callers[0].NotifyElicitationComplete(f.contextFor(ctx, callers[0]), p)
+			err = callers[0].session().NotifyElicitationComplete(f.contextFor(ctx, callers[0]), p)
 			break
 		}
 		for ss := range live { // the elicitation ID tells the client whether it is its own
@@ -472,14 +528,14 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 	}
 }
 
-// contextFor is ctx for a message to ss: with the values of ss's newest request
-// under way (the SDK sends a message on the stream of the request its context
-// names), or none.
-func (f *forwarder) contextFor(ctx context.Context, ss *mcp.ServerSession) context.Context {
+// contextFor is ctx for a message to caller c: with the values of c's newest
+// request under way (the SDK sends a message on the stream of the request its
+// context names; for an exchange, its current round's), or none.
+func (f *forwarder) contextFor(ctx context.Context, c caller) context.Context {
 	calls := upstream.InFlight(ctx)
 	for i := len(calls) - 1; i >= 0; i-- {
-		if c := calls[i]; c.Value(sessionKey{}) == ss {
-			return valuesOf{ctx, c}
+		if call := calls[i]; call.Value(sessionKey{}) == c.ss {
+			return valuesOf{ctx, call}
 		}
 	}
 	return detach(ctx)

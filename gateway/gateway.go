@@ -14,7 +14,8 @@
 // subscriptions and logging/setLevel go to the servers, and what the servers send
 // their client — progress, log messages, resource updates, and the requests
 // sampling/createMessage, elicitation/create and roots/list — comes to the
-// gateway's clients (see forward.go).
+// gateway's clients (see forward.go; clients of the 2026-07-28 protocol get those
+// requests as the input requests of a multi-round-trip tool call, see mrtr.go).
 package gateway
 
 //lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
@@ -209,6 +210,7 @@ func (g *Gateway) Close() error {
 		if g.up != nil {
 			g.up.SetPeer(nil)
 		}
+		g.fwd.endExchanges()
 		g.wg.Wait()
 	})
 	return nil
@@ -347,9 +349,15 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 			args = req.Params.Arguments
 			meta = req.Params.Meta
 		}
-		ctx, _, done := g.fwd.begin(ctx, req.Session, meta)
-		defer done()
-		return g.ts.Call(ctx, name, args)
+		call := func(ctx context.Context) (*mcp.CallToolResult, error) {
+			ctx, _, done := g.fwd.begin(ctx, req.Session, meta)
+			defer done()
+			return g.ts.Call(ctx, name, args)
+		}
+		if g.up != nil && (newEra(req.Session) || req.Params.RequestState != "") {
+			return g.fwd.callTool(ctx, req, call) // see mrtr.go
+		}
+		return call(ctx)
 	}
 }
 

@@ -66,6 +66,12 @@ func proxy(t *testing.T, servers ...config.Server) (*hub.Hub, *proxyClient) {
 // proxyURL is proxy without the client: the hub and the gateway's URL.
 func proxyURL(t *testing.T, servers ...config.Server) (*hub.Hub, string) {
 	t.Helper()
+	return proxyURLWith(t, nil, servers...)
+}
+
+// proxyURLWith is proxyURL serving with opts.
+func proxyURLWith(t *testing.T, opts *gateway.HTTPOptions, servers ...config.Server) (*hub.Hub, string) {
+	t.Helper()
 	h := hub.New(&config.Config{Servers: servers}, &hub.Options{Logger: quiet, Upstream: &upstream.Options{
 		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Heartbeat: -1, RetryFailed: -1, StopGrace: time.Second,
 	}})
@@ -82,7 +88,7 @@ func proxyURL(t *testing.T, servers ...config.Server) (*hub.Hub, string) {
 		}
 	}
 	g := newGateway(t, h)
-	b, err := g.Listen("127.0.0.1:0", nil)
+	b, err := g.Listen("127.0.0.1:0", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +97,13 @@ func proxyURL(t *testing.T, servers ...config.Server) (*hub.Hub, string) {
 }
 
 func connectProxyClient(t *testing.T, url string) *proxyClient {
+	t.Helper()
+	return connectProxyClientVersion(t, url, "2025-11-25")
+}
+
+// connectProxyClientVersion is connectProxyClient asking for protocol version ("":
+// the SDK's newest, 2026-07-28).
+func connectProxyClientVersion(t *testing.T, url, version string) *proxyClient {
 	t.Helper()
 	pc := &proxyClient{}
 	c := mcp.NewClient(&mcp.Implementation{Name: "proxy-test", Version: "1"}, &mcp.ClientOptions{
@@ -140,7 +153,7 @@ func connectProxyClient(t *testing.T, url string) *proxyClient {
 	c.AddRoots(&mcp.Root{URI: testRoot, Name: "project"})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -464,10 +477,28 @@ func TestProxyProgressLoggingCancellation(t *testing.T) {
 }
 
 // Requests a server sends its client — sampling, elicitation, roots — reach the
-// gateway's client and its answers go back, from both SDKs' servers.
+// gateway's client and its answers go back, from both SDKs' servers: to a client of
+// the 2025-11-25 protocol as requests, to one of 2026-07-28 (the Go SDK's default)
+// as the input requests of a multi-round-trip call.
 func TestProxyServerToClientRequests(t *testing.T) {
 	t.Parallel()
-	h, c := proxy(t, conf(t, "conf"), everything(t))
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			t.Parallel()
+			// The SDK's client negotiates 2026-07-28 only with a server without
+			// sessions (server/discover); with sessions it falls back to 2025-11-25.
+			h, url := proxyURLWith(t, &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}, conf(t, "conf"), everything(t))
+			c := connectProxyClientVersion(t, url, version)
+			if got := c.cs.InitializeResult().ProtocolVersion; got != version {
+				t.Fatalf("negotiated %s, want %s", got, version)
+			}
+			serverToClientRequests(t, h, c)
+		})
+	}
+}
+
+func serverToClientRequests(t *testing.T, h *hub.Hub, c *proxyClient) {
+	t.Helper()
 	cs := c.cs
 
 	text, isErr := callText(t, cs, "test_sampling", map[string]any{"prompt": "capital of France?"})
@@ -486,6 +517,17 @@ func TestProxyServerToClientRequests(t *testing.T) {
 	if isErr || !strings.Contains(text, testRoot) {
 		t.Errorf("ev roots = %q (error %v)", text, isErr)
 	}
+	c.snapshot(func(c *proxyClient) {
+		if !slices.Contains(c.sampled, "capital of France?") || !slices.ContainsFunc(c.sampled, func(p string) bool { return strings.Contains(p, "say hi") }) {
+			t.Errorf("sampling handler saw %q", c.sampled)
+		}
+		if !slices.Contains(c.elicited, "who are you?") {
+			t.Errorf("elicitation handler saw %q", c.elicited)
+		}
+	})
+	if cs.InitializeResult().ProtocolVersion >= "2026-07-28" {
+		return // such a client has no session to send notifications/roots/list_changed on
+	}
 	// The client's roots change: server-everything hears of it and asks again.
 	const newRoot = "file:///tmp/switchboard-proxy-test-2"
 	c.client.AddRoots(&mcp.Root{URI: newRoot, Name: "second"})
@@ -500,14 +542,6 @@ func TestProxyServerToClientRequests(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	c.snapshot(func(c *proxyClient) {
-		if !slices.Contains(c.sampled, "capital of France?") || !slices.ContainsFunc(c.sampled, func(p string) bool { return strings.Contains(p, "say hi") }) {
-			t.Errorf("sampling handler saw %q", c.sampled)
-		}
-		if !slices.Contains(c.elicited, "who are you?") {
-			t.Errorf("elicitation handler saw %q", c.elicited)
-		}
-	})
 }
 
 // A subscription reaches the server, its updates reach the client with the URI it
@@ -633,4 +667,63 @@ func TestProxyRoutesToTheCallingClient(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The multi-round-trip exchange, step by step, with a 2026-07-28 client that
+// handles input requests itself: the server's sampling request comes back as an
+// input request with a request state; the answer, sent with that state, reaches the
+// server, whose result ends the call; the state is then spent. A call left waiting
+// for its answer is ended when the gateway closes (the leak check sees to the rest).
+func TestProxyMultiRoundTripByHand(t *testing.T) {
+	t.Parallel()
+	_, url := proxyURLWith(t, &gateway.HTTPOptions{Stateless: true}, conf(t, "conf"))
+	c := mcp.NewClient(&mcp.Implementation{Name: "by-hand", Version: "1"}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
+	})
+	cs, err := c.Connect(ctx15(t), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s", v)
+	}
+	args := map[string]any{"prompt": "by hand"}
+	first, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.NeedsInput() || first.RequestState == "" || len(first.InputRequests) != 1 {
+		t.Fatalf("first round: %+v, want one input request and a state", first)
+	}
+	var id string
+	for k, ir := range first.InputRequests {
+		id = k
+		p, ok := ir.(*mcp.CreateMessageWithToolsParams)
+		if !ok || len(p.Messages) != 1 || len(p.Messages[0].Content) != 1 {
+			t.Fatalf("input request %T %+v, want the server's sampling request", ir, ir)
+		}
+		if tc, ok := p.Messages[0].Content[0].(*mcp.TextContent); !ok || tc.Text != "by hand" {
+			t.Errorf("sampling message %+v, want the prompt", p.Messages[0].Content[0])
+		}
+	}
+	answer := mcp.InputResponseMap{id: &mcp.CreateMessageResult{Role: "assistant", Model: "hand", Content: &mcp.TextContent{Text: "answered by hand"}}}
+	second, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args, InputResponses: answer, RequestState: first.RequestState})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.NeedsInput() || tool.Text(second) != "LLM response: answered by hand" {
+		t.Errorf("second round: %q (needs input %v)", tool.Text(second), second.NeedsInput())
+	}
+	for _, state := range []string{first.RequestState, "made-up"} {
+		_, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args, InputResponses: answer, RequestState: state})
+		if err == nil || !strings.Contains(err.Error(), "requestState is unknown or expired") {
+			t.Errorf("state %q: err %v, want it refused", state, err)
+		}
+	}
+	// Left waiting: the gateway's Close (at cleanup) ends it.
+	if left, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args}); err != nil || !left.NeedsInput() {
+		t.Fatalf("call left waiting: %v %+v", err, left)
+	}
 }

@@ -97,13 +97,19 @@ func TestMCPPrintConfig(t *testing.T) {
 
 // Over stdio the servers start with the client's own capabilities: server-everything
 // offers its sampling, elicitation and roots tools only to a client that has them,
-// and through the gateway its roots request reaches the client.
+// and through the gateway its roots and sampling requests reach the client — of the
+// 2025-11-25 protocol as requests, of 2026-07-28 (the Go SDK's default) as the input
+// requests of a multi-round-trip call.
 func TestMCPStdioPassesClientCapabilities(t *testing.T) {
 	t.Parallel()
 	ev := testenv.NPMBin(t, testenv.ServerEverything)
 	capabilityTools := []string{"trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"}
-	for _, capable := range []bool{false, true} {
-		t.Run(fmt.Sprintf("capable=%v", capable), func(t *testing.T) {
+	for _, tc := range []struct {
+		capable bool
+		version string
+	}{{false, "2025-11-25"}, {true, "2025-11-25"}, {false, "2026-07-28"}, {true, "2026-07-28"}} {
+		capable := tc.capable
+		t.Run(fmt.Sprintf("capable=%v,%s", capable, tc.version), func(t *testing.T) {
 			t.Parallel()
 			s := newSandbox(t)
 			cfg := s.writeConfig("mcp.json", fmt.Sprintf(`{"mcpServers": {"ev": {"command": %q}}}`, ev))
@@ -129,9 +135,12 @@ func TestMCPStdioPassesClientCapabilities(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
 			if err != nil {
 				t.Fatalf("connect: %v", err)
+			}
+			if v := cs.InitializeResult().ProtocolVersion; v != tc.version {
+				t.Fatalf("negotiated %s, want %s", v, tc.version)
 			}
 			defer func() {
 				cs.Close()
@@ -157,6 +166,10 @@ func TestMCPStdioPassesClientCapabilities(t *testing.T) {
 				out, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-roots-list", Arguments: map[string]any{}})
 				if err != nil || out.IsError || !strings.Contains(tool.Text(out), root) {
 					t.Errorf("get-roots-list: %v %q", err, tool.Text(out))
+				}
+				out, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "trigger-sampling-request", Arguments: map[string]any{"prompt": "hi", "maxTokens": 5}})
+				if err != nil || out.IsError || !strings.Contains(tool.Text(out), `"ok"`) {
+					t.Errorf("trigger-sampling-request: %v %q", err, tool.Text(out))
 				}
 			}
 		})

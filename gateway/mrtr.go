@@ -1,0 +1,258 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Multi-round-trip calls (SEP-2322) for clients of the 2026-07-28 protocol.
+//
+// Upstream connections speak 2025-11-25, in which a server asks its client for
+// sampling, elicitation or roots by sending it a request in the middle of a call.
+// A client of 2026-07-28 cannot receive such a request: a server may only answer
+// the call with "input required" — the questions, and an opaque request state —
+// and the client calls again with the answers and that state. So for such a
+// client the gateway runs the upstream call on its own (an exchange), and each
+// request the server sends meanwhile ends a round: the client's call gets the
+// questions, and the client's next call with the state delivers the answers to
+// the waiting server and continues waiting for the same upstream call.
+
+// exchangeIdle is how long an exchange waits for the client to come back with its
+// answers before it gives up (the upstream call is cancelled and the server's
+// requests get errors). Answers can take a person's time: elicitation is a form.
+const exchangeIdle = 10 * time.Minute
+
+// newEra reports whether ss speaks the 2026-07-28 protocol or later.
+func newEra(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+// exchange is one upstream call made for a client of the 2026-07-28 protocol,
+// across the client's rounds.
+type exchange struct {
+	f     *forwarder
+	state string // the request state the client echoes
+
+	asks   chan *ask     // the server's requests, waiting for a round to carry them
+	done   chan outcome  // the call's outcome (buffered)
+	ended  chan struct{} // closed when the exchange is over
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	round   context.Context    // the client's call now waiting on the exchange (its values)
+	ss      *mcp.ServerSession // the session of that call
+	pending map[string]*ask    // asked of the client, by input request ID
+	nextID  int
+	idle    *time.Timer // ends the exchange when the client does not come back
+	over    bool
+}
+
+// ask is one request of a server, waiting for the client's answer.
+type ask struct {
+	params mcp.InputRequest
+	reply  chan askReply // buffered
+}
+
+type askReply struct {
+	res mcp.Result
+	err error
+}
+
+type outcome struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+var errUnknownState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState is unknown or expired; call the tool again without it"}
+
+// exchangeKey marks the context of a call run by an exchange.
+type exchangeKey struct{}
+
+// session is the session of the client's current round.
+func (ex *exchange) session() *mcp.ServerSession {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.ss
+}
+
+// roundValues gives a call run by an exchange the cancellation of the exchange and
+// the values of the client's call now waiting on it, so that the progress and log
+// messages of each round go on that round's stream.
+type roundValues struct {
+	context.Context
+	ex *exchange
+}
+
+func (c roundValues) Value(key any) any {
+	if key == (exchangeKey{}) {
+		return c.ex
+	}
+	c.ex.mu.Lock()
+	round := c.ex.round
+	c.ex.mu.Unlock()
+	return round.Value(key)
+}
+
+// callTool runs one round of a client's tools/call as a multi-round-trip exchange:
+// a first call (no state) starts call on its own; a call with a state delivers the
+// client's answers to the exchange it names. Either way it returns the call's
+// result when it is done, or the server's next requests as input requests.
+func (f *forwarder) callTool(ctx context.Context, req *mcp.CallToolRequest, call func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	ss := req.Session
+	var ex *exchange
+	if state := req.Params.RequestState; state != "" {
+		f.mu.Lock()
+		ex = f.exchanges[state]
+		f.mu.Unlock()
+		if ex == nil {
+			return nil, errUnknownState
+		}
+		// The state is the credential: 128 random bits, known only to the client
+		// that got it (over Streamable HTTP without sessions each round comes on
+		// a session of its own).
+		if err := ex.answer(ctx, ss, req.Params.InputResponses); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if ex, err = f.startExchange(ctx, ss, call); err != nil {
+			return nil, err
+		}
+	}
+	return ex.wait(ctx)
+}
+
+// startExchange starts call for ss on a goroutine the gateway owns.
+func (f *forwarder) startExchange(ctx context.Context, ss *mcp.ServerSession, call func(context.Context) (*mcp.CallToolResult, error)) (*exchange, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	callCtx, cancel := context.WithCancel(f.g.ctx)
+	ex := &exchange{
+		f: f, state: hex.EncodeToString(b[:]),
+		asks: make(chan *ask), done: make(chan outcome, 1), ended: make(chan struct{}),
+		cancel: cancel, round: ctx, ss: ss, pending: map[string]*ask{},
+	}
+	f.mu.Lock()
+	f.exchanges[ex.state] = ex
+	f.mu.Unlock()
+	if !f.g.spawn(func() {
+		res, err := call(roundValues{callCtx, ex})
+		ex.done <- outcome{res, err}
+	}) {
+		ex.end()
+		return nil, errClosed
+	}
+	return ex, nil
+}
+
+// answer hands the client's answers to the server's requests of the last round; a
+// request left unanswered gets an error.
+func (ex *exchange) answer(ctx context.Context, ss *mcp.ServerSession, responses mcp.InputResponseMap) error {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.over {
+		return errUnknownState
+	}
+	if ex.idle != nil {
+		ex.idle.Stop()
+	}
+	ex.round, ex.ss = ctx, ss
+	for id, a := range ex.pending {
+		r, ok := responses[id].(mcp.Result)
+		switch {
+		case ok && r != nil:
+			a.reply <- askReply{res: r}
+		default:
+			a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client gave no answer to input request %q", id)}}
+		}
+		delete(ex.pending, id)
+	}
+	return nil
+}
+
+// wait waits for the call's outcome, or for the server's next requests, which end
+// this round as input requests.
+func (ex *exchange) wait(ctx context.Context) (*mcp.CallToolResult, error) {
+	select {
+	case o := <-ex.done:
+		ex.end()
+		return o.res, o.err
+	case a := <-ex.asks:
+		ex.mu.Lock()
+		defer ex.mu.Unlock()
+		requests := mcp.InputRequestMap{}
+		for a != nil {
+			ex.nextID++
+			id := strconv.Itoa(ex.nextID)
+			ex.pending[id] = a
+			requests[id] = a.params
+			select { // the server's other requests already waiting go in the same round
+			case a = <-ex.asks:
+			default:
+				a = nil
+			}
+		}
+		ex.idle = time.AfterFunc(exchangeIdle, ex.end)
+		return &mcp.CallToolResult{InputRequests: requests, RequestState: ex.state}, nil
+	case <-ctx.Done(): // the client cancelled its call
+		ex.end()
+		return nil, ctx.Err()
+	}
+}
+
+// end cancels the call (if it still runs), fails the requests waiting for answers
+// and forgets the exchange.
+func (ex *exchange) end() {
+	ex.mu.Lock()
+	if ex.over {
+		ex.mu.Unlock()
+		return
+	}
+	ex.over = true
+	if ex.idle != nil {
+		ex.idle.Stop()
+	}
+	for id, a := range ex.pending {
+		a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client did not answer"}}
+		delete(ex.pending, id)
+	}
+	ex.mu.Unlock()
+	close(ex.ended)
+	ex.cancel()
+	ex.f.mu.Lock()
+	delete(ex.f.exchanges, ex.state)
+	ex.f.mu.Unlock()
+}
+
+// request asks the exchange's client, in its next round, what a server asked.
+func (ex *exchange) request(ctx context.Context, params mcp.Params) (mcp.Result, error) {
+	ir, ok := params.(mcp.InputRequest)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("%T cannot be asked of a 2026-07-28 client", params)}
+	}
+	a := &ask{params: ir, reply: make(chan askReply, 1)}
+	select {
+	case ex.asks <- a:
+	case <-ex.ended:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's call is over"}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	select {
+	case r := <-a.reply:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
