@@ -354,7 +354,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 			defer done()
 			return g.ts.Call(ctx, name, args)
 		}
-		if g.up != nil && (newEra(req.Session) || req.Params.RequestState != "") {
+		if g.up != nil && (req.Params.RequestState != "" || newEra(req.Session) && canBeAsked(req.Session)) {
 			return g.fwd.callTool(ctx, req, call) // see mrtr.go
 		}
 		return call(ctx)

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strconv"
 	"sync"
@@ -34,6 +33,12 @@ const exchangeIdle = 10 * time.Minute
 func newEra(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+// canBeAsked reports whether ss's client can answer any request a server may send
+// (the servers are told no more than that): only then may a call need rounds.
+func canBeAsked(ss *mcp.ServerSession) bool {
+	return supports(ss, "sampling/createMessage") || supports(ss, "elicitation/create") || supports(ss, "roots/list")
 }
 
 // exchange is one upstream call made for a client of the 2026-07-28 protocol,
@@ -131,21 +136,16 @@ func (f *forwarder) callTool(ctx context.Context, req *mcp.CallToolRequest, call
 	return ex.wait(ctx)
 }
 
-// startExchange starts call for ss on a goroutine the gateway owns.
+// startExchange starts call for ss on a goroutine the gateway owns. The exchange
+// gets its state (and a place among those a retry can name) with its first round
+// of input requests: most calls have none.
 func (f *forwarder) startExchange(ctx context.Context, ss *mcp.ServerSession, call func(context.Context) (*mcp.CallToolResult, error)) (*exchange, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, err
-	}
 	callCtx, cancel := context.WithCancel(f.g.ctx)
 	ex := &exchange{
-		f: f, state: hex.EncodeToString(b[:]),
+		f:    f,
 		asks: make(chan *ask), done: make(chan outcome, 1), ended: make(chan struct{}),
 		cancel: cancel, round: ctx, ss: ss, pending: map[string]*ask{},
 	}
-	f.mu.Lock()
-	f.exchanges[ex.state] = ex
-	f.mu.Unlock()
 	if !f.g.spawn(func() {
 		res, err := call(roundValues{callCtx, ex})
 		ex.done <- outcome{res, err}
@@ -191,6 +191,12 @@ func (ex *exchange) wait(ctx context.Context) (*mcp.CallToolResult, error) {
 	case a := <-ex.asks:
 		ex.mu.Lock()
 		defer ex.mu.Unlock()
+		if ex.state == "" {
+			ex.state = rand.Text() // 128 random bits
+			ex.f.mu.Lock()
+			ex.f.exchanges[ex.state] = ex
+			ex.f.mu.Unlock()
+		}
 		requests := mcp.InputRequestMap{}
 		for a != nil {
 			ex.nextID++
@@ -227,12 +233,15 @@ func (ex *exchange) end() {
 		a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client did not answer"}}
 		delete(ex.pending, id)
 	}
+	state := ex.state
 	ex.mu.Unlock()
 	close(ex.ended)
 	ex.cancel()
-	ex.f.mu.Lock()
-	delete(ex.f.exchanges, ex.state)
-	ex.f.mu.Unlock()
+	if state != "" {
+		ex.f.mu.Lock()
+		delete(ex.f.exchanges, state)
+		ex.f.mu.Unlock()
+	}
 }
 
 // request asks the exchange's client, in its next round, what a server asked.
