@@ -283,11 +283,20 @@ func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level m
 }
 
 func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
-	ctx, meta, done := f.begin(ctx, ss, p.Meta)
-	defer done()
-	c := *p
-	c.Meta = meta
-	return f.g.up.ReadResource(ctx, &c)
+	call := func(ctx context.Context) (*mcp.ReadResourceResult, error) {
+		ctx, meta, done := f.begin(ctx, ss, p.Meta)
+		defer done()
+		c := *p
+		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
+		return f.g.up.ReadResource(ctx, &c)
+	}
+	if f.asksFor(ss, p.RequestState) { // see mrtr.go
+		return roundTrip(ctx, f, ss, p.RequestState, p.InputResponses, call,
+			func(m mcp.InputRequestMap, state string) *mcp.ReadResourceResult {
+				return &mcp.ReadResourceResult{InputRequests: m, RequestState: state}
+			})
+	}
+	return call(ctx)
 }
 
 func (f *forwarder) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -295,11 +304,21 @@ func (f *forwarder) readResource(ctx context.Context, req *mcp.ReadResourceReque
 }
 
 func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	ctx, meta, done := f.begin(ctx, req.Session, req.Params.Meta)
-	defer done()
-	c := *req.Params
-	c.Meta = meta
-	return f.g.up.GetPrompt(ctx, &c)
+	p := req.Params
+	call := func(ctx context.Context) (*mcp.GetPromptResult, error) {
+		ctx, meta, done := f.begin(ctx, req.Session, p.Meta)
+		defer done()
+		c := *p
+		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
+		return f.g.up.GetPrompt(ctx, &c)
+	}
+	if f.asksFor(req.Session, p.RequestState) { // see mrtr.go
+		return roundTrip(ctx, f, req.Session, p.RequestState, p.InputResponses, call,
+			func(m mcp.InputRequestMap, state string) *mcp.GetPromptResult {
+				return &mcp.GetPromptResult{InputRequests: m, RequestState: state}
+			})
+	}
+	return call(ctx)
 }
 
 func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {

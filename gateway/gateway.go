@@ -354,8 +354,11 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 			defer done()
 			return g.ts.Call(ctx, name, args)
 		}
-		if g.up != nil && (req.Params.RequestState != "" || newEra(req.Session) && canBeAsked(req.Session)) {
-			return g.fwd.callTool(ctx, req, call) // see mrtr.go
+		if g.fwd.asksFor(req.Session, req.Params.RequestState) { // see mrtr.go
+			return roundTrip(ctx, g.fwd, req.Session, req.Params.RequestState, req.Params.InputResponses, call,
+				func(m mcp.InputRequestMap, state string) *mcp.CallToolResult {
+					return &mcp.CallToolResult{InputRequests: m, RequestState: state}
+				})
 		}
 		return call(ctx)
 	}

@@ -73,7 +73,7 @@ type askReply struct {
 }
 
 type outcome struct {
-	res *mcp.CallToolResult
+	res mcp.Result
 	err error
 }
 
@@ -107,39 +107,56 @@ func (c roundValues) Value(key any) any {
 	return round.Value(key)
 }
 
-// callTool runs one round of a client's tools/call as a multi-round-trip exchange:
-// a first call (no state) starts call on its own; a call with a state delivers the
-// client's answers to the exchange it names. Either way it returns the call's
-// result when it is done, or the server's next requests as input requests.
-func (f *forwarder) callTool(ctx context.Context, req *mcp.CallToolRequest, call func(context.Context) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
-	ss := req.Session
+// roundTrip runs one round of a client's tools/call, prompts/get or resources/read
+// as a multi-round-trip exchange: a first call (no state) starts call on its own; a
+// call with a state delivers the client's answers to the exchange it names. Either
+// way it returns the call's result when it is done, or the server's next requests
+// as input requests, in the result needInput makes.
+func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSession, state string, answers mcp.InputResponseMap,
+	call func(context.Context) (R, error), needInput func(mcp.InputRequestMap, string) R) (R, error) {
+	var zero R
 	var ex *exchange
-	if state := req.Params.RequestState; state != "" {
+	if state != "" {
 		f.mu.Lock()
 		ex = f.exchanges[state]
 		f.mu.Unlock()
 		if ex == nil {
-			return nil, errUnknownState
+			return zero, errUnknownState
 		}
 		// The state is the credential: 128 random bits, known only to the client
 		// that got it (over Streamable HTTP without sessions each round comes on
 		// a session of its own).
-		if err := ex.answer(ctx, ss, req.Params.InputResponses); err != nil {
-			return nil, err
+		if err := ex.answer(ctx, ss, answers); err != nil {
+			return zero, err
 		}
 	} else {
 		var err error
-		if ex, err = f.startExchange(ctx, ss, call); err != nil {
-			return nil, err
+		ex, err = f.startExchange(ctx, ss, func(ctx context.Context) (mcp.Result, error) { return call(ctx) })
+		if err != nil {
+			return zero, err
 		}
 	}
-	return ex.wait(ctx)
+	res, requests, err := ex.wait(ctx)
+	switch {
+	case err != nil:
+		return zero, err
+	case requests != nil:
+		return needInput(requests, ex.state), nil
+	}
+	return res.(R), nil
+}
+
+// asksFor reports whether a request of ss runs as a multi-round-trip exchange:
+// it carries a request state, or its client speaks 2026-07-28 and can be asked
+// something.
+func (f *forwarder) asksFor(ss *mcp.ServerSession, state string) bool {
+	return f.g.up != nil && (state != "" || newEra(ss) && canBeAsked(ss))
 }
 
 // startExchange starts call for ss on a goroutine the gateway owns. The exchange
 // gets its state (and a place among those a retry can name) with its first round
 // of input requests: most calls have none.
-func (f *forwarder) startExchange(ctx context.Context, ss *mcp.ServerSession, call func(context.Context) (*mcp.CallToolResult, error)) (*exchange, error) {
+func (f *forwarder) startExchange(ctx context.Context, ss *mcp.ServerSession, call func(context.Context) (mcp.Result, error)) (*exchange, error) {
 	callCtx, cancel := context.WithCancel(f.g.ctx)
 	ex := &exchange{
 		f:    f,
@@ -182,12 +199,12 @@ func (ex *exchange) answer(ctx context.Context, ss *mcp.ServerSession, responses
 }
 
 // wait waits for the call's outcome, or for the server's next requests, which end
-// this round as input requests.
-func (ex *exchange) wait(ctx context.Context) (*mcp.CallToolResult, error) {
+// this round as input requests (ex.state is set then).
+func (ex *exchange) wait(ctx context.Context) (mcp.Result, mcp.InputRequestMap, error) {
 	select {
 	case o := <-ex.done:
 		ex.end()
-		return o.res, o.err
+		return o.res, nil, o.err
 	case a := <-ex.asks:
 		ex.mu.Lock()
 		defer ex.mu.Unlock()
@@ -210,10 +227,10 @@ func (ex *exchange) wait(ctx context.Context) (*mcp.CallToolResult, error) {
 			}
 		}
 		ex.idle = time.AfterFunc(exchangeIdle, ex.end)
-		return &mcp.CallToolResult{InputRequests: requests, RequestState: ex.state}, nil
+		return nil, requests, nil
 	case <-ctx.Done(): // the client cancelled its call
 		ex.end()
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 }
 

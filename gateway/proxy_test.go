@@ -66,14 +66,21 @@ func proxy(t *testing.T, servers ...config.Server) (*hub.Hub, *proxyClient) {
 // proxyURL is proxy without the client: the hub and the gateway's URL.
 func proxyURL(t *testing.T, servers ...config.Server) (*hub.Hub, string) {
 	t.Helper()
-	return proxyURLWith(t, nil, servers...)
+	return proxyURLWith(t, proxyOpts{}, servers...)
 }
 
-// proxyURLWith is proxyURL serving with opts.
-func proxyURLWith(t *testing.T, opts *gateway.HTTPOptions, servers ...config.Server) (*hub.Hub, string) {
+// proxyOpts vary proxyURLWith's setup.
+type proxyOpts struct {
+	http     *gateway.HTTPOptions // how the gateway serves
+	protocol string               // the upstream connections' (upstream.Options.ProtocolVersion)
+}
+
+// proxyURLWith is proxyURL with o.
+func proxyURLWith(t *testing.T, o proxyOpts, servers ...config.Server) (*hub.Hub, string) {
 	t.Helper()
 	h := hub.New(&config.Config{Servers: servers}, &hub.Options{Logger: quiet, Upstream: &upstream.Options{
 		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Heartbeat: -1, RetryFailed: -1, StopGrace: time.Second,
+		ProtocolVersion: o.protocol,
 	}})
 	t.Cleanup(func() { h.Close() })
 	h.SetCapabilities(gateway.AllForwardable())
@@ -88,7 +95,7 @@ func proxyURLWith(t *testing.T, opts *gateway.HTTPOptions, servers ...config.Ser
 		}
 	}
 	g := newGateway(t, h)
-	b, err := g.Listen("127.0.0.1:0", opts)
+	b, err := g.Listen("127.0.0.1:0", o.http)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +494,7 @@ func TestProxyServerToClientRequests(t *testing.T) {
 			t.Parallel()
 			// The SDK's client negotiates 2026-07-28 only with a server without
 			// sessions (server/discover); with sessions it falls back to 2025-11-25.
-			h, url := proxyURLWith(t, &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}, conf(t, "conf"), everything(t))
+			h, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}}, conf(t, "conf"), everything(t))
 			c := connectProxyClientVersion(t, url, version)
 			if got := c.cs.InitializeResult().ProtocolVersion; got != version {
 				t.Fatalf("negotiated %s, want %s", got, version)
@@ -676,7 +683,7 @@ func TestProxyRoutesToTheCallingClient(t *testing.T) {
 // for its answer is ended when the gateway closes (the leak check sees to the rest).
 func TestProxyMultiRoundTripByHand(t *testing.T) {
 	t.Parallel()
-	_, url := proxyURLWith(t, &gateway.HTTPOptions{Stateless: true}, conf(t, "conf"))
+	_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}}, conf(t, "conf"))
 	c := mcp.NewClient(&mcp.Implementation{Name: "by-hand", Version: "1"}, &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
@@ -725,5 +732,43 @@ func TestProxyMultiRoundTripByHand(t *testing.T) {
 	// Left waiting: the gateway's Close (at cleanup) ends it.
 	if left, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args}); err != nil || !left.NeedsInput() {
 		t.Fatalf("call left waiting: %v %+v", err, left)
+	}
+}
+
+// The conformance server's multi-round-trip tools and prompt return input requests;
+// over an upstream connection of 2025-11-25 the server's SDK turns the first round
+// into requests to its client (the hub) and returns the rest, over one of
+// 2026-07-28 it returns them all. Either way several requests at once, two rounds
+// in a row, roots and a prompt's elicitation reach a client of either protocol, and
+// the answers come back.
+func TestProxyInputRequiredServers(t *testing.T) {
+	t.Parallel()
+	for _, upstreamVersion := range []string{upstream.DefaultProtocolVersion, "latest"} {
+		for _, version := range []string{"2025-11-25", "2026-07-28"} {
+			t.Run(upstreamVersion+"/"+version, func(t *testing.T) {
+				t.Parallel()
+				_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}, protocol: upstreamVersion}, conf(t, "conf"))
+				c := connectProxyClientVersion(t, url, version)
+				if got := c.cs.InitializeResult().ProtocolVersion; got != version {
+					t.Fatalf("negotiated %s, want %s", got, version)
+				}
+				for tl, want := range map[string]string{
+					"test_input_required_result_multiple_inputs": "sampled: Generate a greeting Ada — 1 root(s) visible",
+					"test_input_required_result_multi_round":     "Multi-round complete: Ada likes Ada",
+					"test_input_required_result_list_roots":      testRoot,
+				} {
+					if text, isErr := callText(t, c.cs, tl, map[string]any{}); isErr || !strings.Contains(text, want) {
+						t.Errorf("%s = %q (error %v), want %q in it", tl, text, isErr, want)
+					}
+				}
+				res, err := c.cs.GetPrompt(ctx15(t), &mcp.GetPromptParams{Name: "test_input_required_result_prompt"})
+				if err != nil {
+					t.Fatalf("prompt: %v", err)
+				}
+				if len(res.Messages) != 1 || tool.Text(&mcp.CallToolResult{Content: []mcp.Content{res.Messages[0].Content}}) != "Context: Ada" {
+					t.Errorf("prompt messages %+v, want the elicited context", res.Messages)
+				}
+			})
+		}
 	}
 }

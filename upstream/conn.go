@@ -142,8 +142,11 @@ func (s *Supervisor) connect() (*conn, error) {
 		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) {},
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {},
 		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) {},
+		// Input requests in results go to the Peer (roundTrips), not to handlers.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
+	client.AddSendingMiddleware(s.roundTrips)
 	c.client = client
 	sess, err := client.Connect(ctx, orderedTransport{transport, c, s.cfg.Transport != config.HTTP}, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {

@@ -1,0 +1,134 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxRounds bounds the multi-round-trip retries of one request, as the SDK's own
+// loop does.
+const maxRounds = 10
+
+// roundTrips answers the input requests a server returns instead of a result
+// (SEP-2322: the only way to ask its client things in the 2026-07-28 protocol, and
+// one an SDK server also takes with older clients when a request needs more than
+// one round) and sends the request again with the answers and the server's
+// request state. The answers come from the Peer, like those of the server's own
+// requests. The SDK's loop is off: it would answer from this client's handlers,
+// which a gateway's upstream connection does not have.
+func (s *Supervisor) roundTrips(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		for round := 1; ; round++ {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			requests, state := inputRequests(res)
+			switch {
+			case requests == nil:
+				return res, nil
+			case len(requests) == 0: // load shedding
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy; try again later"}
+			case round == maxRounds:
+				return nil, fmt.Errorf("%s: the server still asked for input after %d rounds", method, maxRounds)
+			}
+			answers, err := s.answer(ctx, requests)
+			if err != nil {
+				return nil, err
+			}
+			if req, err = withAnswers(req, answers, state); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// inputRequests are the input requests of a result (nil when it is complete).
+func inputRequests(res mcp.Result) (mcp.InputRequestMap, string) {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		return r.InputRequests, r.RequestState
+	case *mcp.GetPromptResult:
+		return r.InputRequests, r.RequestState
+	case *mcp.ReadResourceResult:
+		return r.InputRequests, r.RequestState
+	}
+	return nil, ""
+}
+
+// answer asks the Peer each input request, all at once, as the SDK does.
+func (s *Supervisor) answer(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	p := s.opts.Peer
+	if p == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the server asked for input; nothing here can answer it"}
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		answers  = make(mcp.InputResponseMap, len(requests))
+		firstErr error
+	)
+	for id, ir := range requests {
+		var method string
+		var params mcp.Params
+		switch r := ir.(type) {
+		case *mcp.CreateMessageWithToolsParams:
+			method, params = MethodCreateMessage, r
+		case *mcp.ElicitParams:
+			method, params = MethodElicit, r
+		case *mcp.ListRootsParams:
+			method, params = MethodListRoots, r
+		default:
+			return nil, fmt.Errorf("input request %q: %T is not forwarded", id, ir)
+		}
+		wg.Go(func() {
+			res, err := p.Request(s.inflight.context(ctx), s.cfg.Name, method, params)
+			var resp mcp.InputResponse
+			if err == nil {
+				var ok bool
+				if resp, ok = res.(mcp.InputResponse); !ok {
+					err = fmt.Errorf("%T is no answer to %s", res, method)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("input request %q (%s): %w", id, method, err)
+				}
+				return
+			}
+			answers[id] = resp
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return answers, nil
+}
+
+// withAnswers is req again, carrying the answers and the server's state; the
+// original params are not changed (the caller owns them).
+func withAnswers(req mcp.Request, answers mcp.InputResponseMap, state string) (mcp.Request, error) {
+	cs, _ := req.GetSession().(*mcp.ClientSession)
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		c := *p
+		c.InputResponses, c.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.CallToolParams]{Session: cs, Params: &c}, nil
+	case *mcp.GetPromptParams:
+		c := *p
+		c.InputResponses, c.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.GetPromptParams]{Session: cs, Params: &c}, nil
+	case *mcp.ReadResourceParams:
+		c := *p
+		c.InputResponses, c.RequestState = answers, state
+		return &mcp.ClientRequest[*mcp.ReadResourceParams]{Session: cs, Params: &c}, nil
+	}
+	return nil, fmt.Errorf("input requests in the answer to %T are not supported", req.GetParams())
+}
