@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -197,6 +199,35 @@ func elicitAnswer(schema any) map[string]any {
 
 func conf(t *testing.T, name string) config.Server {
 	return config.Server{Name: name, Transport: config.Stdio, Command: testenv.EverythingServer(t), InitTimeout: 30 * time.Second, ToolTimeout: 30 * time.Second}
+}
+
+// confHTTP is the conformance server over Streamable HTTP with sessions (so that it
+// may send its client requests), in a child process stopped at cleanup.
+func confHTTP(t *testing.T, name string) config.Server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // the server takes the port over (a race with other tests' ports is unlikely)
+	cmd := exec.Command(testenv.EverythingServer(t), "--http", addr, "--stateless=false")
+	cmd.Stderr = &testenv.Buffer{}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	testenv.WaitFor(t, "the conformance server to listen", 10*time.Second, func() bool {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return config.Server{Name: name, Transport: config.HTTP, URL: "http://" + addr + "/mcp", InitTimeout: 30 * time.Second, ToolTimeout: 30 * time.Second}
 }
 
 func everything(t *testing.T) config.Server {
@@ -653,9 +684,15 @@ func TestProxyRoutesToTheCallingClient(t *testing.T) {
 		})
 	}
 
-	// The server's last log message comes right before its result: several calls,
-	// so that one handled after its call returned would show (it went to b, too,
-	// before responses waited for the notifications read before them).
+	logsGoToTheCaller(t, a, b)
+}
+
+// logsGoToTheCaller: a server's last log message comes right before its result,
+// and goes to the client that called (a), not to another (b). Several calls, so
+// that a message handled after its call returned would show: with no call under way
+// it goes to every client.
+func logsGoToTheCaller(t *testing.T, a, b *proxyClient) {
+	t.Helper()
 	const calls = 5
 	for range calls {
 		if _, isErr := callText(t, a.cs, "test_tool_with_logging", map[string]any{}); isErr {
@@ -674,6 +711,20 @@ func TestProxyRoutesToTheCallingClient(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The same over a Streamable HTTP upstream, whose connection the hub cannot wrap to
+// order notifications before responses (see upstream.noteCounter).
+func TestProxyLogsGoToTheCallerOverHTTP(t *testing.T) {
+	t.Parallel()
+	_, url := proxyURL(t, confHTTP(t, "conf"))
+	a, b := connectProxyClient(t, url), connectProxyClient(t, url)
+	for _, c := range []*proxyClient{a, b} {
+		if err := c.cs.SetLoggingLevel(ctx15(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logsGoToTheCaller(t, a, b)
 }
 
 // The multi-round-trip exchange, step by step, with a 2026-07-28 client that

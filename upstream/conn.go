@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,7 +27,7 @@ type conn struct {
 	writes      *countingWriter // stdio only: the child's stdin
 	listChanged chan struct{}   // wakes the watcher: pending has bits
 	pending     atomic.Uint32   // lists to fetch again (listTools | listResources | listPrompts)
-	// notesRead and notesHandled count ordered notifications (orderedConn).
+	// notesRead and notesHandled count ordered notifications (orderedConn, noteCounter).
 	notesRead, notesHandled atomic.Int64
 	noteSignal              chan struct{}
 	// ctx lives as long as the connection: HTTP transports tie their streams to it.
@@ -146,7 +147,7 @@ func (s *Supervisor) connect() (*conn, error) {
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
-	client.AddSendingMiddleware(s.roundTrips)
+	client.AddSendingMiddleware(s.roundTrips(c, s.cfg.Transport == config.HTTP))
 	c.client = client
 	sess, err := client.Connect(ctx, orderedTransport{transport, c, s.cfg.Transport != config.HTTP}, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {
@@ -196,9 +197,9 @@ func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 		// MaxLineLength -1: a tool result may be far larger than the SDK's 16 MiB cap.
 		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log), Writer: c.writes, MaxLineLength: -1}, nil
 	case config.HTTP:
-		return &connScoped{&mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, c}, nil
+		return &connScoped{&mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1}, c}, nil
 	case config.SSE:
-		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(), MaxEventSize: -1}, c}, nil
+		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(nil), MaxEventSize: -1}, c}, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
 }
@@ -259,8 +260,10 @@ func (t *connScoped) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 }
 
-func (s *Supervisor) httpClient() *http.Client {
-	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase}}
+// httpClient is the HTTP client of one connection; notes, if set, counts the ordered
+// notifications in its event streams (Streamable HTTP: see noteCounter).
+func (s *Supervisor) httpClient(notes *conn) *http.Client {
+	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase, notes: notes}}
 }
 
 // newHTTPBase is a server's own connection pool. It keeps up to 64 idle
@@ -273,10 +276,12 @@ func newHTTPBase() *http.Transport {
 	return t
 }
 
-// headerTransport sends the configured headers on every request.
+// headerTransport sends the configured headers on every request, and has the
+// ordered notifications in event streams counted when notes is set.
 type headerTransport struct {
 	headers map[string]string
 	base    http.RoundTripper
+	notes   *conn
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -286,7 +291,11 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	if err == nil && t.notes != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &noteCounter{ReadCloser: resp.Body, c: t.notes}
+	}
+	return resp, err
 }
 
 // lists are what a server offers, as last listed.

@@ -13,36 +13,49 @@ import (
 // loop does.
 const maxRounds = 10
 
-// roundTrips answers the input requests a server returns instead of a result
-// (SEP-2322: the only way to ask its client things in the 2026-07-28 protocol, and
-// one an SDK server also takes with older clients when a request needs more than
-// one round) and sends the request again with the answers and the server's
-// request state. The answers come from the Peer, like those of the server's own
-// requests. The SDK's loop is off: it would answer from this client's handlers,
-// which a gateway's upstream connection does not have.
-func (s *Supervisor) roundTrips(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		for round := 1; ; round++ {
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return res, err
-			}
-			requests, state := inputRequests(res)
-			switch {
-			case requests == nil:
-				return res, nil
-			case len(requests) == 0: // load shedding
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy; try again later"}
-			case round == maxRounds:
-				return nil, fmt.Errorf("%s: the server still asked for input after %d rounds", method, maxRounds)
-			}
-			answers, err := s.answer(ctx, requests)
-			if err != nil {
-				return nil, err
-			}
-			if req, err = withAnswers(req, answers, state); err != nil {
-				return nil, err
-			}
+// roundTrips is the sending middleware of connection c. It answers the input
+// requests a server returns instead of a result (SEP-2322: the only way to ask its
+// client things in the 2026-07-28 protocol, and one an SDK server also takes with
+// older clients when a request needs more than one round) and sends the request
+// again with the answers and the server's request state. The answers come from the
+// Peer, like those of the server's own requests. The SDK's loop is off: it would
+// answer from this client's handlers, which a gateway's upstream connection does
+// not have.
+//
+// With counted set (Streamable HTTP, see noteCounter) each response also waits for
+// the notifications read before it to be handled.
+func (s *Supervisor) roundTrips(c *conn, counted bool) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			return s.roundTrip(ctx, c, counted, next, method, req)
+		}
+	}
+}
+
+func (s *Supervisor) roundTrip(ctx context.Context, c *conn, counted bool, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+	for round := 1; ; round++ {
+		res, err := next(ctx, method, req)
+		if counted {
+			c.waitNotes(ctx)
+		}
+		if err != nil {
+			return res, err
+		}
+		requests, state := inputRequests(res)
+		switch {
+		case requests == nil:
+			return res, nil
+		case len(requests) == 0: // load shedding
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy; try again later"}
+		case round == maxRounds:
+			return nil, fmt.Errorf("%s: the server still asked for input after %d rounds", method, maxRounds)
+		}
+		answers, err := s.answer(ctx, requests)
+		if err != nil {
+			return nil, err
+		}
+		if req, err = withAnswers(req, answers, state); err != nil {
+			return nil, err
 		}
 	}
 }

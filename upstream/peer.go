@@ -145,8 +145,9 @@ type inflightKey struct{}
 // its streamable client connection through an unexported method, which a wrapper
 // hides, and without it the connection sends no MCP-Protocol-Version header and
 // never opens the standalone stream that carries what the server sends outside a
-// request (list changes, resource updates). Over Streamable HTTP a call's last
-// notifications may therefore still be handled after it returns.
+// request (list changes, resource updates). Over Streamable HTTP the notifications
+// are counted in the event streams instead (noteCounter), and responses wait in
+// roundTrips.
 type orderedTransport struct {
 	mcp.Transport
 	c    *conn

@@ -1,0 +1,62 @@
+package upstream
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+// The counter finds the ordered notifications in an event stream however it is cut
+// into reads and whatever line endings it uses, and nothing else: not requests,
+// not responses that mention a notification, not other notifications, not events
+// too long to gather.
+func TestNoteCounter(t *testing.T) {
+	log := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
+	progress := `{"method":"notifications/progress","params":{"progressToken":"t","progress":1},"jsonrpc":"2.0"}`
+	request := `{"jsonrpc":"2.0","id":7,"method":"notifications/message","params":{}}`
+	response := `{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"notifications/progress"}]}}`
+	cancelled := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`
+	long := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("y", maxNoteEvent) + `"}}`
+	// The log message split over two data lines is one event: JSON allows the newline.
+	split := `{"jsonrpc":"2.0",` + "\ndata: " + `"method":"notifications/message","params":{"level":"info","data":"z"}}`
+	for _, eol := range []string{"\n", "\r\n", "\r"} {
+		stream := strings.Join([]string{
+			": comment", "event: message", "id: 1", "data: " + log, "",
+			"data:" + progress, "", // no space after the colon
+			"data: " + request, "",
+			"data: " + response, "",
+			"data: " + cancelled, "",
+			"data: " + long, "",
+			"data: " + split, "",
+			"data: " + log, // an event the stream ends before its blank line: not dispatched
+		}, eol)
+		const want = 3 // log, progress, split
+		for _, size := range []int{1, 2, 7, 4096} {
+			c := &conn{}
+			r := &noteCounter{ReadCloser: io.NopCloser(&chunks{s: stream, size: size}), c: c}
+			got, err := io.ReadAll(r)
+			if err != nil || string(got) != stream {
+				t.Fatalf("eol %q, reads of %d: the stream did not pass through unchanged (%v)", eol, size, err)
+			}
+			if n := c.notesRead.Load(); n != want {
+				t.Errorf("eol %q, reads of %d: counted %d, want %d", eol, size, n, want)
+			}
+		}
+	}
+}
+
+// chunks reads s at most size bytes at a time.
+type chunks struct {
+	s    string
+	size int
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if c.s == "" {
+		return 0, io.EOF
+	}
+	n := min(len(p), c.size, len(c.s))
+	copy(p, c.s[:n])
+	c.s = c.s[n:]
+	return n, nil
+}
