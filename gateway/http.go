@@ -15,7 +15,8 @@ import (
 
 // HTTPOptions configure the HTTP handler; nil means defaults.
 type HTTPOptions struct {
-	// Stateless serves Streamable HTTP without sessions (no server-to-client requests).
+	// Stateless serves Streamable HTTP without sessions: a server's requests reach
+	// clients of 2026-07-28 as input requests (see mrtr.go), older clients not at all.
 	Stateless bool
 	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN".
 	Token string
