@@ -291,7 +291,7 @@ func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.Read
 		return f.g.up.ReadResource(ctx, &c)
 	}
 	if f.asksFor(ss, p.RequestState) { // see mrtr.go
-		return roundTrip(ctx, f, ss, p.RequestState, p.InputResponses, call,
+		return roundTrip(ctx, f, ss, "resources/read "+p.URI, p.RequestState, p.InputResponses, call,
 			func(m mcp.InputRequestMap, state string) *mcp.ReadResourceResult {
 				return &mcp.ReadResourceResult{InputRequests: m, RequestState: state}
 			})
@@ -313,7 +313,7 @@ func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 		return f.g.up.GetPrompt(ctx, &c)
 	}
 	if f.asksFor(req.Session, p.RequestState) { // see mrtr.go
-		return roundTrip(ctx, f, req.Session, p.RequestState, p.InputResponses, call,
+		return roundTrip(ctx, f, req.Session, "prompts/get "+p.Name, p.RequestState, p.InputResponses, call,
 			func(m mcp.InputRequestMap, state string) *mcp.GetPromptResult {
 				return &mcp.GetPromptResult{InputRequests: m, RequestState: state}
 			})

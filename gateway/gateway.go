@@ -355,7 +355,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 			return g.ts.Call(ctx, name, args)
 		}
 		if g.fwd.asksFor(req.Session, req.Params.RequestState) { // see mrtr.go
-			return roundTrip(ctx, g.fwd, req.Session, req.Params.RequestState, req.Params.InputResponses, call,
+			return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, req.Params.RequestState, req.Params.InputResponses, call,
 				func(m mcp.InputRequestMap, state string) *mcp.CallToolResult {
 					return &mcp.CallToolResult{InputRequests: m, RequestState: state}
 				})

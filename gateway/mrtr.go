@@ -45,6 +45,7 @@ func canBeAsked(ss *mcp.ServerSession) bool {
 // across the client's rounds.
 type exchange struct {
 	f     *forwarder
+	what  string // the request: method and name (see roundTrip)
 	state string // the request state the client echoes
 
 	asks   chan *ask     // the server's requests, waiting for a round to carry them
@@ -112,7 +113,10 @@ func (c roundValues) Value(key any) any {
 // call with a state delivers the client's answers to the exchange it names. Either
 // way it returns the call's result when it is done, or the server's next requests
 // as input requests, in the result needInput makes.
-func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSession, state string, answers mcp.InputResponseMap,
+//
+// what names the request (method and tool, prompt or URI): a state is good only
+// for the request that got it.
+func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSession, what, state string, answers mcp.InputResponseMap,
 	call func(context.Context) (R, error), needInput func(mcp.InputRequestMap, string) R) (R, error) {
 	var zero R
 	var ex *exchange
@@ -120,7 +124,7 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 		f.mu.Lock()
 		ex = f.exchanges[state]
 		f.mu.Unlock()
-		if ex == nil {
+		if ex == nil || ex.what != what {
 			return zero, errUnknownState
 		}
 		// The state is the credential: 128 random bits, known only to the client
@@ -131,7 +135,7 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 		}
 	} else {
 		var err error
-		ex, err = f.startExchange(ctx, ss, func(ctx context.Context) (mcp.Result, error) { return call(ctx) })
+		ex, err = f.startExchange(ctx, ss, what, func(ctx context.Context) (mcp.Result, error) { return call(ctx) })
 		if err != nil {
 			return zero, err
 		}
@@ -143,7 +147,11 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 	case requests != nil:
 		return needInput(requests, ex.state), nil
 	}
-	return res.(R), nil
+	r, ok := res.(R)
+	if !ok { // cannot happen: what ties an exchange to one kind of request
+		return zero, fmt.Errorf("gateway: %s answered with %T", what, res)
+	}
+	return r, nil
 }
 
 // asksFor reports whether a request of ss runs as a multi-round-trip exchange:
@@ -156,10 +164,10 @@ func (f *forwarder) asksFor(ss *mcp.ServerSession, state string) bool {
 // startExchange starts call for ss on a goroutine the gateway owns. The exchange
 // gets its state (and a place among those a retry can name) with its first round
 // of input requests: most calls have none.
-func (f *forwarder) startExchange(ctx context.Context, ss *mcp.ServerSession, call func(context.Context) (mcp.Result, error)) (*exchange, error) {
+func (f *forwarder) startExchange(ctx context.Context, ss *mcp.ServerSession, what string, call func(context.Context) (mcp.Result, error)) (*exchange, error) {
 	callCtx, cancel := context.WithCancel(f.g.ctx)
 	ex := &exchange{
-		f:    f,
+		f: f, what: what,
 		asks: make(chan *ask), done: make(chan outcome, 1), ended: make(chan struct{}),
 		cancel: cancel, round: ctx, ss: ss, pending: map[string]*ask{},
 	}

@@ -729,8 +729,9 @@ func TestProxyLogsGoToTheCallerOverHTTP(t *testing.T) {
 
 // The multi-round-trip exchange, step by step, with a 2026-07-28 client that
 // handles input requests itself: the server's sampling request comes back as an
-// input request with a request state; the answer, sent with that state, reaches the
-// server, whose result ends the call; the state is then spent. A call left waiting
+// input request with a request state; the state does nothing for another request;
+// the answer, sent with it, reaches the server, whose result ends the call; the
+// state is then spent. A call left waiting
 // for its answer is ended when the gateway closes (the leak check sees to the rest).
 func TestProxyMultiRoundTripByHand(t *testing.T) {
 	t.Parallel()
@@ -767,6 +768,13 @@ func TestProxyMultiRoundTripByHand(t *testing.T) {
 		}
 	}
 	answer := mcp.InputResponseMap{id: &mcp.CreateMessageResult{Role: "assistant", Model: "hand", Content: &mcp.TextContent{Text: "answered by hand"}}}
+	// The state is good only for the request that got it.
+	if _, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_simple_text", InputResponses: answer, RequestState: first.RequestState}); err == nil || !strings.Contains(err.Error(), "requestState is unknown or expired") {
+		t.Errorf("the state with another tool: err %v, want it refused", err)
+	}
+	if _, err := cs.GetPrompt(ctx15(t), &mcp.GetPromptParams{Name: "test_simple_prompt", InputResponses: answer, RequestState: first.RequestState}); err == nil || !strings.Contains(err.Error(), "requestState is unknown or expired") {
+		t.Errorf("the state with a prompt: err %v, want it refused", err)
+	}
 	second, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args, InputResponses: answer, RequestState: first.RequestState})
 	if err != nil {
 		t.Fatal(err)
