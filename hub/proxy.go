@@ -245,8 +245,8 @@ func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) 
 
 // exposeURI is the form of a server's resource URI u that leads back to the
 // server: u itself when a read of u goes there, else, if u is the server's own
-// (listed by it, or matched by one of its templates), the reversible PrefixURI form. Any other URI (a web page,
-// say) passes through unchanged.
+// (listed by it, or matched by one of its templates), the reversible PrefixURI
+// form. Any other URI (a web page, say) passes through unchanged.
 func (h *Hub) exposeURI(server, u string) string {
 	if u == "" {
 		return u
