@@ -1,5 +1,7 @@
 package upstream
 
+//lint:file-ignore SA1019 roots and sampling are deprecated in the 2026-07-28 protocol but live in the versions servers and clients use today; input requests carry them.
+
 import (
 	"context"
 	"fmt"
