@@ -147,9 +147,9 @@ func (s *Supervisor) connect() (*conn, error) {
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
-	client.AddSendingMiddleware(s.roundTrips(c, s.cfg.Transport == config.HTTP))
+	client.AddSendingMiddleware(s.roundTrips(c))
 	c.client = client
-	sess, err := client.Connect(ctx, orderedTransport{transport, c, s.cfg.Transport != config.HTTP}, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
+	sess, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {
 		c.sess = sess
 		var l lists
@@ -195,11 +195,11 @@ func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 		c.proc = p
 		c.writes = &countingWriter{w: p.stdin}
 		// MaxLineLength -1: a tool result may be far larger than the SDK's 16 MiB cap.
-		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log), Writer: c.writes, MaxLineLength: -1}, nil
+		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log, c), Writer: c.writes, MaxLineLength: -1}, nil
 	case config.HTTP:
 		return &connScoped{&mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1}, c}, nil
 	case config.SSE:
-		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(nil), MaxEventSize: -1}, c}, nil
+		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1}, c}, nil
 	}
 	return nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
 }
@@ -260,8 +260,8 @@ func (t *connScoped) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 }
 
-// httpClient is the HTTP client of one connection; notes, if set, counts the ordered
-// notifications in its event streams (Streamable HTTP: see noteCounter).
+// httpClient is the HTTP client of connection notes, which counts the ordered
+// notifications in its event streams (see order.go).
 func (s *Supervisor) httpClient(notes *conn) *http.Client {
 	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase, notes: notes}}
 }
@@ -276,8 +276,8 @@ func newHTTPBase() *http.Transport {
 	return t
 }
 
-// headerTransport sends the configured headers on every request, and has the
-// ordered notifications in event streams counted when notes is set.
+// headerTransport sends the configured headers on every request, and has notes
+// count the ordered notifications in event streams.
 type headerTransport struct {
 	headers map[string]string
 	base    http.RoundTripper
@@ -292,7 +292,7 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := t.base.RoundTrip(r)
-	if err == nil && t.notes != nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &noteCounter{ReadCloser: resp.Body, c: t.notes}
 	}
 	return resp, err

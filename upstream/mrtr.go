@@ -24,22 +24,20 @@ const maxRounds = 10
 // answer from this client's handlers, which a gateway's upstream connection does
 // not have.
 //
-// With counted set (Streamable HTTP, see noteCounter) each response also waits for
-// the notifications read before it to be handled.
-func (s *Supervisor) roundTrips(c *conn, counted bool) mcp.Middleware {
+// Each response also waits for the notifications the server sent before it to be
+// handled (see order.go).
+func (s *Supervisor) roundTrips(c *conn) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			return s.roundTrip(ctx, c, counted, next, method, req)
+			return s.roundTrip(ctx, c, next, method, req)
 		}
 	}
 }
 
-func (s *Supervisor) roundTrip(ctx context.Context, c *conn, counted bool, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
+func (s *Supervisor) roundTrip(ctx context.Context, c *conn, next mcp.MethodHandler, method string, req mcp.Request) (mcp.Result, error) {
 	for round := 1; ; round++ {
 		res, err := next(ctx, method, req)
-		if counted {
-			c.waitNotes(ctx)
-		}
+		c.waitNotes(ctx)
 		if err != nil {
 			return res, err
 		}

@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -51,7 +50,7 @@ func (s *Supervisor) middleware(c *conn) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if ordered[method] {
-				defer c.noteHandled() // after the Peer has it: see orderedConn
+				defer c.noteHandled() // after the Peer has it: see order.go
 			}
 			switch method {
 			case MethodCreateMessage, MethodElicit, MethodListRoots:
@@ -76,7 +75,7 @@ func (s *Supervisor) middleware(c *conn) mcp.Middleware {
 
 // inflight remembers the contexts of the calls under way to one server, newest
 // last. (A call's notifications are all handled before its response is released:
-// see orderedConn.)
+// see order.go.)
 type inflight struct {
 	mu    sync.Mutex
 	seq   uint64
@@ -134,92 +133,6 @@ func InFlight(ctx context.Context) []context.Context {
 }
 
 type inflightKey struct{}
-
-// orderedTransport makes a connection's responses wait for the notifications read
-// before them. The SDK hands a notification to its handler on one goroutine and a
-// response to the waiting call on another, so a server's last log message or
-// progress of a call could otherwise be handled after the call returned, when no
-// call claims it any more.
-//
-// Streamable HTTP connections are not wrapped: the SDK hands the session's state to
-// its streamable client connection through an unexported method, which a wrapper
-// hides, and without it the connection sends no MCP-Protocol-Version header and
-// never opens the standalone stream that carries what the server sends outside a
-// request (list changes, resource updates). Over Streamable HTTP the notifications
-// are counted in the event streams instead (noteCounter), and responses wait in
-// roundTrips.
-type orderedTransport struct {
-	mcp.Transport
-	c    *conn
-	wrap bool // false for Streamable HTTP
-}
-
-func (t orderedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.Transport.Connect(ctx)
-	if err != nil || !t.wrap {
-		return conn, err
-	}
-	return &orderedConn{Connection: conn, c: t.c}, nil
-}
-
-type orderedConn struct {
-	mcp.Connection
-	c *conn
-}
-
-// orderWait bounds how long a response waits for earlier notifications.
-const orderWait = 250 * time.Millisecond
-
-func (o *orderedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := o.Connection.Read(ctx)
-	switch m := msg.(type) {
-	case *jsonrpc.Request:
-		if !m.ID.IsValid() && ordered[m.Method] {
-			o.c.notesRead.Add(1)
-		}
-	case *jsonrpc.Response:
-		o.c.waitNotes(ctx)
-	}
-	return msg, err
-}
-
-// ordered are the notifications that pass through Supervisor.middleware, which
-// counts them handled.
-var ordered = map[string]bool{
-	NotificationLog: true, NotificationProgress: true, NotificationResourceUpd: true, NotificationElicitDone: true,
-	notificationToolsChanged: true, notificationResChanged: true, notificationPromptChanged: true,
-}
-
-// noteHandled counts one ordered notification handled.
-func (c *conn) noteHandled() {
-	c.notesHandled.Add(1)
-	select {
-	case c.noteSignal <- struct{}{}:
-	default:
-	}
-}
-
-// waitNotes waits until every ordered notification read so far is handled, at
-// most orderWait (then it stops waiting for those: one the SDK dropped before its
-// handler, say).
-func (c *conn) waitNotes(ctx context.Context) {
-	target := c.notesRead.Load()
-	if c.notesHandled.Load() >= target {
-		return
-	}
-	timer := time.NewTimer(orderWait)
-	defer timer.Stop()
-	for c.notesHandled.Load() < target {
-		select {
-		case <-c.noteSignal:
-		case <-timer.C:
-			c.notesHandled.Store(target)
-			return
-		case <-ctx.Done():
-			return
-		}
-	}
-}
 
 // valuesFrom is a context with one context's lifetime and another's values.
 type valuesFrom struct {

@@ -189,17 +189,20 @@ func (p *process) waitExit(d time.Duration) bool {
 // jsonLines filters a server's stdout down to the lines that can be JSON-RPC messages.
 // Real servers print banners and debug lines on stdout; the SDK's reader stops at the
 // first line that is not JSON, so those lines are logged and dropped here.
+// Each line is also counted by notes when it is an ordered notification (see
+// order.go).
 type jsonLines struct {
 	r       *bufio.Reader
 	c       io.Closer
 	pending []byte
 	log     *slog.Logger
+	notes   *conn
 }
 
-func newJSONLines(rc io.ReadCloser, log *slog.Logger) *jsonLines {
+func newJSONLines(rc io.ReadCloser, log *slog.Logger, notes *conn) *jsonLines {
 	// A small buffer: long lines are gathered across ErrBufferFull anyway, and the
 	// buffer is per server.
-	return &jsonLines{r: bufio.NewReaderSize(rc, 4<<10), c: rc, log: log}
+	return &jsonLines{r: bufio.NewReaderSize(rc, 4<<10), c: rc, log: log, notes: notes}
 }
 
 func (j *jsonLines) Read(p []byte) (int, error) {
@@ -217,6 +220,7 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			if trimmed[0] == '{' || trimmed[0] == '[' {
 				j.pending = line
+				j.notes.noteRead(trimmed)
 			} else {
 				j.log.Warn("stdout: dropped a line that is not JSON-RPC", "line", truncate(string(trimmed), 200))
 			}

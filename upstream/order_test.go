@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -59,4 +60,23 @@ func (c *chunks) Read(p []byte) (int, error) {
 	copy(p, c.s[:n])
 	c.s = c.s[n:]
 	return n, nil
+}
+
+// Over stdio the lines are counted as jsonLines hands them on, banners dropped.
+func TestJSONLinesCountNotes(t *testing.T) {
+	lines := strings.Join([]string{
+		"Server starting...",
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"notifications/progress","params":{}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"notifications/message"}]}}`,
+		`{"method":"notifications/progress","params":{"progressToken":"t","progress":1},"jsonrpc":"2.0"}`,
+	}, "\n") + "\n"
+	c := &conn{}
+	got, err := io.ReadAll(newJSONLines(io.NopCloser(&chunks{s: lines, size: 5}), slog.New(slog.DiscardHandler), c))
+	if err != nil || strings.Contains(string(got), "Server starting") || strings.Count(string(got), "\n") != 4 {
+		t.Fatalf("lines handed on: %q (%v)", got, err)
+	}
+	if n := c.notesRead.Load(); n != 2 {
+		t.Errorf("counted %d, want 2", n)
+	}
 }

@@ -1,0 +1,160 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// A server's response waits until the notifications it sent before it have been
+// handled. The SDK hands a notification to its handler on one goroutine and a
+// response to the waiting call on another, so a server's last log message or
+// progress of a call could otherwise be handled after the call returned, when no
+// call claims it any more.
+//
+// The ordered notifications are counted in the bytes the SDK reads (jsonLines for
+// stdio, noteCounter for the event streams of HTTP and SSE), before the SDK sees
+// them, so every one sent before a response is counted by the time the response is
+// handled; Supervisor.middleware counts them handled, and roundTrips waits after
+// each response (conn.waitNotes). The connection itself is not wrapped: the SDK
+// hands the session's state to its streamable client connection through an
+// unexported method, which a wrapper hides (and without it the connection sends no
+// MCP-Protocol-Version header and opens no standalone stream).
+
+// ordered are the notifications that pass through Supervisor.middleware, which
+// counts them handled.
+var ordered = map[string]bool{
+	NotificationLog: true, NotificationProgress: true, NotificationResourceUpd: true, NotificationElicitDone: true,
+	notificationToolsChanged: true, notificationResChanged: true, notificationPromptChanged: true,
+}
+
+// orderWait bounds how long a response waits for earlier notifications.
+const orderWait = 250 * time.Millisecond
+
+// noteRead counts msg, one message as the server sent it, if it is an ordered
+// notification. Only messages of at most maxNoteEvent bytes that mention
+// "notifications/" are decoded.
+func (c *conn) noteRead(msg []byte) {
+	if len(msg) > maxNoteEvent || !bytes.Contains(msg, []byte("notifications/")) {
+		return
+	}
+	m, err := jsonrpc.DecodeMessage(msg)
+	if req, ok := m.(*jsonrpc.Request); err == nil && ok && !req.ID.IsValid() && ordered[req.Method] {
+		c.notesRead.Add(1)
+	}
+}
+
+// noteHandled counts one ordered notification handled.
+func (c *conn) noteHandled() {
+	c.notesHandled.Add(1)
+	select {
+	case c.noteSignal <- struct{}{}:
+	default:
+	}
+}
+
+// waitNotes waits until every ordered notification read so far is handled, at
+// most orderWait (then it stops waiting for those: one the SDK dropped before its
+// handler, say).
+func (c *conn) waitNotes(ctx context.Context) {
+	target := c.notesRead.Load()
+	if c.notesHandled.Load() >= target {
+		return
+	}
+	timer := time.NewTimer(orderWait)
+	defer timer.Stop()
+	for c.notesHandled.Load() < target {
+		select {
+		case <-c.noteSignal:
+		case <-timer.C:
+			c.notesHandled.Store(target)
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// maxNoteEvent bounds the event data a noteCounter gathers: the notifications it
+// counts (progress, log lines, list changes) are small, and a longer event (a big
+// result, a huge log line) is passed on uncounted.
+const maxNoteEvent = 64 << 10
+
+// noteCounter passes an event stream through, counting in c.notesRead the events
+// that are ordered notifications.
+type noteCounter struct {
+	io.ReadCloser
+	c *conn
+
+	line    []byte // the line being read (up to maxNoteEvent)
+	long    bool   // the line is longer: its event is not counted
+	data    []byte // the event's data so far
+	skip    bool   // the event has a line that was too long
+	afterCR bool   // the last byte seen was '\r': a '\n' next ends no line
+}
+
+func (n *noteCounter) Read(p []byte) (int, error) {
+	k, err := n.ReadCloser.Read(p)
+	n.scan(p[:k])
+	return k, err
+}
+
+// scan follows the event stream syntax: lines end with "\r\n", "\n" or "\r"; a
+// blank line ends an event; "data:" lines make its data.
+func (n *noteCounter) scan(b []byte) {
+	for len(b) > 0 {
+		if n.afterCR && b[0] == '\n' {
+			b = b[1:]
+		}
+		n.afterCR = false
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			n.add(b)
+			return
+		}
+		n.add(b[:i])
+		n.afterCR = b[i] == '\r'
+		n.endLine()
+		b = b[i+1:]
+	}
+}
+
+func (n *noteCounter) add(b []byte) {
+	if n.long || len(n.line)+len(b) > maxNoteEvent {
+		n.long = true
+		return
+	}
+	n.line = append(n.line, b...)
+}
+
+func (n *noteCounter) endLine() {
+	line, long := n.line, n.long
+	n.line, n.long = n.line[:0], false
+	switch {
+	case long:
+		n.skip = true
+	case len(line) == 0:
+		n.endEvent()
+	case bytes.HasPrefix(line, []byte("data:")):
+		d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+		if len(n.data)+len(d)+1 > maxNoteEvent {
+			n.skip = true
+			return
+		}
+		if len(n.data) > 0 {
+			n.data = append(n.data, '\n')
+		}
+		n.data = append(n.data, d...)
+	}
+}
+
+func (n *noteCounter) endEvent() {
+	data, skip := n.data, n.skip
+	n.data, n.skip = n.data[:0], false
+	if !skip {
+		n.c.noteRead(data)
+	}
+}
