@@ -45,18 +45,9 @@ type forwarder struct {
 }
 
 type progressDest struct {
-	ss    *mcp.ServerSession
-	ex    *exchange // the call runs as a multi-round-trip exchange: its round's session
-	token any
-	ctx   context.Context // of the client's request: its stream carries the progress
-}
-
-// session is the session the progress goes to.
-func (d progressDest) session() *mcp.ServerSession {
-	if d.ex != nil {
-		return d.ex.session()
-	}
-	return d.ss
+	caller                 // who made the request (and the exchange it runs in, if any)
+	token  any             // the client's own token
+	ctx    context.Context // of the client's request: its stream carries the progress
 }
 
 func newForwarder(g *Gateway) *forwarder {
@@ -106,12 +97,15 @@ func (f *forwarder) mapMeta(ctx context.Context, ss *mcp.ServerSession, meta mcp
 			token = "switchboard-" + strconv.FormatUint(f.nextToken.Add(1), 10)
 			f.mu.Lock()
 			ex, _ := ctx.Value(exchangeKey{}).(*exchange)
-			f.progress[token] = progressDest{ss: ss, ex: ex, token: v, ctx: ctx}
+			f.progress[token] = progressDest{caller{ss, ex}, v, ctx}
 			f.mu.Unlock()
 			out[k] = token
 		default:
 			out[k] = v
 		}
+	}
+	if len(out) == 0 { // only the 2026-07-28 keys: nothing to send upstream
+		return nil, ""
 	}
 	return out, token
 }
@@ -290,13 +284,10 @@ func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.Read
 		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
 		return f.g.up.ReadResource(ctx, &c)
 	}
-	if f.asksFor(ss, p.RequestState) { // see mrtr.go
-		return roundTrip(ctx, f, ss, "resources/read "+p.URI, p.RequestState, p.InputResponses, call,
-			func(m mcp.InputRequestMap, state string) *mcp.ReadResourceResult {
-				return &mcp.ReadResourceResult{InputRequests: m, RequestState: state}
-			})
-	}
-	return call(ctx)
+	return roundTrip(ctx, f, ss, "resources/read "+p.URI, p.RequestState, p.InputResponses, call, // see mrtr.go
+		func(m mcp.InputRequestMap, state string) *mcp.ReadResourceResult {
+			return &mcp.ReadResourceResult{InputRequests: m, RequestState: state}
+		})
 }
 
 func (f *forwarder) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -312,13 +303,10 @@ func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
 		return f.g.up.GetPrompt(ctx, &c)
 	}
-	if f.asksFor(req.Session, p.RequestState) { // see mrtr.go
-		return roundTrip(ctx, f, req.Session, "prompts/get "+p.Name, p.RequestState, p.InputResponses, call,
-			func(m mcp.InputRequestMap, state string) *mcp.GetPromptResult {
-				return &mcp.GetPromptResult{InputRequests: m, RequestState: state}
-			})
-	}
-	return call(ctx)
+	return roundTrip(ctx, f, req.Session, "prompts/get "+p.Name, p.RequestState, p.InputResponses, call, // see mrtr.go
+		func(m mcp.InputRequestMap, state string) *mcp.GetPromptResult {
+			return &mcp.GetPromptResult{InputRequests: m, RequestState: state}
+		})
 }
 
 func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {

@@ -28,6 +28,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,6 +64,10 @@ type Options struct {
 	// Upstreams, if set, is what the gateway forwards beyond tools; by default the
 	// toolset itself when it implements Upstreams.
 	Upstreams Upstreams
+	// InputWait is how long a multi-round-trip call of a 2026-07-28 client waits
+	// for the client to come back with its answers before it gives up: the upstream
+	// call is cancelled and the server's requests get errors (default 10 minutes).
+	InputWait time.Duration
 	// Start, if set, runs once, when the first client sends its first request, with
 	// that client's capabilities (those the gateway can forward: sampling,
 	// elicitation, roots). Requests other than initialize and ping wait for it.
@@ -87,6 +92,7 @@ type Gateway struct {
 
 	fwd *forwarder
 
+	inputWait time.Duration
 	startFn   func(context.Context, *mcp.ClientCapabilities) error
 	startOnce sync.Once
 	started   chan struct{} // closed when startFn returned
@@ -145,9 +151,13 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		resources: map[string]*mcp.Resource{},
 		templates: map[string]*mcp.ResourceTemplate{},
 		startFn:   o.Start,
+		inputWait: o.InputWait,
 		started:   make(chan struct{}),
 		ctx:       ctx,
 		cancel:    cancel,
+	}
+	if g.inputWait <= 0 {
+		g.inputWait = defaultInputWait
 	}
 	if g.startFn == nil {
 		close(g.started)
@@ -354,13 +364,10 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 			defer done()
 			return g.ts.Call(ctx, name, args)
 		}
-		if g.fwd.asksFor(req.Session, req.Params.RequestState) { // see mrtr.go
-			return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, req.Params.RequestState, req.Params.InputResponses, call,
-				func(m mcp.InputRequestMap, state string) *mcp.CallToolResult {
-					return &mcp.CallToolResult{InputRequests: m, RequestState: state}
-				})
-		}
-		return call(ctx)
+		return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, req.Params.RequestState, req.Params.InputResponses, call, // see mrtr.go
+			func(m mcp.InputRequestMap, state string) *mcp.CallToolResult {
+				return &mcp.CallToolResult{InputRequests: m, RequestState: state}
+			})
 	}
 }
 

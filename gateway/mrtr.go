@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -24,10 +25,9 @@ import (
 // questions, and the client's next call with the state delivers the answers to
 // the waiting server and continues waiting for the same upstream call.
 
-// exchangeIdle is how long an exchange waits for the client to come back with its
-// answers before it gives up (the upstream call is cancelled and the server's
-// requests get errors). Answers can take a person's time: elicitation is a form.
-const exchangeIdle = 10 * time.Minute
+// defaultInputWait is Options.InputWait's default. Answers can take a person's
+// time: elicitation is a form.
+const defaultInputWait = 10 * time.Minute
 
 // newEra reports whether ss speaks the 2026-07-28 protocol or later.
 func newEra(ss *mcp.ServerSession) bool {
@@ -53,10 +53,10 @@ type exchange struct {
 	ended  chan struct{} // closed when the exchange is over
 	cancel context.CancelFunc
 
+	round atomic.Pointer[clientRound] // the client's call now waiting on the exchange
+
 	mu      sync.Mutex
-	round   context.Context    // the client's call now waiting on the exchange (its values)
-	ss      *mcp.ServerSession // the session of that call
-	pending map[string]*ask    // asked of the client, by input request ID
+	pending map[string]*ask // asked of the client, by input request ID
 	nextID  int
 	idle    *time.Timer // ends the exchange when the client does not come back
 	over    bool
@@ -83,12 +83,16 @@ var errUnknownState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "
 // exchangeKey marks the context of a call run by an exchange.
 type exchangeKey struct{}
 
-// session is the session of the client's current round.
-func (ex *exchange) session() *mcp.ServerSession {
-	ex.mu.Lock()
-	defer ex.mu.Unlock()
-	return ex.ss
+// clientRound is the client's call of one round: its context (the values that name
+// its stream) and its session (over Streamable HTTP without sessions, each round
+// has one of its own).
+type clientRound struct {
+	ctx context.Context
+	ss  *mcp.ServerSession
 }
+
+// session is the session of the client's current round.
+func (ex *exchange) session() *mcp.ServerSession { return ex.round.Load().ss }
 
 // roundValues gives a call run by an exchange the cancellation of the exchange and
 // the values of the client's call now waiting on it, so that the progress and log
@@ -102,22 +106,24 @@ func (c roundValues) Value(key any) any {
 	if key == (exchangeKey{}) {
 		return c.ex
 	}
-	c.ex.mu.Lock()
-	round := c.ex.round
-	c.ex.mu.Unlock()
-	return round.Value(key)
+	return c.ex.round.Load().ctx.Value(key)
 }
 
-// roundTrip runs one round of a client's tools/call, prompts/get or resources/read
-// as a multi-round-trip exchange: a first call (no state) starts call on its own; a
-// call with a state delivers the client's answers to the exchange it names. Either
-// way it returns the call's result when it is done, or the server's next requests
-// as input requests, in the result needInput makes.
+// roundTrip runs a client's tools/call, prompts/get or resources/read. When the
+// request carries a request state, or its client speaks 2026-07-28 and can be asked
+// something, the round runs as a multi-round-trip exchange: a first call (no state)
+// starts call on its own; a call with a state delivers the client's answers to the
+// exchange it names. Either way it returns the call's result when it is done, or
+// the server's next requests as input requests, in the result needInput makes.
+// Other requests just run call.
 //
 // what names the request (method and tool, prompt or URI): a state is good only
 // for the request that got it.
 func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSession, what, state string, answers mcp.InputResponseMap,
 	call func(context.Context) (R, error), needInput func(mcp.InputRequestMap, string) R) (R, error) {
+	if f.g.up == nil || state == "" && !(newEra(ss) && canBeAsked(ss)) {
+		return call(ctx)
+	}
 	var zero R
 	var ex *exchange
 	if state != "" {
@@ -154,13 +160,6 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 	return r, nil
 }
 
-// asksFor reports whether a request of ss runs as a multi-round-trip exchange:
-// it carries a request state, or its client speaks 2026-07-28 and can be asked
-// something.
-func (f *forwarder) asksFor(ss *mcp.ServerSession, state string) bool {
-	return f.g.up != nil && (state != "" || newEra(ss) && canBeAsked(ss))
-}
-
 // startExchange starts call for ss on a goroutine the gateway owns. The exchange
 // gets its state (and a place among those a retry can name) with its first round
 // of input requests: most calls have none.
@@ -169,8 +168,9 @@ func (f *forwarder) startExchange(ctx context.Context, ss *mcp.ServerSession, wh
 	ex := &exchange{
 		f: f, what: what,
 		asks: make(chan *ask), done: make(chan outcome, 1), ended: make(chan struct{}),
-		cancel: cancel, round: ctx, ss: ss, pending: map[string]*ask{},
+		cancel: cancel, pending: map[string]*ask{},
 	}
+	ex.round.Store(&clientRound{ctx, ss})
 	if !f.g.spawn(func() {
 		res, err := call(roundValues{callCtx, ex})
 		ex.done <- outcome{res, err}
@@ -192,7 +192,7 @@ func (ex *exchange) answer(ctx context.Context, ss *mcp.ServerSession, responses
 	if ex.idle != nil {
 		ex.idle.Stop()
 	}
-	ex.round, ex.ss = ctx, ss
+	ex.round.Store(&clientRound{ctx, ss})
 	for id, a := range ex.pending {
 		r, ok := responses[id].(mcp.Result)
 		switch {
@@ -234,7 +234,7 @@ func (ex *exchange) wait(ctx context.Context) (mcp.Result, mcp.InputRequestMap, 
 				a = nil
 			}
 		}
-		ex.idle = time.AfterFunc(exchangeIdle, ex.end)
+		ex.idle = time.AfterFunc(ex.f.g.inputWait, ex.end)
 		return nil, requests, nil
 	case <-ctx.Done(): // the client cancelled its call
 		ex.end()

@@ -73,8 +73,9 @@ func proxyURL(t *testing.T, servers ...config.Server) (*hub.Hub, string) {
 
 // proxyOpts vary proxyURLWith's setup.
 type proxyOpts struct {
-	http     *gateway.HTTPOptions // how the gateway serves
-	protocol string               // the upstream connections' (upstream.Options.ProtocolVersion)
+	http      *gateway.HTTPOptions // how the gateway serves
+	protocol  string               // the upstream connections' (upstream.Options.ProtocolVersion)
+	inputWait time.Duration        // gateway.Options.InputWait
 }
 
 // proxyURLWith is proxyURL with o.
@@ -96,7 +97,8 @@ func proxyURLWith(t *testing.T, o proxyOpts, servers ...config.Server) (*hub.Hub
 			t.Fatalf("server %s: %s (%s)\n%s", st.Name, st.State, st.LastError, strings.Join(st.Stderr, "\n"))
 		}
 	}
-	g := newGateway(t, h)
+	g := gateway.New(h, &gateway.Options{Logger: quiet, InputWait: o.inputWait})
+	t.Cleanup(func() { g.Close() })
 	b, err := g.Listen("127.0.0.1:0", o.http)
 	if err != nil {
 		t.Fatal(err)
@@ -736,18 +738,7 @@ func TestProxyLogsGoToTheCallerOverHTTP(t *testing.T) {
 func TestProxyMultiRoundTripByHand(t *testing.T) {
 	t.Parallel()
 	_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}}, conf(t, "conf"))
-	c := mcp.NewClient(&mcp.Implementation{Name: "by-hand", Version: "1"}, &mcp.ClientOptions{
-		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
-		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
-	})
-	cs, err := c.Connect(ctx15(t), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
-		t.Fatalf("negotiated %s", v)
-	}
+	cs := connectByHand(t, url)
 	args := map[string]any{"prompt": "by hand"}
 	first, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args})
 	if err != nil {
@@ -829,5 +820,47 @@ func TestProxyInputRequiredServers(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// connectByHand connects a 2026-07-28 client that can sample but handles input
+// requests itself (the SDK's loop off), to the gateway at url without sessions.
+func connectByHand(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "by-hand", Version: "1"}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
+	})
+	cs, err := c.Connect(ctx15(t), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("negotiated %s", v)
+	}
+	return cs
+}
+
+// A client that does not come back with its answers within Options.InputWait finds
+// its request state spent: the exchange has ended (and cancelled the upstream call).
+func TestProxyInputWaitExpires(t *testing.T) {
+	t.Parallel()
+	const wait = 200 * time.Millisecond
+	_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}, inputWait: wait}, conf(t, "conf"))
+	cs := connectByHand(t, url)
+	args := map[string]any{"prompt": "too late"}
+	first, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args})
+	if err != nil || !first.NeedsInput() || len(first.InputRequests) != 1 {
+		t.Fatalf("first round: %v %+v", err, first)
+	}
+	time.Sleep(5 * wait)
+	answers := mcp.InputResponseMap{}
+	for id := range first.InputRequests {
+		answers[id] = &mcp.CreateMessageResult{Role: "assistant", Model: "late", Content: &mcp.TextContent{Text: "late"}}
+	}
+	_, err = cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args, InputResponses: answers, RequestState: first.RequestState})
+	if err == nil || !strings.Contains(err.Error(), "requestState is unknown or expired") {
+		t.Errorf("answer after InputWait: err %v, want the state refused", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/errgroup"
 )
 
 // maxRounds bounds the multi-round-trip retries of one request, as the SDK's own
@@ -73,54 +74,51 @@ func inputRequests(res mcp.Result) (mcp.InputRequestMap, string) {
 	return nil, ""
 }
 
-// answer asks the Peer each input request, all at once, as the SDK does.
+// answer asks the Peer each input request, all at once, as the SDK does; the first
+// failure cancels the rest.
 func (s *Supervisor) answer(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	p := s.opts.Peer
 	if p == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "the server asked for input; nothing here can answer it"}
 	}
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		answers  = make(mcp.InputResponseMap, len(requests))
-		firstErr error
-	)
+	type question struct {
+		method string
+		params mcp.Params
+	}
+	questions := make(map[string]question, len(requests))
 	for id, ir := range requests {
-		var method string
-		var params mcp.Params
 		switch r := ir.(type) {
 		case *mcp.CreateMessageWithToolsParams:
-			method, params = MethodCreateMessage, r
+			questions[id] = question{MethodCreateMessage, r}
 		case *mcp.ElicitParams:
-			method, params = MethodElicit, r
+			questions[id] = question{MethodElicit, r}
 		case *mcp.ListRootsParams:
-			method, params = MethodListRoots, r
+			questions[id] = question{MethodListRoots, r}
 		default:
 			return nil, fmt.Errorf("input request %q: %T is not forwarded", id, ir)
 		}
-		wg.Go(func() {
-			res, err := p.Request(s.inflight.context(ctx), s.cfg.Name, method, params)
-			var resp mcp.InputResponse
-			if err == nil {
-				var ok bool
-				if resp, ok = res.(mcp.InputResponse); !ok {
-					err = fmt.Errorf("%T is no answer to %s", res, method)
-				}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	var mu sync.Mutex
+	answers := make(mcp.InputResponseMap, len(requests))
+	for id, q := range questions {
+		g.Go(func() error {
+			res, err := p.Request(s.inflight.context(gctx), s.cfg.Name, q.method, q.params)
+			if err != nil {
+				return fmt.Errorf("input request %q (%s): %w", id, q.method, err)
+			}
+			resp, ok := res.(mcp.InputResponse)
+			if !ok {
+				return fmt.Errorf("input request %q: %T is no answer to %s", id, res, q.method)
 			}
 			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("input request %q (%s): %w", id, method, err)
-				}
-				return
-			}
 			answers[id] = resp
+			mu.Unlock()
+			return nil
 		})
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return answers, nil
 }
