@@ -188,6 +188,28 @@ func benchCallsPerSecond(nsPerCall []float64) float64 {
 	return 1e9 / m
 }
 
+// benchReportLatency reports a sequential mode: the median gateway ÷ direct ratio
+// and each path's time per call.
+func benchReportLatency(b *testing.B, s *benchSeries) {
+	b.ReportMetric(testenv.Median(s.ratio), "ratio")
+	b.ReportMetric(benchMicros(s.directNs), "direct-µs/call")
+	b.ReportMetric(benchMicros(s.gatewayNs), "gateway-µs/call")
+	if len(s.floorNs) > 0 {
+		b.ReportMetric(benchMicros(s.floorNs), "floor-µs/call")
+	}
+}
+
+// benchReportThroughput reports a concurrent mode: the median gateway ÷ direct
+// throughput and each path's calls per second, the metric names ending in suffix.
+func benchReportThroughput(b *testing.B, s *benchSeries, suffix string) {
+	b.ReportMetric(testenv.Median(benchInverse(s.ratio)), "throughput-ratio"+suffix)
+	b.ReportMetric(benchCallsPerSecond(s.directNs), "direct-calls/s"+suffix)
+	b.ReportMetric(benchCallsPerSecond(s.gatewayNs), "gateway-calls/s"+suffix)
+	if len(s.floorNs) > 0 {
+		b.ReportMetric(benchCallsPerSecond(s.floorNs), "floor-calls/s"+suffix)
+	}
+}
+
 // benchInverse is 1/x for each x: a wall-time ratio becomes a throughput ratio.
 func benchInverse(xs []float64) []float64 {
 	out := make([]float64, len(xs))
@@ -406,15 +428,9 @@ func BenchmarkGatewayStdio(b *testing.B) {
 		{"par16", testenv.Repeat(d, benchCallers), testenv.Repeat(g, benchCallers), testenv.Repeat(f, benchCallers)},
 	})
 	seq, par := s[0], s[1]
-	b.ReportMetric(testenv.Median(seq.ratio), "ratio")
+	benchReportLatency(b, seq)
 	b.ReportMetric(testenv.Median(seq.floorNs)/testenv.Median(seq.directNs), "floor-ratio")
-	b.ReportMetric(benchMicros(seq.directNs), "direct-µs/call")
-	b.ReportMetric(benchMicros(seq.gatewayNs), "gateway-µs/call")
-	b.ReportMetric(benchMicros(seq.floorNs), "floor-µs/call")
-	b.ReportMetric(testenv.Median(benchInverse(par.ratio)), "throughput-ratio")
-	b.ReportMetric(benchCallsPerSecond(par.directNs), "direct-calls/s")
-	b.ReportMetric(benchCallsPerSecond(par.gatewayNs), "gateway-calls/s")
-	b.ReportMetric(benchCallsPerSecond(par.floorNs), "floor-calls/s")
+	benchReportThroughput(b, par, "")
 	b.ReportMetric(benchMicros(seq.gatewayCPU), "gateway-cpu-µs/call")
 	b.ReportMetric(benchMicros(par.gatewayCPU), "gateway-cpu-µs/call-par16")
 }
@@ -466,17 +482,9 @@ func BenchmarkGatewayHTTP(b *testing.B) {
 	b.ReportMetric(ms(seq.gatewayNs)-ms(seq.directNs), "added-ms")
 	b.ReportMetric(ms(seq.floorNs)-ms(seq.directNs), "floor-added-ms")
 	b.ReportMetric(ms(seq.gatewayNs)-ms(seq.floorNs), "over-floor-ms")
-	b.ReportMetric(testenv.Median(seq.ratio), "ratio")
-	b.ReportMetric(benchMicros(seq.directNs), "direct-µs/call")
-	b.ReportMetric(benchMicros(seq.gatewayNs), "gateway-µs/call")
-	b.ReportMetric(benchMicros(seq.floorNs), "floor-µs/call")
-	b.ReportMetric(testenv.Median(benchInverse(sessions.ratio)), "throughput-ratio")
-	b.ReportMetric(benchCallsPerSecond(sessions.directNs), "direct-calls/s")
-	b.ReportMetric(benchCallsPerSecond(sessions.gatewayNs), "gateway-calls/s")
-	b.ReportMetric(benchCallsPerSecond(sessions.floorNs), "floor-calls/s")
-	b.ReportMetric(testenv.Median(benchInverse(par.ratio)), "throughput-ratio-1session")
-	b.ReportMetric(benchCallsPerSecond(par.directNs), "direct-calls/s-1session")
-	b.ReportMetric(benchCallsPerSecond(par.gatewayNs), "gateway-calls/s-1session")
+	benchReportLatency(b, seq)
+	benchReportThroughput(b, sessions, "")
+	benchReportThroughput(b, par, "-1session")
 	b.ReportMetric(benchMicros(seq.gatewayCPU), "gateway-cpu-µs/call")
 	b.ReportMetric(benchMicros(sessions.gatewayCPU), "gateway-cpu-µs/call-sessions16")
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
@@ -259,9 +258,7 @@ func TestIsLoopback(t *testing.T) {
 // connected: the crash is a result naming the server, the next call succeeds.
 func TestUpstreamCrashWhileClientConnected(t *testing.T) {
 	cfg := &config.Config{Servers: []config.Server{testserver.Stdio(t, "fragile")}}
-	h := hub.New(cfg, &hub.Options{Logger: quiet, Upstream: &upstream.Options{
-		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Heartbeat: -1, RetryFailed: -1, StopGrace: 500 * time.Millisecond,
-	}})
+	h := hub.New(cfg, &hub.Options{Logger: quiet, Upstream: testserver.Fast()})
 	t.Cleanup(func() { h.Close() })
 	if err := h.Start(context.Background()); err != nil {
 		t.Fatal(err)

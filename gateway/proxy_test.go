@@ -81,10 +81,9 @@ type proxyOpts struct {
 // proxyURLWith is proxyURL with o.
 func proxyURLWith(t *testing.T, o proxyOpts, servers ...config.Server) (*hub.Hub, string) {
 	t.Helper()
-	h := hub.New(&config.Config{Servers: servers}, &hub.Options{Logger: quiet, Upstream: &upstream.Options{
-		BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond, Heartbeat: -1, RetryFailed: -1, StopGrace: time.Second,
-		ProtocolVersion: o.protocol,
-	}})
+	uo := testserver.Fast()
+	uo.StopGrace, uo.ProtocolVersion = time.Second, o.protocol
+	h := hub.New(&config.Config{Servers: servers}, &hub.Options{Logger: quiet, Upstream: uo})
 	t.Cleanup(func() { h.Close() })
 	h.SetCapabilities(gateway.AllForwardable())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -40,14 +40,9 @@ var testserverTools = []string{"echo", "add", "sleep", "fail", "big", "pid", "ad
 
 // fast are lifecycle options short enough for tests.
 func fast() *upstream.Options {
-	return &upstream.Options{
-		BackoffBase:         50 * time.Millisecond,
-		BackoffMax:          200 * time.Millisecond,
-		Heartbeat:           -1,
-		RetryFailed:         -1,
-		StopGrace:           500 * time.Millisecond,
-		ListChangedDebounce: 20 * time.Millisecond,
-	}
+	o := testserver.Fast()
+	o.ListChangedDebounce = 20 * time.Millisecond
+	return o
 }
 
 func cfgOf(servers ...config.Server) *config.Config {

@@ -25,18 +25,11 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
 // fast are options that make the lifecycle quick enough for tests.
 func fast() *upstream.Options {
-	return &upstream.Options{
-		BackoffBase:     50 * time.Millisecond,
-		BackoffMax:      200 * time.Millisecond,
-		Heartbeat:       -1,
-		RetryFailed:     -1,
-		StopGrace:       500 * time.Millisecond,
-		OnEvent:         nil,
-		ClientInfo:      &mcp.Implementation{Name: "upstream-test", Version: "1"},
-		Attempts:        3,
-		Logger:          nil,
-		HeartbeatMisses: 2,
-	}
+	o := testserver.Fast()
+	o.ClientInfo = &mcp.Implementation{Name: "upstream-test", Version: "1"}
+	o.Attempts = 3
+	o.HeartbeatMisses = 2
+	return o
 }
 
 // start starts a supervisor and closes it at the end of the test.

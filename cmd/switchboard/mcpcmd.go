@@ -133,24 +133,24 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool) error {
 		url = "http://" + listen + "/mcp"
 	}
 	const name = "switchboard"
+	// jsonEntry is the entry of a host with a JSON config: over HTTP when listening
+	// (the token referenced as tokenRef, the host's syntax for a variable), else stdio.
+	jsonEntry := func(stdio map[string]any, tokenRef string) map[string]any {
+		if url == "" {
+			return stdio
+		}
+		entry := map[string]any{"type": "http", "url": url}
+		if withToken {
+			entry["headers"] = map[string]string{"Authorization": "Bearer " + tokenRef}
+		}
+		return entry
+	}
 	switch host {
 	case "claude":
-		entry := map[string]any{"command": exe, "args": args}
-		if url != "" {
-			entry = map[string]any{"type": "http", "url": url}
-			if withToken {
-				entry["headers"] = map[string]string{"Authorization": "Bearer ${" + tokenEnv + "}"}
-			}
-		}
+		entry := jsonEntry(map[string]any{"command": exe, "args": args}, "${"+tokenEnv+"}")
 		return writeJSON(a.stdout, map[string]any{"mcpServers": map[string]any{name: entry}})
 	case "vscode":
-		entry := map[string]any{"type": "stdio", "command": exe, "args": args}
-		if url != "" {
-			entry = map[string]any{"type": "http", "url": url}
-			if withToken {
-				entry["headers"] = map[string]string{"Authorization": "Bearer ${env:" + tokenEnv + "}"}
-			}
-		}
+		entry := jsonEntry(map[string]any{"type": "stdio", "command": exe, "args": args}, "${env:"+tokenEnv+"}")
 		return writeJSON(a.stdout, map[string]any{"servers": map[string]any{name: entry}})
 	case "codex":
 		var b strings.Builder

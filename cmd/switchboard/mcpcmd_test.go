@@ -73,6 +73,7 @@ func TestMCPPrintConfig(t *testing.T) {
 		{[]string{"--print-config", "vscode"}, []string{`"servers"`, `"type": "stdio"`}},
 		{[]string{"--print-config", "codex"}, []string{"[mcp_servers.switchboard]", `args = ["mcp", "--config", ` + jsonString(cfg) + `]`}},
 		{[]string{"--print-config", "claude", "--listen", "127.0.0.1:8931", "--token", "tok-123456"}, []string{`"type": "http"`, `"url": "http://127.0.0.1:8931/mcp"`, "Bearer ${SWITCHBOARD_TOKEN}"}},
+		{[]string{"--print-config", "vscode", "--listen", "127.0.0.1:8931", "--token", "tok-123456"}, []string{`"servers"`, `"type": "http"`, `"url": "http://127.0.0.1:8931/mcp"`, "Bearer ${env:SWITCHBOARD_TOKEN}"}},
 		{[]string{"--print-config", "codex", "--listen", "127.0.0.1:8931", "--token", "tok-123456"}, []string{`url = "http://127.0.0.1:8931/mcp"`, `bearer_token_env_var = "SWITCHBOARD_TOKEN"`}},
 	}
 	for _, tt := range tests {

@@ -29,6 +29,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // ImportPath is the import path of the test server's main package.
@@ -198,5 +199,18 @@ func Stdio(tb testing.TB, name string, args ...string) config.Server {
 		InheritEnv:  true,
 		InitTimeout: 5 * time.Second,
 		ToolTimeout: 10 * time.Second,
+	}
+}
+
+// Fast are supervisor options that make a test's lifecycle quick: short backoff,
+// no heartbeats, no retries of failed servers, a short grace at stop. Callers
+// adjust the copy they get.
+func Fast() *upstream.Options {
+	return &upstream.Options{
+		BackoffBase: 50 * time.Millisecond,
+		BackoffMax:  200 * time.Millisecond,
+		Heartbeat:   -1,
+		RetryFailed: -1,
+		StopGrace:   500 * time.Millisecond,
 	}
 }
