@@ -372,7 +372,7 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 	case c.ex != nil:
 		return c.ex.request(ctx, params) // see mrtr.go
 	case newEra(c.ss):
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during its tool call", method, server)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during a request of its own", method, server)}
 	}
 	ss := c.ss
 	ctx = f.contextFor(ctx, c)
@@ -387,7 +387,8 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not forwarded"}
 }
 
-// endExchanges ends every exchange (the gateway is closing).
+// endExchanges ends every exchange waiting for its client's answers (the gateway
+// is closing; the calls of the others end with the gateway's context).
 func (f *forwarder) endExchanges() {
 	f.mu.Lock()
 	exs := make([]*exchange, 0, len(f.exchanges))
