@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +40,12 @@ type forwarder struct {
 	levels    map[*mcp.ServerSession]mcp.LoggingLevel // set by logging/setLevel
 	upLevel   mcp.LoggingLevel                        // asked of the upstreams
 	subs      map[string]map[*mcp.ServerSession]bool  // resource subscriptions by URI
+	watched   map[*mcp.ServerSession]bool             // sessions whose end is awaited (sessions.go)
 	exchanges map[string]*exchange                    // multi-round-trip calls by request state
+
+	// upMu orders the forwarder's changes to the servers' state (subscriptions,
+	// the log level): each is decided and made before the next is decided.
+	upMu sync.Mutex
 }
 
 type progressDest struct {
@@ -56,6 +60,7 @@ func newForwarder(g *Gateway) *forwarder {
 		progress:  map[string]progressDest{},
 		levels:    map[*mcp.ServerSession]mcp.LoggingLevel{},
 		subs:      map[string]map[*mcp.ServerSession]bool{},
+		watched:   map[*mcp.ServerSession]bool{},
 		exchanges: map[string]*exchange{},
 	}
 }
@@ -250,9 +255,23 @@ var levelRank = map[mcp.LoggingLevel]int{
 // setLevel records ss's level and asks the upstreams for the most verbose level any
 // connected client wants; each client still gets only messages at its own level.
 func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level mcp.LoggingLevel) {
-	live := f.sessions()
+	f.upMu.Lock()
+	defer f.upMu.Unlock()
 	f.mu.Lock()
 	f.levels[ss] = level
+	f.mu.Unlock()
+	f.watch(ss)
+	ctx, cancel := context.WithTimeout(ctx, upstreamStateWait)
+	defer cancel()
+	f.applyLevel(ctx)
+}
+
+// applyLevel asks the upstreams for the most verbose level a connected client set,
+// if that is not the level they were asked for last. With no such client left they
+// keep the last one (the protocol has no way to unset it). f.upMu is held.
+func (f *forwarder) applyLevel(ctx context.Context) {
+	live := f.sessions()
+	f.mu.Lock()
 	var want mcp.LoggingLevel
 	for s, l := range f.levels {
 		if !live[s] {
@@ -263,14 +282,14 @@ func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level m
 			want = l
 		}
 	}
-	changed := want != f.upLevel
-	f.upLevel = want
+	changed := want != "" && want != f.upLevel
+	if changed {
+		f.upLevel = want
+	}
 	f.mu.Unlock()
-	if !changed || want == "" {
+	if !changed {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
 	if err := f.g.up.SetLogLevel(ctx, want); err != nil {
 		f.g.log.Warn("passing logging/setLevel on failed", "level", want, "err", err)
 	}
@@ -321,6 +340,9 @@ func (f *forwarder) complete(ctx context.Context, req *mcp.CompleteRequest) (*mc
 // from other clients share it.
 func (f *forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	uri := req.Params.URI
+	f.upMu.Lock()
+	defer f.upMu.Unlock()
+	f.watch(req.Session)
 	f.mu.Lock()
 	first := len(f.subs[uri]) == 0
 	if f.subs[uri] == nil {
@@ -343,6 +365,8 @@ func (f *forwarder) subscribe(ctx context.Context, req *mcp.SubscribeRequest) er
 // unsubscribe ends the upstream subscription when no connected client holds one.
 func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	uri := req.Params.URI
+	f.upMu.Lock()
+	defer f.upMu.Unlock()
 	live := f.sessions()
 	f.mu.Lock()
 	delete(f.subs[uri], req.Session)

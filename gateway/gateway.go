@@ -100,8 +100,9 @@ type Gateway struct {
 
 	ctx    context.Context // ends at Close; bounds background work
 	cancel context.CancelFunc
-	lifeMu sync.Mutex // guards closed and wg.Add against Close's wg.Wait
+	lifeMu sync.Mutex // guards closed, idles and wg.Add against Close's wg.Wait
 	closed bool
+	idles  []*idleSessions // of the HTTP handlers, stopped at Close
 	wg     sync.WaitGroup
 	once   sync.Once
 }
@@ -209,18 +210,26 @@ func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
 // Server is the underlying MCP server, for callers that serve it on their own transport.
 func (g *Gateway) Server() *mcp.Server { return g.server }
 
-// Close stops following the toolset and waits for the gateway's own goroutines. It
-// does not close the toolset.
+// Close stops following the toolset, closes every client's session (a client's
+// subscriptions and log level end with it) and waits for the gateway's own
+// goroutines. It does not close the toolset.
 func (g *Gateway) Close() error {
 	g.once.Do(func() {
 		g.lifeMu.Lock()
 		g.closed = true
+		idles := g.idles
 		g.lifeMu.Unlock()
+		for _, t := range idles {
+			t.stop()
+		}
 		g.cancel()
 		if g.up != nil {
 			g.up.SetPeer(nil)
 		}
 		g.fwd.endExchanges()
+		for ss := range g.server.Sessions() {
+			_ = ss.Close()
+		}
 		g.wg.Wait()
 	})
 	return nil

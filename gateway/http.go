@@ -20,6 +20,13 @@ type HTTPOptions struct {
 	Stateless bool
 	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN".
 	Token string
+	// SessionTimeout is how long a Streamable HTTP session lives with none of its
+	// requests under way (an open GET stream counts as one): a client that ended
+	// without closing its session leaves it behind, with its subscriptions and log
+	// level. A client that comes back after that gets 404 and initializes anew, as
+	// the protocol requires. Default 1 hour; negative: never. Legacy SSE sessions
+	// end with their stream anyway.
+	SessionTimeout time.Duration
 }
 
 // Handler serves the gateway over Streamable HTTP at /mcp and legacy SSE at /sse.
@@ -32,7 +39,14 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	}
 	getServer := func(*http.Request) *mcp.Server { return g.server }
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: o.Stateless}))
+	var streamable http.Handler = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: o.Stateless})
+	if o.SessionTimeout == 0 {
+		o.SessionTimeout = defaultSessionTimeout
+	}
+	if !o.Stateless && o.SessionTimeout > 0 {
+		streamable = g.idle(o.SessionTimeout).wrap(streamable) // see sessions.go
+	}
+	mux.Handle("/mcp", streamable)
 	sse := mcp.NewSSEHandler(getServer, nil)
 	mux.Handle("/sse", sse)
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)

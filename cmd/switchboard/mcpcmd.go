@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -23,6 +24,7 @@ func (a *app) mcpCommand() *cobra.Command {
 	var (
 		listen      string
 		stateless   bool
+		idle        time.Duration
 		token       string
 		printConfig string
 	)
@@ -34,6 +36,9 @@ stdio by default, or with --listen over Streamable HTTP at /mcp and legacy SSE a
 
 Listening is on loopback unless told otherwise; any other address needs a bearer token
 (--token or $SWITCHBOARD_TOKEN), and with a token set every request must carry it.
+A client's HTTP session is closed after --session-timeout with none of its requests
+under way and no stream open (a client that was killed leaves one behind); a client
+that comes back then gets 404 and initializes anew.
 
 --print-config claude|codex|vscode prints the snippet that host needs to use this
 gateway (with --listen: the HTTP form) and exits.`,
@@ -47,6 +52,12 @@ gateway (with --listen: the HTTP form) and exits.`,
 			}
 			if printConfig != "" {
 				return a.printGatewayConfig(printConfig, listen, token != "")
+			}
+			switch {
+			case idle < 0:
+				return usageError("--session-timeout %s: must be 0 (never) or more", idle)
+			case idle == 0:
+				idle = -1 // never; gateway.HTTPOptions takes 0 as its default
 			}
 			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token with --token or $%s", listen, tokenEnv)
@@ -70,7 +81,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 			}
 			gw := gateway.New(h, opts)
 			defer gw.Close()
-			b, err := gw.Listen(listen, &gateway.HTTPOptions{Stateless: stateless, Token: token})
+			b, err := gw.Listen(listen, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle})
 			if err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
@@ -83,6 +94,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "serve over HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio")
 	f.BoolVar(&stateless, "stateless", false, "Streamable HTTP without sessions")
+	f.DurationVar(&idle, "session-timeout", time.Hour, "close a client's HTTP session after this long with no request or stream open (0: never)")
 	f.StringVar(&token, "token", "", "bearer token required on every HTTP request (default $"+tokenEnv+")")
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
 	return cmd

@@ -94,6 +94,9 @@ func TestMCPPrintConfig(t *testing.T) {
 	r := s.run("mcp", "--listen", "0.0.0.0:0")
 	r.wantCode(t, exitUsage)
 	r.wantStderr(t, "not a loopback address")
+	r = s.run("mcp", "--listen", "127.0.0.1:0", "--session-timeout", "-1m")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "--session-timeout -1m0s: must be 0 (never) or more")
 }
 
 // Over stdio the servers start with the client's own capabilities: server-everything

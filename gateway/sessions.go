@@ -1,0 +1,216 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A client's state in the forwarder — its log level and resource subscriptions —
+// ends with its session, however the session ends: the client closes it, its stream
+// ends (stdio, legacy SSE), the gateway closes it as idle (below), or the gateway
+// closes. Then the servers are told: a subscription nobody else holds is ended, and
+// the log level asked of them follows the clients that remain.
+
+// watch has ss's state forgotten when its session ends; each session is watched by
+// one goroutine, from its first subscription or log level on.
+func (f *forwarder) watch(ss *mcp.ServerSession) {
+	f.mu.Lock()
+	if f.watched[ss] {
+		f.mu.Unlock()
+		return
+	}
+	f.watched[ss] = true
+	f.mu.Unlock()
+	f.g.spawn(func() { // not when the gateway is closing: then nothing is kept
+		_ = ss.Wait()
+		f.forget(ss)
+	})
+}
+
+// forget drops what the forwarder holds for ss, which has ended: the servers'
+// subscriptions that only ss held end, and the log level is asked again for the
+// clients that remain.
+func (f *forwarder) forget(ss *mcp.ServerSession) {
+	f.upMu.Lock()
+	defer f.upMu.Unlock()
+	f.mu.Lock()
+	delete(f.watched, ss)
+	f.recent = slices.DeleteFunc(f.recent, func(s *mcp.ServerSession) bool { return s == ss })
+	_, hadLevel := f.levels[ss]
+	delete(f.levels, ss)
+	var unheld []string
+	for uri, holders := range f.subs {
+		if holders[ss] {
+			delete(holders, ss)
+			if len(holders) == 0 {
+				delete(f.subs, uri)
+				unheld = append(unheld, uri)
+			}
+		}
+	}
+	f.mu.Unlock()
+	if f.g.up == nil || (len(unheld) == 0 && !hadLevel) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(f.g.ctx, upstreamStateWait)
+	defer cancel()
+	for _, uri := range unheld {
+		if err := f.g.up.UnsubscribeResource(ctx, uri); err != nil {
+			f.g.log.Warn("ending the subscription of a client that left failed", "uri", uri, "err", err)
+		}
+	}
+	if hadLevel {
+		f.applyLevel(ctx)
+	}
+}
+
+// upstreamStateWait bounds a change of the servers' state (a subscription, the log
+// level) that the gateway makes.
+const upstreamStateWait = 10 * time.Second
+
+// idleSessions closes the Streamable HTTP sessions of clients that are gone. A
+// client that ends without a DELETE (killed, its machine asleep) leaves a session
+// that nothing else would close; its subscriptions and log level would stay with
+// the servers for good. A session is idle while none of its HTTP requests is
+// under way — an open GET stream counts as one, so a connected client that listens
+// is never idle, however quiet — and is closed after timeout idle. A client that
+// comes back gets 404 for it and, as the protocol requires, initializes anew.
+type idleSessions struct {
+	g       *Gateway
+	timeout time.Duration
+
+	mu      sync.Mutex
+	byID    map[string]*idleSession
+	stopped bool
+}
+
+type idleSession struct {
+	open  int         // its HTTP requests under way
+	gen   int         // counts armings, so that a timer that fired late does nothing
+	timer *time.Timer // runs while open == 0
+}
+
+// sessionIDHeader is the Streamable HTTP session header.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// defaultSessionTimeout is HTTPOptions.SessionTimeout's default.
+const defaultSessionTimeout = time.Hour
+
+// idle returns a tracker of idle sessions that Close stops.
+func (g *Gateway) idle(timeout time.Duration) *idleSessions {
+	t := &idleSessions{g: g, timeout: timeout, byID: map[string]*idleSession{}}
+	g.lifeMu.Lock()
+	defer g.lifeMu.Unlock()
+	t.stopped = g.closed
+	g.idles = append(g.idles, t)
+	return t
+}
+
+// wrap tracks the sessions of next, a stateful Streamable HTTP handler: a session
+// is known from the response that gave it its ID.
+func (t *idleSessions) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(sessionIDHeader)
+		known := id != "" && t.begin(id)
+		next.ServeHTTP(w, r)
+		switch {
+		case known && r.Method == http.MethodDelete:
+			t.drop(id)
+		case known:
+			t.end(id)
+		case id == "":
+			if id := w.Header().Get(sessionIDHeader); id != "" {
+				t.add(id)
+			}
+		}
+	})
+}
+
+func (t *idleSessions) add(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.stopped || t.byID[id] != nil {
+		return
+	}
+	s := &idleSession{}
+	t.byID[id] = s
+	t.arm(id, s)
+}
+
+// begin counts a request of session id; false if the session is not known.
+func (t *idleSessions) begin(id string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.byID[id]
+	if s == nil {
+		return false
+	}
+	s.open++
+	s.gen++
+	s.timer.Stop()
+	return true
+}
+
+func (t *idleSessions) end(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.byID[id]; s != nil {
+		if s.open--; s.open == 0 {
+			t.arm(id, s)
+		}
+	}
+}
+
+func (t *idleSessions) drop(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.byID[id]; s != nil {
+		s.timer.Stop()
+		delete(t.byID, id)
+	}
+}
+
+// arm starts s's idle timer; t.mu is held.
+func (t *idleSessions) arm(id string, s *idleSession) {
+	if t.stopped {
+		return
+	}
+	s.gen++
+	gen := s.gen
+	s.timer = time.AfterFunc(t.timeout, func() { t.expire(id, s, gen) })
+}
+
+// expire closes session id if it is still idle since the arming gen.
+func (t *idleSessions) expire(id string, s *idleSession, gen int) {
+	t.mu.Lock()
+	if t.stopped || t.byID[id] != s || s.open > 0 || s.gen != gen {
+		t.mu.Unlock()
+		return
+	}
+	delete(t.byID, id)
+	t.mu.Unlock()
+	for ss := range t.g.server.Sessions() {
+		if ss.ID() == id {
+			t.g.log.Info("closing the session of a client idle too long", "idle", t.timeout)
+			_ = ss.Close()
+		}
+	}
+}
+
+// stop ends the tracking: every timer is stopped.
+func (t *idleSessions) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopped = true
+	for id, s := range t.byID {
+		if s.timer != nil {
+			s.timer.Stop()
+		}
+		delete(t.byID, id)
+	}
+}
