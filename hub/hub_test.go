@@ -36,7 +36,7 @@ import (
 var providerName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // testserverTools are the tools every testserver instance registers.
-var testserverTools = []string{"echo", "add", "sleep", "fail", "big", "pid", "add_tool", "add_tool_later", "remove_tool", "crash", "stderr"}
+var testserverTools = []string{"echo", "add", "sleep", "fail", "big", "log", "pid", "add_tool", "add_tool_later", "remove_tool", "crash", "stderr"}
 
 // fast are lifecycle options short enough for tests.
 func fast() *upstream.Options {

@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"time"
 
@@ -34,17 +35,55 @@ var ordered = map[string]bool{
 // orderWait bounds how long a response waits for earlier notifications.
 const orderWait = 250 * time.Millisecond
 
-// noteRead counts msg, one message as the server sent it, if it is an ordered
-// notification. Only messages of at most maxNoteEvent bytes that mention
-// "notifications/" are decoded.
-func (c *conn) noteRead(msg []byte) {
-	if len(msg) > maxNoteEvent || !bytes.Contains(msg, []byte("notifications/")) {
+// noteRead counts msg, one message as the server sent it (cut: only its first
+// bytes), if it is an ordered notification. Only messages that mention
+// "notifications/" are looked at. One of at most maxNoteEvent bytes is decoded; of
+// a longer one (a huge log line) only the start is read, and it counts when its
+// method comes before any member that is not there whole — SDKs write the method
+// before the params.
+func (c *conn) noteRead(msg []byte, cut bool) {
+	if len(msg) > maxNoteEvent {
+		msg, cut = msg[:maxNoteEvent], true
+	}
+	if !bytes.Contains(msg, []byte("notifications/")) {
+		return
+	}
+	if cut {
+		if method, ok := leadingMethod(msg); ok && ordered[method] {
+			c.notesRead.Add(1)
+		}
 		return
 	}
 	m, err := jsonrpc.DecodeMessage(msg)
 	if req, ok := m.(*jsonrpc.Request); err == nil && ok && !req.ID.IsValid() && ordered[req.Method] {
 		c.notesRead.Add(1)
 	}
+}
+
+// leadingMethod is the method of the JSON-RPC notification that msg starts, if its
+// "method" member comes before any member msg does not hold whole, and no "id"
+// before it.
+func leadingMethod(msg []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		switch {
+		case err != nil || key == "id":
+			return "", false
+		case key == "method":
+			v, err := dec.Token()
+			method, ok := v.(string)
+			return method, ok && err == nil
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }
 
 // noteHandled counts one ordered notification handled.
@@ -78,9 +117,9 @@ func (c *conn) waitNotes(ctx context.Context) {
 	}
 }
 
-// maxNoteEvent bounds the event data a noteCounter gathers: the notifications it
-// counts (progress, log lines, list changes) are small, and a longer event (a big
-// result, a huge log line) is passed on uncounted.
+// maxNoteEvent bounds what is decoded of a message, and what a noteCounter gathers
+// of an event: the notifications counted (progress, log lines, list changes) are
+// small, and of a longer message only the start is read (see noteRead).
 const maxNoteEvent = 64 << 10
 
 // noteCounter passes an event stream through, counting in c.notesRead the events
@@ -89,10 +128,10 @@ type noteCounter struct {
 	io.ReadCloser
 	c *conn
 
-	line    []byte // the line being read (up to maxNoteEvent)
-	long    bool   // the line is longer: its event is not counted
-	data    []byte // the event's data so far
-	skip    bool   // the event has a line that was too long
+	line    []byte // the line being read (its first maxNoteEvent bytes)
+	long    bool   // the line is longer
+	data    []byte // the event's data so far (its first maxNoteEvent bytes)
+	cut     bool   // the event's data is longer
 	afterCR bool   // the last byte seen was '\r': a '\n' next ends no line
 }
 
@@ -123,9 +162,8 @@ func (n *noteCounter) scan(b []byte) {
 }
 
 func (n *noteCounter) add(b []byte) {
-	if n.long || len(n.line)+len(b) > maxNoteEvent {
-		n.long = true
-		return
+	if room := maxNoteEvent - len(n.line); len(b) > room {
+		b, n.long = b[:max(room, 0)], true
 	}
 	n.line = append(n.line, b...)
 }
@@ -134,27 +172,25 @@ func (n *noteCounter) endLine() {
 	line, long := n.line, n.long
 	n.line, n.long = n.line[:0], false
 	switch {
-	case long:
-		n.skip = true
 	case len(line) == 0:
 		n.endEvent()
 	case bytes.HasPrefix(line, []byte("data:")):
 		d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
-		if len(n.data)+len(d)+1 > maxNoteEvent {
-			n.skip = true
-			return
-		}
 		if len(n.data) > 0 {
-			n.data = append(n.data, '\n')
+			d = append([]byte{'\n'}, d...)
+		}
+		if room := maxNoteEvent - len(n.data); len(d) > room {
+			d, long = d[:max(room, 0)], true
 		}
 		n.data = append(n.data, d...)
+		n.cut = n.cut || long
 	}
 }
 
 func (n *noteCounter) endEvent() {
-	data, skip := n.data, n.skip
-	n.data, n.skip = n.data[:0], false
-	if !skip {
-		n.c.noteRead(data)
+	data, cut := n.data, n.cut
+	n.data, n.cut = n.data[:0], false
+	if len(data) > 0 {
+		n.c.noteRead(data, cut)
 	}
 }

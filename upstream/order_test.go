@@ -8,16 +8,21 @@ import (
 )
 
 // The counter finds the ordered notifications in an event stream however it is cut
-// into reads and whatever line endings it uses, and nothing else: not requests,
-// not responses that mention a notification, not other notifications, not events
-// too long to gather.
+// into reads and whatever line endings it uses — a long one too, by the method at
+// its start — and nothing else: not requests, not responses that mention a
+// notification, not other notifications, not a long event whose method comes only
+// after what is gathered.
 func TestNoteCounter(t *testing.T) {
 	log := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
 	progress := `{"method":"notifications/progress","params":{"progressToken":"t","progress":1},"jsonrpc":"2.0"}`
 	request := `{"jsonrpc":"2.0","id":7,"method":"notifications/message","params":{}}`
 	response := `{"jsonrpc":"2.0","id":8,"result":{"content":[{"type":"text","text":"notifications/progress"}]}}`
 	cancelled := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`
-	long := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("y", maxNoteEvent) + `"}}`
+	huge := strings.Repeat("y", maxNoteEvent)
+	long := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + huge + `"}}`
+	longLate := `{"jsonrpc":"2.0","params":{"level":"info","data":"` + huge + `"},"method":"notifications/message"}`
+	longResponse := `{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"notifications/message ` + huge + `"}]}}`
+	longResponseLate := `{"result":{"content":[{"type":"text","text":"notifications/message ` + huge + `"}]},"jsonrpc":"2.0","id":10}`
 	// The log message split over two data lines is one event: JSON allows the newline.
 	split := `{"jsonrpc":"2.0",` + "\ndata: " + `"method":"notifications/message","params":{"level":"info","data":"z"}}`
 	for _, eol := range []string{"\n", "\r\n", "\r"} {
@@ -28,11 +33,15 @@ func TestNoteCounter(t *testing.T) {
 			"data: " + response, "",
 			"data: " + cancelled, "",
 			"data: " + long, "",
+			"data: " + longLate, "",
+			"data: " + longResponse, "",
+			"data: " + longResponseLate, "",
+			"data: " + long[:10], "data: " + long[10:], "", // long, over two data lines
 			"data: " + split, "",
 			"data: " + log, // an event the stream ends before its blank line: not dispatched
 		}, eol)
-		const want = 3 // log, progress, split
-		for _, size := range []int{1, 2, 7, 4096} {
+		const want = 5 // log, progress, long, long over two lines, split
+		for _, size := range []int{1, 2, 7, 4096, 100 << 10} {
 			c := &conn{}
 			r := &noteCounter{ReadCloser: io.NopCloser(&chunks{s: stream, size: size}), c: c}
 			got, err := io.ReadAll(r)
@@ -70,13 +79,14 @@ func TestJSONLinesCountNotes(t *testing.T) {
 		`{"jsonrpc":"2.0","id":3,"method":"notifications/progress","params":{}}`,
 		`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"notifications/message"}]}}`,
 		`{"method":"notifications/progress","params":{"progressToken":"t","progress":1},"jsonrpc":"2.0"}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("y", 2*maxNoteEvent) + `"}}`,
 	}, "\n") + "\n"
 	c := &conn{}
 	got, err := io.ReadAll(newJSONLines(io.NopCloser(&chunks{s: lines, size: 5}), slog.New(slog.DiscardHandler), c))
-	if err != nil || strings.Contains(string(got), "Server starting") || strings.Count(string(got), "\n") != 4 {
+	if err != nil || strings.Contains(string(got), "Server starting") || strings.Count(string(got), "\n") != 5 {
 		t.Fatalf("lines handed on: %q (%v)", got, err)
 	}
-	if n := c.notesRead.Load(); n != 2 {
-		t.Errorf("counted %d, want 2", n)
+	if n := c.notesRead.Load(); n != 3 {
+		t.Errorf("counted %d, want 3", n)
 	}
 }

@@ -3,11 +3,14 @@ package upstream_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -458,6 +461,68 @@ func TestHTTPAndSSEWithHeaders(t *testing.T) {
 			bad := start(t, cfg, fast())
 			if st := bad.Status(); st.State != upstream.Failed {
 				t.Fatalf("without header: state = %s", st.State)
+			}
+		})
+	}
+}
+
+// logPeer records the sizes of the log messages a supervisor hands it.
+type logPeer struct {
+	mu   sync.Mutex
+	logs []int
+}
+
+func (p *logPeer) Request(context.Context, string, string, mcp.Params) (mcp.Result, error) {
+	return nil, errors.New("not answered here")
+}
+
+func (p *logPeer) Notify(_ context.Context, _, method string, params mcp.Params) {
+	if lp, ok := params.(*mcp.LoggingMessageParams); ok && method == upstream.NotificationLog {
+		s, _ := lp.Data.(string)
+		p.mu.Lock()
+		p.logs = append(p.logs, len(s))
+		p.mu.Unlock()
+	}
+}
+
+// A call's log messages reach the Peer before the call returns, on every transport,
+// however long they are: a log line far longer than what is decoded to count it
+// (over stdio a line, over HTTP and SSE an event) is counted by its method.
+func TestLogMessagesComeBeforeTheResult(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		server func(t *testing.T) config.Server
+	}{
+		{"stdio", func(t *testing.T) config.Server { return testserver.Stdio(t, "logs") }},
+		{"http", func(t *testing.T) config.Server {
+			return config.Server{Name: "logs", Transport: config.HTTP, URL: testserver.StartHTTP(t) + "/mcp"}
+		}},
+		{"sse", func(t *testing.T) config.Server {
+			return config.Server{Name: "logs", Transport: config.SSE, URL: testserver.StartHTTP(t) + "/sse"}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			peer := &logPeer{}
+			opts := fast()
+			opts.Peer = peer
+			s := start(t, tc.server(t), opts)
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			if err := s.SetLogLevel(ctx, "info"); err != nil {
+				t.Fatal(err)
+			}
+			var want []int
+			for range 5 {
+				for _, size := range []int{10, 300 << 10} {
+					mustText(t, s, "log", map[string]any{"bytes": size})
+					want = append(want, size)
+					peer.mu.Lock()
+					got := slices.Clone(peer.logs)
+					peer.mu.Unlock()
+					if !slices.Equal(got, want) {
+						t.Fatalf("when the call of a %d-byte log returned, the peer had logs of %v bytes; want %v", size, got, want)
+					}
+				}
 			}
 		})
 	}

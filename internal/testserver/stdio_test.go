@@ -117,7 +117,7 @@ func TestStdioTools(t *testing.T) {
 	if v := s.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Logf("negotiated protocol %q (expected 2026-07-28 with SDK v1.8.0)", v)
 	}
-	want := []string{"add", "add_tool", "add_tool_later", "alpha", "beta", "big", "crash", "echo", "fail", "pid", "remove_tool", "sleep", "stderr"}
+	want := []string{"add", "add_tool", "add_tool_later", "alpha", "beta", "big", "crash", "echo", "fail", "log", "pid", "remove_tool", "sleep", "stderr"}
 	if got := toolNames(t, s); !slices.Equal(got, want) {
 		t.Errorf("tools = %v, want %v", got, want)
 	}
@@ -266,8 +266,8 @@ func TestStdioPageSize(t *testing.T) {
 	if len(first.Tools) != 3 || first.NextCursor == "" {
 		t.Errorf("first page: %d tools, cursor %q; want 3 and a cursor", len(first.Tools), first.NextCursor)
 	}
-	if got := toolNames(t, p.session); len(got) != 11 {
-		t.Errorf("all pages: %d tools %v, want 11", len(got), got)
+	if got := toolNames(t, p.session); len(got) != 12 {
+		t.Errorf("all pages: %d tools %v, want 12", len(got), got)
 	}
 }
 

@@ -94,6 +94,17 @@ func registerTools(s *mcp.Server, extra []string) {
 			return text(strings.Repeat("x", in.Bytes)), nil, nil
 		})
 
+	mcp.AddTool(s, &mcp.Tool{Name: "log", Description: "send one info log message of `bytes` 'l' characters (to a client that set a level), then answer"},
+		func(ctx context.Context, req *mcp.CallToolRequest, in bigArgs) (*mcp.CallToolResult, any, error) {
+			if in.Bytes < 0 {
+				return nil, nil, fmt.Errorf("bytes must not be negative, got %d", in.Bytes)
+			}
+			if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "testserver", Data: strings.Repeat("l", in.Bytes)}); err != nil {
+				return nil, nil, err
+			}
+			return text("logged"), nil, nil
+		})
+
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "return the server's process id"},
 		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
 			return text(strconv.Itoa(os.Getpid())), nil, nil
