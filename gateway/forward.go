@@ -261,7 +261,7 @@ func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level m
 	f.levels[ss] = level
 	f.mu.Unlock()
 	f.watch(ss)
-	ctx, cancel := context.WithTimeout(ctx, upstreamStateWait)
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, sessionKey{}, ss), upstreamStateWait) // what the servers send meanwhile is ss's
 	defer cancel()
 	f.applyLevel(ctx)
 }
@@ -427,21 +427,25 @@ func (f *forwarder) endExchanges() {
 
 // target picks the client for a server's request. While requests to that server
 // are running it is the client that sent them — only when they all come from one
-// client: nothing on the wire says which request caused it, and no client may see
-// a request that another's caused. With none running, it is the client heard from
-// most recently that can answer. why says why there is none.
+// client of this gateway: nothing on the wire says which request caused it, and no
+// client may see a request that another's caused (nor one that a call made around
+// the gateway caused: a program's own call on the hub, another gateway's client).
+// With none running, it is the client heard from most recently that can answer.
+// why says why there is none.
 func (f *forwarder) target(ctx context.Context, method string) (c caller, why string) {
 	live := f.sessions()
-	callers := f.callers(ctx, live)
-	switch len(callers) {
-	case 0:
-	case 1:
+	callers, foreign := f.callers(ctx, live)
+	switch {
+	case len(callers) == 0 && foreign:
+		return caller{}, "it came during a call not made through this gateway"
+	case len(callers) == 0:
+	case len(callers) == 1 && !foreign:
 		if supports(callers[0].session(), method) {
 			return callers[0], ""
 		}
 		return caller{}, "the client whose request caused it does not support it"
 	default:
-		return caller{}, fmt.Sprintf("%d clients have requests to this server under way; which one caused it is unknown", len(callers))
+		return caller{}, fmt.Sprintf("%d callers have requests to this server under way; which one caused it is unknown", len(callers)+btoi(foreign))
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -451,6 +455,13 @@ func (f *forwarder) target(ctx context.Context, method string) (c caller, why st
 		}
 	}
 	return caller{}, "no client connected to the gateway supports it"
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // caller is a client with requests under way to a server: the session its request
@@ -472,13 +483,15 @@ func (c caller) session() *mcp.ServerSession {
 }
 
 // callers are the clients with requests under way to the server that sent a
-// message (see upstream.InFlight), each once.
-func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]bool) []caller {
-	var out []caller
+// message (see upstream.InFlight), each once; foreign reports calls under way that
+// are not theirs (a program's own call on the hub, another gateway's, one of a
+// client that has left).
+func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]bool) (out []caller, foreign bool) {
 	for _, c := range upstream.InFlight(ctx) { // oldest first
 		ss, _ := c.Value(sessionKey{}).(*mcp.ServerSession)
 		ex, _ := c.Value(exchangeKey{}).(*exchange)
 		if ss == nil || (ex == nil && !live[ss]) {
+			foreign = true
 			continue
 		}
 		if i := slices.IndexFunc(out, func(o caller) bool { return o.ss == ss }); i >= 0 {
@@ -487,7 +500,7 @@ func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]boo
 		}
 		out = append(out, caller{ss, ex})
 	}
-	return out
+	return out, foreign
 }
 
 // supports reports whether the client said it can answer method.
@@ -529,23 +542,23 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 			c.Logger = server
 		}
 		live := f.sessions()
-		switch callers := f.callers(ctx, live); len(callers) {
-		case 0: // not caused by a request: every client, at its level
+		switch callers, foreign := f.callers(ctx, live); {
+		case len(callers) == 0 && !foreign: // not caused by a request: every client, at its level
 			for ss := range live {
 				if e := ss.Log(detach(ctx), &c); e != nil {
 					err = e
 				}
 			}
-		case 1:
+		case len(callers) == 1 && !foreign:
 			err = retryDetached(ctx, f.contextFor(ctx, callers[0]), func(ctx context.Context) error { return callers[0].session().Log(ctx, &c) })
 		default:
-			f.g.log.Debug("log message of a server with several clients' requests under way not passed on", "server", server)
+			f.g.log.Debug("log message of a server with calls of several callers (or of none of this gateway's clients) under way not passed on", "server", server)
 		}
 	case *mcp.ResourceUpdatedNotificationParams:
 		err = f.g.server.ResourceUpdated(detach(ctx), p)
 	case *mcp.ElicitationCompleteParams:
 		live := f.sessions()
-		if callers := f.callers(ctx, live); len(callers) == 1 {
+		if callers, foreign := f.callers(ctx, live); len(callers) == 1 && !foreign {
 			err = callers[0].session().NotifyElicitationComplete(f.contextFor(ctx, callers[0]), p)
 			break
 		}

@@ -688,6 +688,44 @@ func TestProxyRoutesToTheCallingClient(t *testing.T) {
 	logsGoToTheCaller(t, a, b)
 }
 
+// A call made around the gateway — a program's own call on the hub the gateway
+// fronts — is no client's: the server's request during it is refused rather than
+// shown to the gateway's client (the only one, and the one heard from last), and
+// its log messages reach no client.
+func TestProxyKeepsOutCallsAroundIt(t *testing.T) {
+	t.Parallel()
+	h, url := proxyURL(t, conf(t, "conf"))
+	a := connectProxyClient(t, url)
+	if err := a.cs.SetLoggingLevel(ctx15(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Call(ctx15(t), "test_sampling", json.RawMessage(`{"prompt":"the program's own"}`))
+	if err == nil && !res.IsError {
+		t.Errorf("the program's own sampling call succeeded: %q", tool.Text(res))
+	}
+	if res, err := h.Call(ctx15(t), "test_tool_with_logging", json.RawMessage(`{}`)); err != nil || res.IsError {
+		t.Fatalf("the program's own logging call: %v %v", err, res)
+	}
+	// a's own call, after: its log messages arrive; none of the program's did.
+	if _, isErr := callText(t, a.cs, "test_tool_with_logging", map[string]any{}); isErr {
+		t.Fatal("logging tool failed")
+	}
+	testenv.WaitFor(t, "client a's own log messages", 5*time.Second, func() bool {
+		n := 0
+		a.snapshot(func(c *proxyClient) { n = len(c.logs) })
+		return n >= 3
+	})
+	time.Sleep(100 * time.Millisecond) // room for a stray message to arrive
+	a.snapshot(func(c *proxyClient) {
+		if len(c.sampled) > 0 {
+			t.Errorf("client a was asked to sample for a call it did not make: %q", c.sampled)
+		}
+		if len(c.logs) != 3 {
+			t.Errorf("client a got %d log messages, want its own 3", len(c.logs))
+		}
+	})
+}
+
 // logsGoToTheCaller: a server's last log message comes right before its result,
 // and goes to the client that called (a), not to another (b). Several calls, so
 // that a message handled after its call returned would show: with no call under way
