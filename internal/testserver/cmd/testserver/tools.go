@@ -1,5 +1,7 @@
 package main
 
+//lint:file-ignore SA1019 logging is deprecated in the 2026-07-28 protocol but lives in the versions servers use today; the log tool sends it.
+
 import (
 	"context"
 	"fmt"
