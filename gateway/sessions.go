@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"slices"
 	"sync"
@@ -57,11 +58,17 @@ func (f *forwarder) forget(ss *mcp.ServerSession) {
 	if f.g.up == nil || (len(unheld) == 0 && !hadLevel) {
 		return
 	}
-	ctx, cancel := context.WithTimeout(f.g.ctx, upstreamStateWait)
+	// Not bound to the gateway's life: its Close ends the sessions, and the servers
+	// (if the hub is still running) are told all the same.
+	ctx, cancel := context.WithTimeout(context.Background(), upstreamStateWait)
 	defer cancel()
 	for _, uri := range unheld {
 		if err := f.g.up.UnsubscribeResource(ctx, uri); err != nil {
-			f.g.log.Warn("ending the subscription of a client that left failed", "uri", uri, "err", err)
+			level := slog.LevelWarn
+			if f.g.ctx.Err() != nil {
+				level = slog.LevelDebug // closing, perhaps after the hub
+			}
+			f.g.log.Log(ctx, level, "ending the subscription of a client that left failed", "uri", uri, "err", err)
 		}
 	}
 	if hadLevel {
