@@ -248,25 +248,34 @@ func TestTwentyMegabyteResult(t *testing.T) {
 	}
 }
 
+// transportCase is the test server on one transport.
+type transportCase struct {
+	name   string
+	server func(t *testing.T) config.Server
+}
+
+// everyTransport is the test server, named name, over stdio, Streamable HTTP (where
+// every request after initialize must say its protocol version, as the spec asks)
+// and legacy SSE.
+func everyTransport(name string) []transportCase {
+	return []transportCase{
+		{"stdio", func(t *testing.T) config.Server { return testserver.Stdio(t, name) }},
+		{"http", func(t *testing.T) config.Server {
+			url := testserver.StartHTTP(t, "--require-protocol-header")
+			return config.Server{Name: name, Transport: config.HTTP, URL: url + "/mcp"}
+		}},
+		{"sse", func(t *testing.T) config.Server {
+			return config.Server{Name: name, Transport: config.SSE, URL: testserver.StartHTTP(t) + "/sse"}
+		}},
+	}
+}
+
 // A server's tools/list_changed reaches the supervisor over every transport, over
 // Streamable HTTP on the standalone stream: the server's tools change after the call
 // that changed them has been answered, so that the notification is unrelated to any
 // request.
 func TestToolsListChanged(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		server func(t *testing.T) config.Server
-	}{
-		{"stdio", func(t *testing.T) config.Server { return testserver.Stdio(t, "growing") }},
-		{"http", func(t *testing.T) config.Server {
-			// Every request after initialize must say its protocol version, as the spec asks.
-			url := testserver.StartHTTP(t, "--require-protocol-header")
-			return config.Server{Name: "growing", Transport: config.HTTP, URL: url + "/mcp"}
-		}},
-		{"sse", func(t *testing.T) config.Server {
-			return config.Server{Name: "growing", Transport: config.SSE, URL: testserver.StartHTTP(t) + "/sse"}
-		}},
-	} {
+	for _, tc := range everyTransport("growing") {
 		t.Run(tc.name, func(t *testing.T) {
 			events := make(chan upstream.Event, 16)
 			opts := fast()
@@ -491,18 +500,7 @@ func (p *logPeer) Notify(_ context.Context, _, method string, params mcp.Params)
 // however long they are: a log line far longer than what is decoded to count it
 // (over stdio a line, over HTTP and SSE an event) is counted by its method.
 func TestLogMessagesComeBeforeTheResult(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		server func(t *testing.T) config.Server
-	}{
-		{"stdio", func(t *testing.T) config.Server { return testserver.Stdio(t, "logs") }},
-		{"http", func(t *testing.T) config.Server {
-			return config.Server{Name: "logs", Transport: config.HTTP, URL: testserver.StartHTTP(t) + "/mcp"}
-		}},
-		{"sse", func(t *testing.T) config.Server {
-			return config.Server{Name: "logs", Transport: config.SSE, URL: testserver.StartHTTP(t) + "/sse"}
-		}},
-	} {
+	for _, tc := range everyTransport("logs") {
 		t.Run(tc.name, func(t *testing.T) {
 			peer := &logPeer{}
 			opts := fast()
