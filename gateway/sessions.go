@@ -98,7 +98,7 @@ type idleSessions struct {
 
 type idleSession struct {
 	open  int         // its HTTP requests under way
-	gen   int         // counts armings, so that a timer that fired late does nothing
+	since time.Time   // when open last became 0
 	timer *time.Timer // runs while open == 0
 }
 
@@ -144,9 +144,9 @@ func (t *idleSessions) add(id string) {
 	if t.stopped || t.byID[id] != nil {
 		return
 	}
-	s := &idleSession{}
+	s := &idleSession{since: time.Now()}
+	s.timer = time.AfterFunc(t.timeout, func() { t.expire(id, s) })
 	t.byID[id] = s
-	t.arm(id, s)
 }
 
 // begin counts a request of session id; false if the session is not known.
@@ -157,9 +157,9 @@ func (t *idleSessions) begin(id string) bool {
 	if s == nil {
 		return false
 	}
-	s.open++
-	s.gen++
-	s.timer.Stop()
+	if s.open++; s.open == 1 {
+		s.timer.Stop()
+	}
 	return true
 }
 
@@ -168,7 +168,8 @@ func (t *idleSessions) end(id string) {
 	defer t.mu.Unlock()
 	if s := t.byID[id]; s != nil {
 		if s.open--; s.open == 0 {
-			t.arm(id, s)
+			s.since = time.Now()
+			s.timer.Reset(t.timeout)
 		}
 	}
 }
@@ -182,20 +183,11 @@ func (t *idleSessions) drop(id string) {
 	}
 }
 
-// arm starts s's idle timer; t.mu is held.
-func (t *idleSessions) arm(id string, s *idleSession) {
-	if t.stopped {
-		return
-	}
-	s.gen++
-	gen := s.gen
-	s.timer = time.AfterFunc(t.timeout, func() { t.expire(id, s, gen) })
-}
-
-// expire closes session id if it is still idle since the arming gen.
-func (t *idleSessions) expire(id string, s *idleSession, gen int) {
+// expire closes session id if it has been idle for the timeout: a timer that fired
+// while a request began, and was re-armed when it ended, finds it idle too briefly.
+func (t *idleSessions) expire(id string, s *idleSession) {
 	t.mu.Lock()
-	if t.stopped || t.byID[id] != s || s.open > 0 || s.gen != gen {
+	if t.stopped || t.byID[id] != s || s.open > 0 || time.Since(s.since) < t.timeout {
 		t.mu.Unlock()
 		return
 	}
@@ -215,9 +207,7 @@ func (t *idleSessions) stop() {
 	defer t.mu.Unlock()
 	t.stopped = true
 	for id, s := range t.byID {
-		if s.timer != nil {
-			s.timer.Stop()
-		}
+		s.timer.Stop()
 		delete(t.byID, id)
 	}
 }
