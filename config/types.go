@@ -2,6 +2,8 @@ package config
 
 import (
 	"encoding/json"
+	"path"
+	"slices"
 	"time"
 )
 
@@ -36,6 +38,13 @@ var BaseEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPD
 type ToolFilter struct {
 	Allow []string `json:"allow,omitempty"`
 	Deny  []string `json:"deny,omitempty"`
+}
+
+// Allows reports whether name passes the filter: no deny glob matches it, and an
+// allow glob does (or Allow is empty). A malformed glob matches nothing.
+func (f ToolFilter) Allows(name string) bool {
+	match := func(glob string) bool { ok, err := path.Match(glob, name); return err == nil && ok }
+	return !slices.ContainsFunc(f.Deny, match) && (len(f.Allow) == 0 || slices.ContainsFunc(f.Allow, match))
 }
 
 // Server is one configured MCP server, after shape detection, type inference and

@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path"
 	"reflect"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -361,7 +359,7 @@ func (h *Hub) rebuild() error {
 		live = append(live, s)
 		cfg := s.Config()
 		for _, t := range s.Tools() {
-			if !allowed(cfg.Tools, t.Name) {
+			if !cfg.Tools.Allows(t.Name) {
 				continue
 			}
 			k := tool.Key{Server: name, Tool: t.Name}
@@ -411,24 +409,6 @@ func sameExtras(a, b *extras) bool {
 
 func sameTools(a, b []tool.Tool) bool {
 	return len(a) == len(b) && reflect.DeepEqual(a, b)
-}
-
-func globMatch(pattern, name string) bool {
-	ok, err := path.Match(pattern, name)
-	return err == nil && ok
-}
-
-// allowed applies a server's tools.allow / tools.deny globs to an original name.
-func allowed(f config.ToolFilter, name string) bool {
-	for _, g := range f.Deny {
-		if globMatch(g, name) {
-			return false
-		}
-	}
-	if len(f.Allow) == 0 {
-		return true
-	}
-	return slices.ContainsFunc(f.Allow, func(g string) bool { return globMatch(g, name) })
 }
 
 // fromMCP converts an upstream tool into a catalog entry with a clean object schema;

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"reflect"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -207,13 +205,8 @@ type filterSnapshot struct {
 // Filter keeps the tools whose exposed name matches an allow glob (all, when allow is
 // empty) and no deny glob. Globs use path.Match syntax.
 func Filter(inner Toolset, allow, deny []string) *FilterSet {
-	return FilterFunc(inner, func(t Tool) bool {
-		match := func(g string) bool { ok, err := path.Match(g, t.Name); return err == nil && ok }
-		if slices.ContainsFunc(deny, match) {
-			return false
-		}
-		return len(allow) == 0 || slices.ContainsFunc(allow, match)
-	})
+	f := config.ToolFilter{Allow: allow, Deny: deny}
+	return FilterFunc(inner, func(t Tool) bool { return f.Allows(t.Name) })
 }
 
 // FilterFunc keeps the tools for which keep returns true.

@@ -228,9 +228,12 @@ func newServer(c *config) *mcp.Server {
 }
 
 // noPingMiddleware refuses ping the way a server without it does: a JSON-RPC error.
+// Each refusal is a stderr line, "testserver: ping refused", so that tests see the
+// pings arrive.
 func noPingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "ping" {
+			fmt.Fprintln(os.Stderr, "testserver: ping refused")
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: `"ping" is not supported`}
 		}
 		return next(ctx, method, req)

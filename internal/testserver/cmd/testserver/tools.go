@@ -66,8 +66,9 @@ func registerTools(s *mcp.Server, extra []string) {
 			return text(msg), addOut{Sum: sum}, nil
 		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "sleep ms milliseconds (stops early on cancellation)"},
+	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "sleep ms milliseconds (stops early on cancellation); says \"testserver: sleep started\" on stderr first"},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in sleepArgs) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintln(os.Stderr, "testserver: sleep started")
 			start := time.Now()
 			t := time.NewTimer(time.Duration(in.Ms) * time.Millisecond)
 			defer t.Stop()
