@@ -49,9 +49,8 @@ type forwarder struct {
 }
 
 type progressDest struct {
-	caller                 // who made the request (and the exchange it runs in, if any)
-	token  any             // the client's own token
-	ctx    context.Context // of the client's request: its stream carries the progress
+	caller     // who made the request (its context, and the exchange it runs in, if any)
+	token  any // the client's own token
 }
 
 func newForwarder(g *Gateway) *forwarder {
@@ -100,9 +99,9 @@ func (f *forwarder) mapMeta(ctx context.Context, ss *mcp.ServerSession, meta mcp
 			// connection to the gateway; the upstream connection has its own.
 		case k == "progressToken" && v != nil:
 			token = "switchboard-" + strconv.FormatUint(f.nextToken.Add(1), 10)
-			f.mu.Lock()
 			ex, _ := ctx.Value(exchangeKey{}).(*exchange)
-			f.progress[token] = progressDest{caller{ss, ex}, v, ctx}
+			f.mu.Lock()
+			f.progress[token] = progressDest{caller{ss, ex, ctx}, v}
 			f.mu.Unlock()
 			out[k] = token
 		default:
@@ -199,12 +198,8 @@ func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		switch method {
 		case "resources/read":
-			if f.g.up != nil {
-				p, _ := req.GetParams().(*mcp.ReadResourceParams)
-				if p == nil {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resources/read: missing params"}
-				}
-				return f.read(ctx, ss, p)
+			if f.g.up != nil { // the SDK refuses a read without params before this
+				return f.read(ctx, ss, req.GetParams().(*mcp.ReadResourceParams))
 			}
 		case "logging/setLevel":
 			res, err := next(ctx, method, req)
@@ -309,10 +304,6 @@ func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.Read
 		})
 }
 
-func (f *forwarder) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	return f.read(ctx, req.Session, req.Params)
-}
-
 func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	p := req.Params
 	call := func(ctx context.Context) (*mcp.GetPromptResult, error) {
@@ -399,7 +390,7 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during a request of its own", method, server)}
 	}
 	ss := c.ss
-	ctx = f.contextFor(ctx, c)
+	ctx = c.context(ctx)
 	switch p := params.(type) {
 	case *mcp.CreateMessageWithToolsParams:
 		return ss.CreateMessageWithTools(ctx, p)
@@ -469,8 +460,9 @@ func btoi(b bool) int {
 // client of 2026-07-28, see mrtr.go), that exchange. Over Streamable HTTP without
 // sessions each round of an exchange has a session of its own: ss is the first.
 type caller struct {
-	ss *mcp.ServerSession
-	ex *exchange
+	ss  *mcp.ServerSession
+	ex  *exchange
+	ctx context.Context // of its newest request under way (nil: none)
 }
 
 // session is where messages to the caller go: the session of the exchange's
@@ -495,10 +487,10 @@ func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]boo
 			continue
 		}
 		if i := slices.IndexFunc(out, func(o caller) bool { return o.ss == ss }); i >= 0 {
-			out[i].ex = ex // the newest call decides
+			out[i].ex, out[i].ctx = ex, c // the newest call decides
 			continue
 		}
-		out = append(out, caller{ss, ex})
+		out = append(out, caller{ss, ex, c})
 	}
 	return out, foreign
 }
@@ -506,16 +498,20 @@ func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]boo
 // supports reports whether the client said it can answer method.
 func supports(ss *mcp.ServerSession, method string) bool {
 	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil {
+	return p != nil && capable(p.Capabilities, method)
+}
+
+// capable reports whether capabilities c cover answering method.
+func capable(c *mcp.ClientCapabilities, method string) bool {
+	if c == nil {
 		return false
 	}
-	c := p.Capabilities
 	switch method {
-	case "sampling/createMessage":
+	case upstream.MethodCreateMessage:
 		return c.Sampling != nil
-	case "elicitation/create":
+	case upstream.MethodElicit:
 		return c.Elicitation != nil
-	case "roots/list":
+	case upstream.MethodListRoots:
 		return c.RootsV2 != nil || c.Roots.ListChanged
 	}
 	return false
@@ -535,7 +531,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 		}
 		c := *p
 		c.ProgressToken = dest.token
-		err = retryDetached(ctx, valuesOf{ctx, dest.ctx}, func(ctx context.Context) error { return dest.session().NotifyProgress(ctx, &c) })
+		err = retryDetached(ctx, dest.context(ctx), func(ctx context.Context) error { return dest.session().NotifyProgress(ctx, &c) })
 	case *mcp.LoggingMessageParams:
 		c := *p
 		if c.Logger == "" {
@@ -550,7 +546,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 				}
 			}
 		case len(callers) == 1 && !foreign:
-			err = retryDetached(ctx, f.contextFor(ctx, callers[0]), func(ctx context.Context) error { return callers[0].session().Log(ctx, &c) })
+			err = retryDetached(ctx, callers[0].context(ctx), func(ctx context.Context) error { return callers[0].session().Log(ctx, &c) })
 		default:
 			f.g.log.Debug("log message of a server with calls of several callers (or of none of this gateway's clients) under way not passed on", "server", server)
 		}
@@ -559,7 +555,7 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 	case *mcp.ElicitationCompleteParams:
 		live := f.sessions()
 		if callers, foreign := f.callers(ctx, live); len(callers) == 1 && !foreign {
-			err = callers[0].session().NotifyElicitationComplete(f.contextFor(ctx, callers[0]), p)
+			err = callers[0].session().NotifyElicitationComplete(callers[0].context(ctx), p)
 			break
 		}
 		for ss := range live { // the elicitation ID tells the client whether it is its own
@@ -573,17 +569,14 @@ func (f *forwarder) Notify(ctx context.Context, server, method string, params mc
 	}
 }
 
-// contextFor is ctx for a message to caller c: with the values of c's newest
-// request under way (the SDK sends a message on the stream of the request its
-// context names; for an exchange, its current round's), or none.
-func (f *forwarder) contextFor(ctx context.Context, c caller) context.Context {
-	calls := upstream.InFlight(ctx)
-	for i := len(calls) - 1; i >= 0; i-- {
-		if call := calls[i]; call.Value(sessionKey{}) == c.ss {
-			return valuesOf{ctx, call}
-		}
+// context is ctx for a message to caller c: with the values of c's request (the
+// SDK sends a message on the stream of the request its context names; for an
+// exchange, its current round's), or none.
+func (c caller) context(ctx context.Context) context.Context {
+	if c.ctx == nil {
+		return detach(ctx)
 	}
-	return detach(ctx)
+	return valuesOf{ctx, c.ctx}
 }
 
 type valuesOf struct {
@@ -606,8 +599,4 @@ func retryDetached(ctx, related context.Context, send func(context.Context) erro
 // detach is ctx's cancellation without its values: values of one client's request
 // (the SDK ties a message to the request stream it names) must not steer a
 // message to another client.
-func detach(ctx context.Context) context.Context { return bare{ctx} }
-
-type bare struct{ context.Context }
-
-func (bare) Value(any) any { return nil }
+func detach(ctx context.Context) context.Context { return valuesOf{ctx, context.Background()} }

@@ -23,7 +23,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"reflect"
@@ -207,6 +206,14 @@ func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
+func (h levelFloor) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return levelFloor{h.Handler.WithAttrs(attrs), h.min}
+}
+
+func (h levelFloor) WithGroup(name string) slog.Handler {
+	return levelFloor{h.Handler.WithGroup(name), h.min}
+}
+
 // Server is the underlying MCP server, for callers that serve it on their own transport.
 func (g *Gateway) Server() *mcp.Server { return g.server }
 
@@ -252,56 +259,35 @@ func (g *Gateway) follow(changed <-chan struct{}) {
 func (g *Gateway) sync() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	want := map[string]tool.Tool{}
-	for _, t := range g.ts.Tools() {
-		want[t.Name] = t
+	var changed int
+	g.served, changed = mirror(g.served, g.ts.Tools(), func(t tool.Tool) string { return t.Name }, sameTool,
+		func(names []string) { g.server.RemoveTools(names...) },
+		func(t tool.Tool) { g.server.AddTool(mcpTool(t), g.handler(t.Name)) })
+	if changed > 0 {
+		g.log.Debug("gateway catalog updated", "tools", len(g.served), "added_changed_or_removed", changed)
 	}
-	var gone []string
-	for name := range g.served {
-		if _, ok := want[name]; !ok {
-			gone = append(gone, name)
-		}
+	if g.up == nil {
+		return
 	}
-	if len(gone) > 0 {
-		g.server.RemoveTools(gone...)
-	}
-	added := 0
-	for name, t := range want {
-		if old, ok := g.served[name]; ok && sameTool(old, t) {
-			continue
-		}
-		g.server.AddTool(mcpTool(t), g.handler(name))
-		added++
-	}
-	g.served = want
-	if len(gone)+added > 0 {
-		g.log.Debug("gateway catalog updated", "tools", len(want), "added_or_changed", added, "removed", len(gone))
-	}
-	if g.up != nil {
-		g.syncUpstreams()
-	}
-}
-
-// syncUpstreams mirrors prompts, resources and templates; g.mu held.
-func (g *Gateway) syncUpstreams() {
-	g.prompts = mirror(g.prompts, g.up.Prompts(), func(p *mcp.Prompt) string { return p.Name },
+	// Reads are answered by the forwarder's middleware (resources/read is routed
+	// there, also for URIs nobody listed), so the SDK needs no read handlers.
+	g.prompts, _ = mirror(g.prompts, g.up.Prompts(), func(p *mcp.Prompt) string { return p.Name }, deepEqual,
 		func(names []string) { g.server.RemovePrompts(names...) },
 		func(p *mcp.Prompt) { g.server.AddPrompt(p, g.fwd.getPrompt) })
-	g.resources = mirror(g.resources, g.up.Resources(), func(r *mcp.Resource) string { return r.URI },
+	g.resources, _ = mirror(g.resources, g.up.Resources(), func(r *mcp.Resource) string { return r.URI }, deepEqual,
 		func(uris []string) { g.server.RemoveResources(uris...) },
-		func(r *mcp.Resource) {
-			g.guard("resource "+r.URI, func() { g.server.AddResource(r, g.fwd.readResource) })
-		})
-	g.templates = mirror(g.templates, g.up.ResourceTemplates(), func(t *mcp.ResourceTemplate) string { return t.URITemplate },
+		func(r *mcp.Resource) { g.guard("resource "+r.URI, func() { g.server.AddResource(r, nil) }) })
+	g.templates, _ = mirror(g.templates, g.up.ResourceTemplates(), func(t *mcp.ResourceTemplate) string { return t.URITemplate }, deepEqual,
 		func(ts []string) { g.server.RemoveResourceTemplates(ts...) },
 		func(t *mcp.ResourceTemplate) {
-			g.guard("resource template "+t.URITemplate, func() { g.server.AddResourceTemplate(t, g.fwd.readResource) })
+			g.guard("resource template "+t.URITemplate, func() { g.server.AddResourceTemplate(t, nil) })
 		})
 }
 
-// mirror makes the served set have exactly want (by key), calling remove and add
-// for the differences, and returns the new served set.
-func mirror[T any](served map[string]T, want []T, key func(T) string, remove func([]string), add func(T)) map[string]T {
+// mirror makes the served set have exactly want (by key; an entry is replaced
+// unless same says it is unchanged), calling remove and add for the differences.
+// It returns the new served set and how many entries went, came or changed.
+func mirror[T any](served map[string]T, want []T, key func(T) string, same func(a, b T) bool, remove func([]string), add func(T)) (map[string]T, int) {
 	next := make(map[string]T, len(want))
 	for _, v := range want {
 		next[key(v)] = v
@@ -315,14 +301,18 @@ func mirror[T any](served map[string]T, want []T, key func(T) string, remove fun
 	if len(gone) > 0 {
 		remove(gone)
 	}
+	changed := len(gone)
 	for k, v := range next {
-		if old, ok := served[k]; ok && reflect.DeepEqual(old, v) {
+		if old, ok := served[k]; ok && same(old, v) {
 			continue
 		}
 		add(v)
+		changed++
 	}
-	return next
+	return next, changed
 }
+
+func deepEqual[T any](a, b T) bool { return reflect.DeepEqual(a, b) }
 
 // guard runs an SDK registration that panics on input it finds invalid (a URI that
 // does not parse, a bad URI template): such an entry is left out with a warning.
@@ -362,18 +352,13 @@ func mcpTool(t tool.Tool) *mcp.Tool {
 // makes them; a closed toolset is a JSON-RPC error.
 func (g *Gateway) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		var args json.RawMessage
-		var meta mcp.Meta
-		if req.Params != nil {
-			args = req.Params.Arguments
-			meta = req.Params.Meta
-		}
+		p := req.Params // the SDK refuses a tools/call without params before this
 		call := func(ctx context.Context) (*mcp.CallToolResult, error) {
-			ctx, _, done := g.fwd.begin(ctx, req.Session, meta)
+			ctx, _, done := g.fwd.begin(ctx, req.Session, p.Meta)
 			defer done()
-			return g.ts.Call(ctx, name, args)
+			return g.ts.Call(ctx, name, p.Arguments)
 		}
-		return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, req.Params.RequestState, req.Params.InputResponses, call, // see mrtr.go
+		return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, p.RequestState, p.InputResponses, call, // see mrtr.go
 			func(m mcp.InputRequestMap, state string) *mcp.CallToolResult {
 				return &mcp.CallToolResult{InputRequests: m, RequestState: state}
 			})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // Multi-round-trip calls (SEP-2322) for clients of the 2026-07-28 protocol.
@@ -35,10 +38,16 @@ func newEra(ss *mcp.ServerSession) bool {
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
 
-// canBeAsked reports whether ss's client can answer any request a server may send
-// (the servers are told no more than that): only then may a call need rounds.
-func canBeAsked(ss *mcp.ServerSession) bool {
-	return supports(ss, "sampling/createMessage") || supports(ss, "elicitation/create") || supports(ss, "roots/list")
+// needsRounds reports whether a request of ss may run as an exchange: its client
+// speaks 2026-07-28 and can answer some request a server may send (the servers are
+// told no more than that).
+func needsRounds(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	if p == nil || p.ProtocolVersion < "2026-07-28" {
+		return false
+	}
+	return slices.ContainsFunc([]string{upstream.MethodCreateMessage, upstream.MethodElicit, upstream.MethodListRoots},
+		func(method string) bool { return capable(p.Capabilities, method) })
 }
 
 // exchange is one upstream call made for a client of the 2026-07-28 protocol,
@@ -65,20 +74,19 @@ type exchange struct {
 // ask is one request of a server, waiting for the client's answer.
 type ask struct {
 	params mcp.InputRequest
-	reply  chan askReply // buffered
+	reply  chan outcome // buffered
 }
 
-type askReply struct {
-	res mcp.Result
-	err error
-}
-
+// outcome is a result or an error: of the call, or of a client's answer.
 type outcome struct {
 	res mcp.Result
 	err error
 }
 
-var errUnknownState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState is unknown or expired; call the tool again without it"}
+var (
+	errUnknownState = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState is unknown or expired; call the tool again without it"}
+	errExchangeOver = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's call is over"}
+)
 
 // exchangeKey marks the context of a call run by an exchange.
 type exchangeKey struct{}
@@ -121,7 +129,7 @@ func (c roundValues) Value(key any) any {
 // for the request that got it.
 func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSession, what, state string, answers mcp.InputResponseMap,
 	call func(context.Context) (R, error), needInput func(mcp.InputRequestMap, string) R) (R, error) {
-	if f.g.up == nil || state == "" && !(newEra(ss) && canBeAsked(ss)) {
+	if f.g.up == nil || state == "" && !needsRounds(ss) {
 		return call(ctx)
 	}
 	var zero R
@@ -153,11 +161,7 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 	case requests != nil:
 		return needInput(requests, ex.state), nil
 	}
-	r, ok := res.(R)
-	if !ok { // cannot happen: what ties an exchange to one kind of request
-		return zero, fmt.Errorf("gateway: %s answered with %T", what, res)
-	}
-	return r, nil
+	return res.(R), nil // what ties an exchange to one kind of request
 }
 
 // startExchange starts call for ss on a goroutine the gateway owns. The exchange
@@ -197,9 +201,9 @@ func (ex *exchange) answer(ctx context.Context, ss *mcp.ServerSession, responses
 		r, ok := responses[id].(mcp.Result)
 		switch {
 		case ok && r != nil:
-			a.reply <- askReply{res: r}
+			a.reply <- outcome{res: r}
 		default:
-			a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client gave no answer to input request %q", id)}}
+			a.reply <- outcome{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the client gave no answer to input request %q", id)}}
 		}
 		delete(ex.pending, id)
 	}
@@ -216,6 +220,10 @@ func (ex *exchange) wait(ctx context.Context) (mcp.Result, mcp.InputRequestMap, 
 	case a := <-ex.asks:
 		ex.mu.Lock()
 		defer ex.mu.Unlock()
+		if ex.over { // ended (idle, or the gateway closing) since a was sent
+			a.reply <- outcome{err: errExchangeOver}
+			return nil, nil, errUnknownState
+		}
 		if ex.state == "" {
 			ex.state = rand.Text() // 128 random bits
 			ex.f.mu.Lock()
@@ -255,7 +263,7 @@ func (ex *exchange) end() {
 		ex.idle.Stop()
 	}
 	for id, a := range ex.pending {
-		a.reply <- askReply{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client did not answer"}}
+		a.reply <- outcome{err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client did not answer"}}
 		delete(ex.pending, id)
 	}
 	state := ex.state
@@ -275,11 +283,11 @@ func (ex *exchange) request(ctx context.Context, params mcp.Params) (mcp.Result,
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("%T cannot be asked of a 2026-07-28 client", params)}
 	}
-	a := &ask{params: ir, reply: make(chan askReply, 1)}
+	a := &ask{params: ir, reply: make(chan outcome, 1)}
 	select {
 	case ex.asks <- a:
 	case <-ex.ended:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the client's call is over"}
+		return nil, errExchangeOver
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"os/exec"
 	"slices"
@@ -81,6 +82,13 @@ type proxyOpts struct {
 // proxyURLWith is proxyURL with o.
 func proxyURLWith(t *testing.T, o proxyOpts, servers ...config.Server) (*hub.Hub, string) {
 	t.Helper()
+	h, _, url := proxyGateway(t, o, servers...)
+	return h, url
+}
+
+// proxyGateway is proxyURLWith that also returns the gateway.
+func proxyGateway(t *testing.T, o proxyOpts, servers ...config.Server) (*hub.Hub, *gateway.Gateway, string) {
+	t.Helper()
 	uo := testserver.Fast()
 	uo.StopGrace, uo.ProtocolVersion = time.Second, o.protocol
 	h := hub.New(&config.Config{Servers: servers}, &hub.Options{Logger: quiet, Upstream: uo})
@@ -103,7 +111,7 @@ func proxyURLWith(t *testing.T, o proxyOpts, servers ...config.Server) (*hub.Hub
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
-	return h, b.URL()
+	return h, g, b.URL()
 }
 
 func connectProxyClient(t *testing.T, url string) *proxyClient {
@@ -242,15 +250,28 @@ func ctx15(t *testing.T) context.Context {
 }
 
 func promptNames(t *testing.T, cs *mcp.ClientSession) []string {
+	return listed(t, cs.Prompts(ctx15(t), nil), func(p *mcp.Prompt) string { return p.Name })
+}
+
+func resourceURIs(t *testing.T, cs *mcp.ClientSession) []string {
+	return listed(t, cs.Resources(ctx15(t), nil), func(r *mcp.Resource) string { return r.URI })
+}
+
+func templateURIs(t *testing.T, cs *mcp.ClientSession) []string {
+	return listed(t, cs.ResourceTemplates(ctx15(t), nil), func(rt *mcp.ResourceTemplate) string { return rt.URITemplate })
+}
+
+// listed is the key of every entry of a list the client pages through.
+func listed[T any](t *testing.T, list iter.Seq2[T, error], key func(T) string) []string {
 	t.Helper()
-	var names []string
-	for p, err := range cs.Prompts(ctx15(t), nil) {
+	var keys []string
+	for v, err := range list {
 		if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, p.Name)
+		keys = append(keys, key(v))
 	}
-	return names
+	return keys
 }
 
 func readText(t *testing.T, cs *mcp.ClientSession, uri string) *mcp.ResourceContents {
@@ -310,18 +331,12 @@ func TestProxyPromptsResourcesCompletions(t *testing.T) {
 		t.Errorf("template read: %q", got.Text)
 	}
 	// A resource of server-everything, listed by it.
-	var evURI string
-	for r, err := range cs.Resources(ctx15(t), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.HasPrefix(r.URI, "demo://") && evURI == "" {
-			evURI = r.URI
-		}
-	}
-	if evURI == "" {
+	uris := resourceURIs(t, cs)
+	i := slices.IndexFunc(uris, func(uri string) bool { return strings.HasPrefix(uri, "demo://") })
+	if i < 0 {
 		t.Fatal("no demo:// resource of server-everything listed")
 	}
+	evURI := uris[i]
 	if got := readText(t, cs, evURI); got.URI != evURI || (got.Text == "" && len(got.Blob) == 0) {
 		t.Errorf("read %s: %+v", evURI, got)
 	}
@@ -331,13 +346,7 @@ func TestProxyPromptsResourcesCompletions(t *testing.T) {
 		t.Errorf("unknown resource: err = %v, want code %d", err, mcp.CodeResourceNotFound)
 	}
 
-	var templates []string
-	for rt, err := range cs.ResourceTemplates(ctx15(t), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		templates = append(templates, rt.URITemplate)
-	}
+	templates := templateURIs(t, cs)
 	if !slices.Contains(templates, "test://template/{id}/data") {
 		t.Errorf("templates = %v", templates)
 	}
@@ -371,13 +380,7 @@ func TestProxyCollidingServers(t *testing.T) {
 		t.Errorf("get b__test_simple_prompt: %v", err)
 	}
 
-	var uris []string
-	for r, err := range cs.Resources(ctx15(t), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		uris = append(uris, r.URI)
-	}
+	uris := resourceURIs(t, cs)
 	for _, want := range []string{"switchboard://a/test://static-text", "switchboard://b/test://static-text"} {
 		if !slices.Contains(uris, want) {
 			t.Errorf("resource %q missing from %v", want, uris)
@@ -391,13 +394,7 @@ func TestProxyCollidingServers(t *testing.T) {
 		t.Errorf("prefixed read: %+v", got)
 	}
 	// Templates too: the client expands the listed template and reads the result.
-	var templates []string
-	for rt, err := range cs.ResourceTemplates(ctx15(t), nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		templates = append(templates, rt.URITemplate)
-	}
+	templates := templateURIs(t, cs)
 	if !slices.Contains(templates, "switchboard://a/test://template/{id}/data") {
 		t.Errorf("templates = %v", templates)
 	}
@@ -496,23 +493,31 @@ func TestProxyProgressLoggingCancellation(t *testing.T) {
 		}
 	})
 
-	// Cancellation: the test server's sleep reports on stderr when cancelled.
+	// Cancellation: the test server's sleep reports on stderr when it starts and
+	// when it is cancelled; the call is cancelled once the server runs it.
 	callCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	called := make(chan error, 1)
 	go func() {
-		time.Sleep(300 * time.Millisecond)
-		cancel()
+		_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 20000}})
+		called <- err
 	}()
-	if _, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 20000}}); err == nil {
+	testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaid(h, "ts", "sleep started") })
+	cancel()
+	if err := <-called; err == nil {
 		t.Fatal("cancelled call returned no error")
 	}
-	testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool {
-		for _, st := range h.Status() {
-			if st.Name == "ts" && strings.Contains(strings.Join(st.Stderr, "\n"), "sleep cancelled after") {
-				return true
-			}
+	testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool { return serverSaid(h, "ts", "sleep cancelled after") })
+}
+
+// serverSaid reports whether server's stderr, as the hub keeps it, has text.
+func serverSaid(h *hub.Hub, server, text string) bool {
+	for _, st := range h.Status() {
+		if st.Name == server && slices.ContainsFunc(st.Stderr, func(line string) bool { return strings.Contains(line, text) }) {
+			return true
 		}
-		return false
-	})
+	}
+	return false
 }
 
 // Requests a server sends its client — sampling, elicitation, roots — reach the
@@ -880,7 +885,8 @@ func connectByHand(t *testing.T, url string) *mcp.ClientSession {
 }
 
 // A client that does not come back with its answers within Options.InputWait finds
-// its request state spent: the exchange has ended (and cancelled the upstream call).
+// its request state spent: the exchange has ended. (Its sleep is the point: only
+// time passing ends the exchange.)
 func TestProxyInputWaitExpires(t *testing.T) {
 	t.Parallel()
 	const wait = 200 * time.Millisecond

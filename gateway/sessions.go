@@ -55,7 +55,7 @@ func (f *forwarder) forget(ss *mcp.ServerSession) {
 		}
 	}
 	f.mu.Unlock()
-	if f.g.up == nil || (len(unheld) == 0 && !hadLevel) {
+	if len(unheld) == 0 && !hadLevel { // (both come only with upstreams)
 		return
 	}
 	// Not bound to the gateway's life: its Close ends the sessions, and the servers
@@ -87,6 +87,10 @@ const upstreamStateWait = 10 * time.Second
 // under way — an open GET stream counts as one, so a connected client that listens
 // is never idle, however quiet — and is closed after timeout idle. A client that
 // comes back gets 404 for it and, as the protocol requires, initializes anew.
+//
+// The SDK's own StreamableHTTPOptions.SessionTimeout counts only POSTs (its code
+// leaves GET streams as a TODO), so it would close a listening client that has
+// nothing to ask; counting GET streams is the whole difference.
 type idleSessions struct {
 	g       *Gateway
 	timeout time.Duration

@@ -16,8 +16,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
-	"github.com/switchboard-mcp/switchboard/hub"
-	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // stateServer is an SDK server on loopback HTTP that records what its client asks
@@ -109,6 +107,13 @@ func (st *stateServer) await(t *testing.T, want ...string) {
 	}
 }
 
+// all are every event so far.
+func (st *stateServer) all() []string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return slices.Clone(st.events)
+}
+
 // since are the events after those matched by await.
 func (st *stateServer) since() []string {
 	st.mu.Lock()
@@ -121,19 +126,8 @@ func (st *stateServer) since() []string {
 func stateGateway(t *testing.T, st *stateServer, opts *gateway.HTTPOptions) (*gateway.Gateway, string) {
 	t.Helper()
 	srv := config.Server{Name: "state", Transport: config.HTTP, URL: st.url + "/mcp", InitTimeout: 10 * time.Second, ToolTimeout: 10 * time.Second}
-	h := hub.New(&config.Config{Servers: []config.Server{srv}}, &hub.Options{Logger: quiet, Upstream: testserver.Fast()})
-	t.Cleanup(func() { h.Close() })
-	if err := h.Start(ctx15(t)); err != nil {
-		t.Fatal(err)
-	}
-	g := gateway.New(h, &gateway.Options{Logger: quiet})
-	t.Cleanup(func() { g.Close() })
-	b, err := g.Listen("127.0.0.1:0", opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return g, b.URL()
+	_, g, url := proxyGateway(t, proxyOpts{http: opts}, srv)
+	return g, url
 }
 
 // stateClient connects a client of the 2025-11-25 protocol (the one with
@@ -150,8 +144,9 @@ func stateClient(t *testing.T, transport *mcp.StreamableClientTransport) *mcp.Cl
 }
 
 // A client's subscriptions and log level end with its session: the server keeps a
-// subscription while another client holds it and ends it with the last holder, and
-// the log level asked of it follows the clients that remain.
+// subscription while another client holds it (whether the first lets go by
+// unsubscribing or by leaving) and ends it with the last holder, and the log level
+// asked of it follows the clients that remain.
 func TestClientStateEndsWithItsSession(t *testing.T) {
 	t.Parallel()
 	st := startStateServer(t)
@@ -172,16 +167,30 @@ func TestClientStateEndsWithItsSession(t *testing.T) {
 	}
 	st.await(t, "level error", "subscribe "+watchedURI, "level debug")
 
-	b.Close() // the more verbose client leaves; a still holds the subscription
+	// b lets go of the subscription a still holds: the server keeps it.
+	if err := b.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatal(err)
+	}
+	b.Close() // the more verbose client leaves
 	st.await(t, "level error")
 	if got := st.since(); len(got) > 0 {
 		t.Errorf("after the level, the server saw %q", got)
 	}
-	if slices.Contains(st.events, "unsubscribe "+watchedURI) {
-		t.Errorf("the subscription ended while a client held it: %q", st.events)
+	if slices.Contains(st.all(), "unsubscribe "+watchedURI) {
+		t.Errorf("the subscription ended while a client held it: %q", st.all())
 	}
 
-	a.Close() // the last holder leaves
+	// The last holder unsubscribes: the subscription ends. It subscribes again and
+	// leaves: the subscription ends with it.
+	if err := a.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatal(err)
+	}
+	st.await(t, "unsubscribe "+watchedURI)
+	if err := a.Subscribe(ctx, &mcp.SubscribeParams{URI: watchedURI}); err != nil {
+		t.Fatal(err)
+	}
+	st.await(t, "subscribe "+watchedURI)
+	a.Close()
 	st.await(t, "unsubscribe "+watchedURI)
 }
 
