@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 )
 
 // DropOptionalNulls undoes what OpenAI strict mode does to optional properties. Strict
@@ -12,8 +13,12 @@ import (
 // schema, DropOptionalNulls removes the null values of properties that schema did not
 // require and that do not accept null themselves, in nested objects and arrays too
 // (following "properties" and "items"; references are not resolved). Arguments that
-// are not a JSON object, or that need no change, are returned as they are.
+// are not a JSON object, or that need no change, are returned as they are; arguments
+// without a null anywhere are returned at once, without parsing the schema.
 func DropOptionalNulls(schemaJSON, args json.RawMessage) json.RawMessage {
+	if !bytes.Contains(args, []byte("null")) {
+		return args
+	}
 	schema, err := inputSchema(schemaJSON)
 	if err != nil {
 		return args
@@ -38,17 +43,10 @@ func dropNulls(schema map[string]any, v any) bool {
 	switch v := v.(type) {
 	case map[string]any:
 		props, _ := schema["properties"].(map[string]any)
-		required := map[string]bool{}
-		if req, ok := schema["required"].([]any); ok {
-			for _, r := range req {
-				if s, ok := r.(string); ok {
-					required[s] = true
-				}
-			}
-		}
+		required := requiredNames(schema)
 		for k, val := range v {
 			sub, _ := props[k].(map[string]any)
-			if val == nil && sub != nil && !required[k] && !acceptsNull(sub) && sub["nullable"] != true {
+			if val == nil && sub != nil && !slices.Contains(required, k) && !acceptsNull(sub) && sub["nullable"] != true {
 				delete(v, k)
 				changed = true
 				continue

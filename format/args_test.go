@@ -37,3 +37,22 @@ func TestDropOptionalNulls(t *testing.T) {
 		t.Errorf("bad schema: %s", got)
 	}
 }
+
+// BenchmarkDropOptionalNulls is the per-call cost for arguments with and without a null:
+//
+//	go test -run=NONE -bench=DropOptionalNulls ./format/
+func BenchmarkDropOptionalNulls(b *testing.B) {
+	schema := toolNamed("nested").InputSchema
+	for _, bc := range []struct{ name, args string }{
+		{"no null", `{"query":"q","limit":5,"filters":{"tags":["a"]},"note":"n"}`},
+		{"optional null", `{"query":"q","limit":null,"filters":{"tags":["a"],"since":null},"note":null}`},
+	} {
+		args := json.RawMessage(bc.args)
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				DropOptionalNulls(schema, args)
+			}
+		})
+	}
+}

@@ -52,7 +52,7 @@ func ParseCalls(p Provider, raw json.RawMessage) ([]Call, error) {
 		return nil, err
 	}
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+	if isNull(raw) {
 		return []Call{}, nil
 	}
 	switch p {
@@ -94,10 +94,7 @@ func parseOpenAIChat(raw json.RawMessage) ([]Call, error) {
 		}
 		list = env.ToolCalls
 	}
-	if isNull(list) {
-		return []Call{}, nil
-	}
-	var items []struct {
+	type item struct {
 		ID       string `json:"id"`
 		Type     string `json:"type"`
 		Function *struct {
@@ -105,11 +102,7 @@ func parseOpenAIChat(raw json.RawMessage) ([]Call, error) {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"function"`
 	}
-	if err := json.Unmarshal(list, &items); err != nil {
-		return nil, fmt.Errorf("format: openai: tool_calls is not a list of tool calls: %v", err)
-	}
-	calls := make([]Call, 0, len(items))
-	for _, it := range items {
+	return parseItems(list, false, "openai: tool_calls is not a list of tool calls", func(it item) (Call, bool) {
 		c := Call{ID: it.ID}
 		switch {
 		case it.Type != "" && it.Type != "function":
@@ -120,13 +113,12 @@ func parseOpenAIChat(raw json.RawMessage) ([]Call, error) {
 			c.Name = it.Function.Name
 			c.Args, c.Err = arguments(c.Name, it.Function.Arguments, true)
 		}
-		calls = append(calls, checkName(c))
-	}
-	return calls, nil
+		return c, true
+	})
 }
 
 func parseOpenAIResponses(raw json.RawMessage) ([]Call, error) {
-	list := raw
+	list, single := raw, false
 	if raw[0] == '{' {
 		var env envelope
 		if err := json.Unmarshal(raw, &env); err != nil {
@@ -135,66 +127,81 @@ func parseOpenAIResponses(raw json.RawMessage) ([]Call, error) {
 		if env.Output != nil || env.Type == "" {
 			list = env.Output
 		} else {
-			list = append(append(json.RawMessage("["), raw...), ']')
+			single = true
 		}
 	}
-	if isNull(list) {
-		return []Call{}, nil
-	}
-	var items []struct {
+	type item struct {
 		Type      string          `json:"type"`
 		CallID    string          `json:"call_id"`
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := json.Unmarshal(list, &items); err != nil {
-		return nil, fmt.Errorf("format: openai-responses: output is not a list of items: %v", err)
-	}
-	calls := []Call{}
-	for _, it := range items {
+	return parseItems(list, single, "openai-responses: output is not a list of items", func(it item) (Call, bool) {
 		if it.Type != "function_call" {
-			continue
+			return Call{}, false
 		}
 		c := Call{ID: it.CallID, Name: it.Name}
 		c.Args, c.Err = arguments(c.Name, it.Arguments, true)
-		calls = append(calls, checkName(c))
-	}
-	return calls, nil
+		return c, true
+	})
 }
 
 func parseAnthropic(raw json.RawMessage) ([]Call, error) {
-	list := raw
+	list, single := raw, false
 	if raw[0] == '{' {
 		var env envelope
 		if err := json.Unmarshal(raw, &env); err != nil {
 			return nil, fmt.Errorf("format: anthropic: not a message: %v", err)
 		}
 		if env.Type == "tool_use" {
-			list = append(append(json.RawMessage("["), raw...), ']')
+			single = true
 		} else {
 			list = env.Content
 		}
 	}
-	if isNull(list) || (len(list) > 0 && list[0] == '"') { // string content: no tool use
+	if len(list) > 0 && list[0] == '"' { // string content: no tool use
 		return []Call{}, nil
 	}
-	var blocks []struct {
+	type block struct {
 		Type  string          `json:"type"`
 		ID    string          `json:"id"`
 		Name  string          `json:"name"`
 		Input json.RawMessage `json:"input"`
 	}
-	if err := json.Unmarshal(list, &blocks); err != nil {
-		return nil, fmt.Errorf("format: anthropic: content is not a list of blocks: %v", err)
-	}
-	calls := []Call{}
-	for _, b := range blocks {
+	return parseItems(list, single, "anthropic: content is not a list of blocks", func(b block) (Call, bool) {
 		if b.Type != "tool_use" {
-			continue
+			return Call{}, false
 		}
 		c := Call{ID: b.ID, Name: b.Name}
 		c.Args, c.Err = arguments(c.Name, b.Input, false)
-		calls = append(calls, checkName(c))
+		return c, true
+	})
+}
+
+// parseItems decodes the items of a response (a JSON array of them, or one item when
+// single) and turns them into calls: call makes one item into a call, or reports
+// false for an item that is not a call. No list (null) is no calls. A list that does
+// not decode is the error "format: <what>: <why>".
+func parseItems[T any](list json.RawMessage, single bool, what string, call func(T) (Call, bool)) ([]Call, error) {
+	var items []T
+	var err error
+	switch {
+	case single:
+		items = make([]T, 1)
+		err = json.Unmarshal(list, &items[0])
+	case isNull(list):
+		return []Call{}, nil
+	default:
+		err = json.Unmarshal(list, &items)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("format: %s: %v", what, err)
+	}
+	calls := make([]Call, 0, len(items))
+	for _, it := range items {
+		if c, ok := call(it); ok {
+			calls = append(calls, checkName(c))
+		}
 	}
 	return calls, nil
 }
@@ -212,11 +219,6 @@ func arguments(name string, raw json.RawMessage, encoded bool) (json.RawMessage,
 		raw = json.RawMessage(strings.TrimSpace(s))
 		if len(raw) == 0 {
 			return json.RawMessage("{}"), ""
-		}
-		if !json.Valid(raw) {
-			var v any
-			err := json.Unmarshal(raw, &v)
-			return nil, fmt.Sprintf("arguments for tool %q are not valid JSON: %v; send the arguments as one JSON object", name, err)
 		}
 	}
 	if isNull(raw) {

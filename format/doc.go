@@ -12,7 +12,7 @@
 //     arguments do not fail the parse: the [Call] carries Err, and [Call.ErrorResult]
 //     is the error result to send back so that the model can correct itself.
 //   - [ResultMessage] writes a [tool.Result] as the provider's tool-result message,
-//     through [Normalize]: text joined by newlines, placeholders for what the provider
+//     as [Normalize] renders it: text joined by newlines, placeholders for what the provider
 //     cannot take, images passed through where it can (Anthropic), and a size cap.
 //
 // A turn of a chat loop against the OpenAI Chat Completions API:

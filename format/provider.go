@@ -3,7 +3,10 @@ package format
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // Provider names a tool wire format.
@@ -22,11 +25,6 @@ const (
 
 // Providers lists every supported provider.
 var Providers = []Provider{MCP, OpenAI, OpenAIResponses, Anthropic}
-
-// NamePattern is the tool name rule shared by OpenAI (function.name: "a-z, A-Z, 0-9,
-// underscores and dashes, maximum length of 64") and Anthropic (tools[].name:
-// ^[a-zA-Z0-9_-]{1,64}$).
-var NamePattern = regexp.MustCompile("^[a-zA-Z0-9_-]{1,64}$")
 
 // mcpNamePattern is MCP's looser rule (1–128 of [A-Za-z0-9_.-], plus "/" which some
 // servers use for namespacing).
@@ -49,11 +47,25 @@ func ParseProvider(s string) (Provider, error) {
 }
 
 func (p Provider) valid() error {
-	switch p {
-	case MCP, OpenAI, OpenAIResponses, Anthropic:
+	if slices.Contains(Providers, p) {
 		return nil
 	}
 	return fmt.Errorf("unknown provider %q", string(p))
+}
+
+// checkName says why name is not a valid tool name for the provider: OpenAI and
+// Anthropic take [tool.NamePattern], MCP its own 1–128 characters.
+func (p Provider) checkName(name string) error {
+	if p == MCP {
+		if !mcpNamePattern.MatchString(name) {
+			return fmt.Errorf("name %q is not a valid MCP tool name (1-128 characters of A-Z a-z 0-9 _ - . /)", name)
+		}
+		return nil
+	}
+	if !tool.NamePattern.MatchString(name) {
+		return fmt.Errorf("name %q does not match %s", name, tool.NamePattern)
+	}
+	return nil
 }
 
 func (p Provider) isOpenAI() bool { return p == OpenAI || p == OpenAIResponses }

@@ -104,6 +104,21 @@ func imageAllowed(mime string, allowed []string) bool {
 	return false
 }
 
+// capString cuts s to max characters (0 = DefaultMaxChars, negative = no cap) and
+// marks the cut as capText does.
+func capString(s string, max int) string {
+	if max == 0 {
+		max = DefaultMaxChars
+	}
+	if max < 0 {
+		return s
+	}
+	if total := utf8.RuneCountInString(s); total > max {
+		return cutRunes(s, max) + cutMarker(total, max)
+	}
+	return s
+}
+
 // capText cuts the text parts to max characters in total (0 = DefaultMaxChars,
 // negative = no cap) and marks the cut: "\n…[truncated 123,456 of 223,456 characters]".
 // Images are kept.
@@ -123,7 +138,7 @@ func capText(parts []Part, max int) []Part {
 	if total <= max {
 		return parts
 	}
-	marker := fmt.Sprintf("\n…[truncated %s of %s characters]", thousands(total-max), thousands(total))
+	marker := cutMarker(total, max)
 	out := make([]Part, 0, len(parts))
 	budget, cut := max, false
 	for _, p := range parts {
@@ -145,6 +160,11 @@ func capText(parts []Part, max int) []Part {
 		cut = true
 	}
 	return out
+}
+
+// cutMarker follows text of total characters cut to max.
+func cutMarker(total, max int) string {
+	return fmt.Sprintf("\n…[truncated %s of %s characters]", thousands(total-max), thousands(total))
 }
 
 // cutRunes returns the first n runes of s.
@@ -203,10 +223,8 @@ func ResultMessage(p Provider, callID string, res *tool.Result, opts *ResultOpti
 	}
 	switch p {
 	case OpenAI, OpenAIResponses:
-		text := ""
-		if parts := Normalize(res, NormalizeOptions{MaxChars: max}); len(parts) > 0 {
-			text = parts[0].Text
-		}
+		// Normalize without images is one part, tool.Text's text, capped.
+		text := capString(tool.Text(res), max)
 		if text == "" {
 			text = noOutput
 		}

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
-
-	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // Schema handling works on decoded JSON (map[string]any, []any, json.Number, string,
@@ -60,9 +59,9 @@ func jsonKind(v any) string {
 }
 
 // inputSchema turns a tool's input schema into an object schema (a decoded map).
-// Missing, null, {} and true become {"type":"object","properties":{}}; everything else
-// goes through tool.CleanSchema, which adds a missing "type": "object". A schema of
-// another type is refused with the reason: wrapping it would need every call's
+// Missing, null, {} and true become {"type":"object","properties":{}}; an object
+// schema without "type" or "properties" gets them, as tool.CleanSchema does. A schema
+// of another type is refused with the reason: wrapping it would need every call's
 // arguments unwrapped again, and MCP requires tool inputs to be objects anyway. What
 // cannot be a schema at all (invalid JSON, false, a string, an array) is an error.
 func inputSchema(raw json.RawMessage) (map[string]any, error) {
@@ -86,18 +85,13 @@ func inputSchema(raw json.RawMessage) (map[string]any, error) {
 		if t, ok := v["type"]; ok && t != "object" {
 			return nil, fmt.Errorf("input schema has type %v, but a tool's input must be an object of named arguments (\"type\": \"object\")", t)
 		}
-	default:
-		return nil, fmt.Errorf("input schema is a JSON %s, not a JSON Schema object", jsonKind(v))
+		v["type"] = "object"
+		if _, ok := v["properties"]; !ok {
+			v["properties"] = map[string]any{}
+		}
+		return v, nil
 	}
-	cleaned, err := decodeJSON(tool.CleanSchema(raw))
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %v", err)
-	}
-	m, ok := cleaned.(map[string]any)
-	if !ok || m["type"] != "object" {
-		return nil, fmt.Errorf("input schema is not an object schema after cleaning")
-	}
-	return m, nil
+	return nil, fmt.Errorf("input schema is a JSON %s, not a JSON Schema object", jsonKind(v))
 }
 
 // Keywords whose values are subschemas, by shape (JSON Schema 2020-12 plus the
@@ -113,7 +107,7 @@ var (
 func eachSubschema(m map[string]any, path string, f func(sub map[string]any, path string)) {
 	for _, k := range schemaMapKeys {
 		if mm, ok := m[k].(map[string]any); ok {
-			for _, name := range sortedKeys(mm) {
+			for _, name := range slices.Sorted(maps.Keys(mm)) {
 				if sub, ok := mm[name].(map[string]any); ok {
 					f(sub, path+"/"+k+"/"+escapePointer(name))
 				}
@@ -141,15 +135,6 @@ func eachSubschema(m map[string]any, path string, f func(sub map[string]any, pat
 func removeEverywhere(m map[string]any, key string) {
 	delete(m, key)
 	eachSubschema(m, "", func(sub map[string]any, _ string) { removeEverywhere(sub, key) })
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func escapePointer(s string) string {
@@ -247,16 +232,36 @@ func mergeObjectBranch(m map[string]any, branch any) error {
 	return nil
 }
 
+// unionStrings returns the names of a and then those of b, each once. Values that are
+// not strings (invalid in "required") are kept as they are: they may not even be
+// comparable.
 func unionStrings(a, b []any) []any {
-	seen := map[any]bool{}
+	seen := map[string]bool{}
 	out := make([]any, 0, len(a)+len(b))
-	for _, v := range append(append([]any{}, a...), b...) {
-		if !seen[v] {
-			seen[v] = true
+	for _, list := range [][]any{a, b} {
+		for _, v := range list {
+			if s, ok := v.(string); ok {
+				if seen[s] {
+					continue
+				}
+				seen[s] = true
+			}
 			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// requiredNames returns the names a schema's "required" lists, in order.
+func requiredNames(m map[string]any) []string {
+	list, _ := m["required"].([]any)
+	names := make([]string, 0, len(list))
+	for _, r := range list {
+		if s, ok := r.(string); ok {
+			names = append(names, s)
+		}
+	}
+	return names
 }
 
 func providerLabel(p Provider) string {

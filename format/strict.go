@@ -3,8 +3,9 @@ package format
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -72,13 +73,14 @@ func (e *strictError) Error() string {
 
 // toStrict converts a whole input schema (an object schema) in place.
 func toStrict(m map[string]any) error {
-	delete(m, "nullable") // the root cannot be null
-	out, err := strictNode(m, "")
-	if err != nil {
+	delete(m, "nullable") // the root cannot be null, so strictNode returns m itself
+	if _, err := strictNode(m, ""); err != nil {
 		return err
 	}
-	if !reflect.DeepEqual(out["type"], "object") {
-		return &strictError{"", "the root must be a plain object schema"}
+	// The root keeps its "type": "object", but a "$ref" next to it has become an anyOf,
+	// which strict mode (and OpenAI at the top level) does not accept.
+	if _, has := m["anyOf"]; has {
+		return &strictError{"", "the root must be a plain object schema, not a $ref or anyOf"}
 	}
 	return nil
 }
@@ -170,7 +172,7 @@ func strictNode(m map[string]any, path string) (map[string]any, error) {
 		if !ok {
 			continue
 		}
-		for _, name := range sortedKeys(defs) {
+		for _, name := range slices.Sorted(maps.Keys(defs)) {
 			sub, err := strictChild(defs[name], path+"/"+k+"/"+escapePointer(name))
 			if err != nil {
 				return nil, err
@@ -227,7 +229,7 @@ func mergeAllOf(m map[string]any, list []any) error {
 		if !ok {
 			return fmt.Errorf("branch 0 is a JSON %s", jsonKind(list[0]))
 		}
-		for _, k := range sortedKeys(b) {
+		for _, k := range slices.Sorted(maps.Keys(b)) {
 			v := b[k]
 			old, has := m[k]
 			switch {
@@ -274,22 +276,15 @@ func strictObject(m map[string]any, path string) error {
 		props = map[string]any{}
 		m["properties"] = props
 	}
-	wasRequired := map[string]bool{}
-	if req, ok := m["required"].([]any); ok {
-		for _, r := range req {
-			if s, ok := r.(string); ok {
-				wasRequired[s] = true
-			}
-		}
-	}
-	names := sortedKeys(props)
+	wasRequired := requiredNames(m)
+	names := slices.Sorted(maps.Keys(props))
 	required := make([]any, 0, len(names))
 	for _, name := range names {
 		sub, err := strictChild(props[name], path+"/properties/"+escapePointer(name))
 		if err != nil {
 			return err
 		}
-		if !wasRequired[name] {
+		if !slices.Contains(wasRequired, name) {
 			sub = makeNullable(sub)
 		}
 		props[name] = sub
@@ -439,7 +434,7 @@ func strictProblems(v any, path string, out *[]string) {
 		*out = append(*out, fmt.Sprintf("%s: a schema must be an object, got a JSON %s", orRoot(path), jsonKind(v)))
 		return
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !strictAllowed[k] {
 			*out = append(*out, fmt.Sprintf("%s: keyword %q is not supported in strict mode", orRoot(path), k))
 		}
@@ -452,22 +447,16 @@ func strictProblems(v any, path string, out *[]string) {
 			*out = append(*out, fmt.Sprintf("%s: additionalProperties must be false", orRoot(path)))
 		}
 		props, _ := m["properties"].(map[string]any)
-		var req []string
-		if list, ok := m["required"].([]any); ok {
-			for _, r := range list {
-				if s, ok := r.(string); ok {
-					req = append(req, s)
-				}
-			}
-		}
 		if _, ok := m["required"]; !ok {
 			*out = append(*out, fmt.Sprintf("%s: required is missing", orRoot(path)))
 		}
-		sort.Strings(req)
-		if keys := sortedKeys(props); !reflect.DeepEqual(req, keys) && (len(req) > 0 || len(keys) > 0) {
+		req := requiredNames(m)
+		slices.Sort(req)
+		keys := slices.Sorted(maps.Keys(props))
+		if !slices.Equal(req, keys) {
 			*out = append(*out, fmt.Sprintf("%s: required %v must list every property %v", orRoot(path), req, keys))
 		}
-		for _, name := range sortedKeys(props) {
+		for _, name := range keys {
 			strictProblems(props[name], path+"/properties/"+escapePointer(name), out)
 		}
 	}
@@ -485,7 +474,7 @@ func strictProblems(v any, path string, out *[]string) {
 	}
 	for _, k := range []string{"$defs", "definitions"} {
 		if defs, ok := m[k].(map[string]any); ok {
-			for _, name := range sortedKeys(defs) {
+			for _, name := range slices.Sorted(maps.Keys(defs)) {
 				strictProblems(defs[name], path+"/"+k+"/"+escapePointer(name), out)
 			}
 		}

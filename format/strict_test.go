@@ -77,6 +77,7 @@ func TestStrictErrors(t *testing.T) {
 		{"untyped in $defs", `{"type":"object","$defs":{"x":{}}}`, "/$defs/x: a value without a type"},
 		{"allOf of scalars", `{"type":"object","properties":{"a":{"allOf":[{"type":"string"},{"maxLength":3}]}}}`, "/properties/a: allOf cannot be merged"},
 		{"anyOf and oneOf", `{"type":"object","properties":{"a":{"anyOf":[{"type":"string"}],"oneOf":[{"type":"number"}]}}}`, "/properties/a: both anyOf and oneOf"},
+		{"root $ref", `{"type":"object","$ref":"#/$defs/a","$defs":{"a":{"type":"object","properties":{"x":{"type":"string"}}}}}`, "at /: the root must be a plain object schema"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,18 +100,32 @@ func TestStrictErrors(t *testing.T) {
 	}
 }
 
-// TestStrictDoesNotAliasInput makes sure converting twice gives the same result (the
-// caller's tool is not modified through shared maps).
-func TestStrictDoesNotAliasInput(t *testing.T) {
-	tl := toolNamed("nested")
-	before := string(tl.InputSchema)
-	a, err := Definition(OpenAI, tl, &Options{Strict: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := Definition(OpenAI, tl, &Options{Strict: true})
-	if string(a) != string(b) || string(tl.InputSchema) != before {
-		t.Error("conversion is not repeatable or modified the tool")
+// TestDefinitionDoesNotAliasTool makes sure a definition shares no memory with the
+// tool: for every provider, strict or not, converting twice gives the same result,
+// and scribbling over a definition changes neither the tool's schemas nor the next
+// definition.
+func TestDefinitionDoesNotAliasTool(t *testing.T) {
+	for _, p := range Providers {
+		for _, strict := range []bool{false, true} {
+			for _, tl := range catalog {
+				if tl.Name == "string_schema" {
+					continue
+				}
+				in, out := string(tl.InputSchema), string(tl.OutputSchema)
+				a, err := Definition(p, tl, &Options{Strict: strict})
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := string(a)
+				for i := range a {
+					a[i] = 'x'
+				}
+				b, _ := Definition(p, tl, &Options{Strict: strict})
+				if string(b) != first || string(tl.InputSchema) != in || string(tl.OutputSchema) != out {
+					t.Errorf("%s strict=%v %s: conversion is not repeatable or shares memory with the tool", p, strict, tl.Name)
+				}
+			}
+		}
 	}
 }
 

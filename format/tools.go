@@ -1,12 +1,9 @@
 package format
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -75,11 +72,12 @@ func Tools(p Provider, tools []tool.Tool, opts *Options) ([]json.RawMessage, err
 // Definition returns one tool's definition in the provider's format (see [Tools]). The
 // rules applied:
 //
-//   - Names must match [NamePattern] for OpenAI and Anthropic (both document
+//   - Names must match [tool.NamePattern] for OpenAI and Anthropic (both document
 //     ^[a-zA-Z0-9_-]{1,64}$), and MCP's 1–128 characters of [A-Za-z0-9_./-] for MCP.
 //     Names are checked, never rewritten: the catalog owns naming.
 //   - A missing description becomes "MCP tool: <name>" (not for MCP, which passes the
-//     tool through as it is).
+//     tool through as [tool.Tool.MCP] does: an output schema that is not an object
+//     schema is left out).
 //   - A missing, null or empty input schema becomes {"type":"object","properties":{}};
 //     a schema without a type gets "type":"object"; a schema of another type is an
 //     error naming the tool and the type.
@@ -98,19 +96,20 @@ func Definition(p Provider, t tool.Tool, opts *Options) (json.RawMessage, error)
 	fail := func(format string, args ...any) (json.RawMessage, error) {
 		return nil, &ToolError{Tool: t.Name, Provider: p, Strict: strict, Reason: fmt.Sprintf(format, args...)}
 	}
-	if p == MCP {
-		if !mcpNamePattern.MatchString(t.Name) {
-			return fail("name %q is not a valid MCP tool name (1-128 characters of A-Z a-z 0-9 _ - . /)", t.Name)
-		}
-	} else if !NamePattern.MatchString(t.Name) {
-		return fail("name %q does not match %s", t.Name, NamePattern)
+	if err := p.checkName(t.Name); err != nil {
+		return fail("%v", err)
 	}
 	schema, err := inputSchema(t.InputSchema)
 	if err != nil {
 		return fail("%v", err)
 	}
 	if p == MCP {
-		return mcpDefinition(t, schema)
+		// The schema was only checked: MCP takes the tool as tool.Tool.MCP makes it.
+		d, err := encodeJSON(t.MCP())
+		if err != nil {
+			return fail("%v", err)
+		}
+		return d, nil
 	}
 	removeEverywhere(schema, "$schema")
 	if err := flattenTop(p, schema); err != nil {
@@ -147,24 +146,6 @@ func Definition(p Provider, t tool.Tool, opts *Options) (json.RawMessage, error)
 	return encodeJSON(v)
 }
 
-func mcpDefinition(t tool.Tool, schema map[string]any) (json.RawMessage, error) {
-	in, err := encodeJSON(schema)
-	if err != nil {
-		return nil, &ToolError{Tool: t.Name, Provider: MCP, Reason: fmt.Sprintf("input schema: %v", err)}
-	}
-	d := mcpTool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: in, Annotations: t.Annotations}
-	// An output schema must be an object schema (MCP: outputSchema.type is "object"); a
-	// malformed one is left out rather than failing the tool.
-	if out := bytes.TrimSpace(t.OutputSchema); len(out) > 0 {
-		if v, err := decodeJSON(out); err == nil {
-			if m, ok := v.(map[string]any); ok && m["type"] == "object" {
-				d.OutputSchema, _ = encodeJSON(m)
-			}
-		}
-	}
-	return encodeJSON(d)
-}
-
 type openAIFunction struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
@@ -189,13 +170,4 @@ type anthropicTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
-}
-
-type mcpTool struct {
-	Name         string               `json:"name"`
-	Title        string               `json:"title,omitempty"`
-	Description  string               `json:"description,omitempty"`
-	InputSchema  json.RawMessage      `json:"inputSchema"`
-	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
-	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
 }

@@ -12,7 +12,7 @@ import (
 //   - the definition's shape (OpenAI: "type":"function" and a "function" object for
 //     chat, flat fields and an explicit boolean "strict" for responses; Anthropic:
 //     name and input_schema; MCP: name and inputSchema);
-//   - names: [NamePattern] for OpenAI and Anthropic, MCP's 1–128 characters for MCP,
+//   - names: [tool.NamePattern] for OpenAI and Anthropic, MCP's 1–128 characters for MCP,
 //     and no name twice;
 //   - the parameters: an object schema ("type":"object") at the top level without the
 //     keywords the provider rejects there, no "$schema" for OpenAI;
@@ -79,12 +79,8 @@ func validateOne(p Provider, raw json.RawMessage) (string, []string) {
 	}
 
 	name, _ := fields["name"].(string)
-	if p == MCP {
-		if !mcpNamePattern.MatchString(name) {
-			add("name %q is not a valid MCP tool name", name)
-		}
-	} else if !NamePattern.MatchString(name) {
-		add("name %q does not match %s", name, NamePattern)
+	if err := p.checkName(name); err != nil {
+		add("%v", err)
 	}
 	if desc, ok := fields["description"]; ok {
 		if _, isString := desc.(string); !isString {

@@ -262,7 +262,7 @@ func (g *Gateway) sync() {
 	var changed int
 	g.served, changed = mirror(g.served, g.ts.Tools(), func(t tool.Tool) string { return t.Name }, sameTool,
 		func(names []string) { g.server.RemoveTools(names...) },
-		func(t tool.Tool) { g.server.AddTool(mcpTool(t), g.handler(t.Name)) })
+		func(t tool.Tool) { g.server.AddTool(t.MCP(), g.handler(t.Name)) })
 	if changed > 0 {
 		g.log.Debug("gateway catalog updated", "tools", len(g.served), "added_changed_or_removed", changed)
 	}
@@ -329,22 +329,6 @@ func sameTool(a, b tool.Tool) bool {
 	return a.Description == b.Description && a.Title == b.Title &&
 		bytes.Equal(a.InputSchema, b.InputSchema) && bytes.Equal(a.OutputSchema, b.OutputSchema) &&
 		reflect.DeepEqual(a.Annotations, b.Annotations)
-}
-
-// mcpTool is the MCP definition of a catalog tool under its exposed name. The input
-// schema is an object schema (the catalog cleans it), which Server.AddTool requires.
-func mcpTool(t tool.Tool) *mcp.Tool {
-	mt := &mcp.Tool{
-		Name:        t.Name,
-		Title:       t.Title,
-		Description: t.Description,
-		InputSchema: tool.CleanSchema(t.InputSchema),
-		Annotations: t.Annotations,
-	}
-	if len(t.OutputSchema) > 0 {
-		mt.OutputSchema = t.OutputSchema
-	}
-	return mt
 }
 
 // handler forwards one call to the toolset, with the client's _meta (its progress

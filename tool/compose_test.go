@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -165,7 +166,7 @@ func TestUnionNamingAndRouting(t *testing.T) {
 	for _, tl := range u.Tools() {
 		names = append(names, tl.Name)
 	}
-	if len(names) != 3 || !contains(names, "only_a") {
+	if len(names) != 3 || !slices.Contains(names, "only_a") {
 		t.Fatalf("names = %v", names)
 	}
 	seen := map[string]bool{}
@@ -238,13 +239,4 @@ func TestFilterFuncAndAllow(t *testing.T) {
 	if tl := ff.Tools(); len(tl) != 1 || tl[0].Name != "refuse" {
 		t.Errorf("predicate = %v", tl)
 	}
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -4,16 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sync"
 	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// namePattern is what every model provider accepts as a tool name.
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
 // Handler runs a tool on raw JSON arguments.
 type Handler func(ctx context.Context, args json.RawMessage) (*Result, error)
@@ -30,7 +26,7 @@ type Local struct {
 
 type localTool struct {
 	def      Tool
-	resolved *jsonschema.Resolved // nil: no validation
+	resolved *jsonschema.Resolved // the input schema, which Call validates arguments against
 	handler  Handler
 }
 
@@ -82,8 +78,8 @@ func (l *Local) AddRaw(name, description string, inputSchema json.RawMessage, h 
 }
 
 func (l *Local) add(name, description string, inputSchema, outputSchema json.RawMessage, h Handler) error {
-	if !namePattern.MatchString(name) {
-		return fmt.Errorf("tool name %q must match %s", name, namePattern)
+	if !NamePattern.MatchString(name) {
+		return fmt.Errorf("tool name %q must match %s", name, NamePattern)
 	}
 	if h == nil {
 		return fmt.Errorf("tool %q: nil handler", name)

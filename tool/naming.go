@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -14,6 +15,11 @@ import (
 // MaxNameLen is the longest exposed tool name. MCP allows 128 characters, but OpenAI and
 // Anthropic only accept ^[a-zA-Z0-9_-]{1,64}$, and the catalog must work with both.
 const MaxNameLen = 64
+
+// NamePattern is the tool name rule of OpenAI (function.name: "a-z, A-Z, 0-9,
+// underscores and dashes, maximum length of 64") and Anthropic (tools[].name:
+// ^[a-zA-Z0-9_-]{1,64}$), which every exposed name follows.
+var NamePattern = regexp.MustCompile(fmt.Sprintf(`^[a-zA-Z0-9_-]{1,%d}$`, MaxNameLen))
 
 // maxPrefixLen caps the prefix inside a prefixed name so a long server name cannot
 // crowd out the tool part entirely; longer prefixes are shortened with a hash.
@@ -31,10 +37,9 @@ type NameInput struct {
 	Prefix string
 }
 
-// Sanitize maps any string into the provider-safe alphabet, shortened to max runes with
-// a stable hash suffix when too long. Exported for reuse by the format package.
-// A max below 1 means MaxNameLen.
-func Sanitize(name string, max int) string {
+// sanitize maps any string into the provider-safe alphabet, shortened to max runes with
+// a stable hash suffix when too long. A max below 1 means MaxNameLen.
+func sanitize(name string, max int) string {
 	if max < 1 {
 		max = MaxNameLen
 	}
@@ -88,7 +93,7 @@ func prefixed(in NameInput) (name string, exact bool) {
 	if src == "" {
 		src = in.Server
 	}
-	p := Sanitize(src, maxPrefixLen)
+	p := sanitize(src, maxPrefixLen)
 	name = p + "__" + clean(in.Tool)
 	if len(name) > MaxNameLen {
 		return withSuffix(name, hash8(in.Server+"\x00"+in.Tool)), false
@@ -133,7 +138,7 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 		if i > 0 && sorted[i-1].Key == in.Key {
 			continue
 		}
-		plain := Sanitize(in.Tool, MaxNameLen)
+		plain := sanitize(in.Tool, MaxNameLen)
 		entries = append(entries, &entry{in: in, name: plain, exact: plain == in.Tool})
 		if servers[plain] == nil {
 			servers[plain] = map[string]bool{}

@@ -4,14 +4,22 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
-var validName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+func TestNamePattern(t *testing.T) {
+	for name, ok := range map[string]bool{
+		"a": true, "get_weather": true, "A-b_9": true, strings.Repeat("x", 64): true,
+		"": false, "a.b": false, "a b": false, "é": false, strings.Repeat("x", 65): false, "a/b": false,
+	} {
+		if NamePattern.MatchString(name) != ok {
+			t.Errorf("NamePattern(%q) = %v, want %v", name, !ok, ok)
+		}
+	}
+}
 
 func TestSanitize(t *testing.T) {
 	a64 := strings.Repeat("a", 64)
@@ -42,14 +50,14 @@ func TestSanitize(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Sanitize(tc.in, tc.max)
+			got := sanitize(tc.in, tc.max)
 			if got != tc.want {
-				t.Errorf("Sanitize(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+				t.Errorf("sanitize(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
 			}
-			if !validName.MatchString(got) {
-				t.Errorf("Sanitize(%q, %d) = %q does not match %s", tc.in, tc.max, got, validName)
+			if !NamePattern.MatchString(got) {
+				t.Errorf("sanitize(%q, %d) = %q does not match %s", tc.in, tc.max, got, NamePattern)
 			}
-			if again := Sanitize(tc.in, tc.max); again != got {
+			if again := sanitize(tc.in, tc.max); again != got {
 				t.Errorf("not stable: %q then %q", got, again)
 			}
 		})
@@ -58,17 +66,17 @@ func TestSanitize(t *testing.T) {
 
 func TestSanitizeLongNamesStayDistinct(t *testing.T) {
 	shared := strings.Repeat("p", 70)
-	a, b := Sanitize(shared+"_alpha"+strings.Repeat("z", 52), 64), Sanitize(shared+"_beta"+strings.Repeat("z", 53), 64)
+	a, b := sanitize(shared+"_alpha"+strings.Repeat("z", 52), 64), sanitize(shared+"_beta"+strings.Repeat("z", 53), 64)
 	if a == b {
 		t.Fatalf("different long inputs with a shared 70-char prefix gave the same name %q", a)
 	}
 	// Inputs that sanitize identically must still differ once shortened.
-	c, d := Sanitize(shared+".x", 64), Sanitize(shared+"_x", 64)
+	c, d := sanitize(shared+".x", 64), sanitize(shared+"_x", 64)
 	if c == d {
 		t.Fatalf("%q and %q both became %q", shared+".x", shared+"_x", c)
 	}
 	for _, s := range []string{a, b, c, d} {
-		if len(s) != 64 || !validName.MatchString(s) {
+		if len(s) != 64 || !NamePattern.MatchString(s) {
 			t.Errorf("bad shortened name %q (len %d)", s, len(s))
 		}
 	}
@@ -331,8 +339,8 @@ func checkValidUnique(t *testing.T, names map[Key]string) {
 	t.Helper()
 	seen := map[string]Key{}
 	for k, n := range names {
-		if !validName.MatchString(n) {
-			t.Errorf("%v: %q does not match %s", k, n, validName)
+		if !NamePattern.MatchString(n) {
+			t.Errorf("%v: %q does not match %s", k, n, NamePattern)
 		}
 		if other, dup := seen[n]; dup {
 			t.Errorf("%q assigned to both %v and %v", n, other, k)

@@ -12,7 +12,8 @@ var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // schema, as MCP requires of tool inputs and every model provider expects: nil, empty
 // or non-object schemas become {"type":"object","properties":{}}, and an object schema
 // without "type" or "properties" gets them. A schema that needs no change is returned
-// byte for byte (compacted), so property order and number precision survive.
+// byte for byte (compacted), so property order and number precision survive. HTML
+// characters ("<", ">", "&") are never escaped.
 func CleanSchema(schema any) json.RawMessage {
 	var raw []byte
 	switch s := schema.(type) {
@@ -23,7 +24,7 @@ func CleanSchema(schema any) json.RawMessage {
 	case []byte:
 		raw = s
 	default:
-		b, err := json.Marshal(s)
+		b, err := marshal(s)
 		if err != nil {
 			return emptySchema
 		}
@@ -54,9 +55,20 @@ func CleanSchema(schema any) json.RawMessage {
 	if !hasProps {
 		m["properties"] = json.RawMessage(`{}`)
 	}
-	b, err := json.Marshal(m)
+	b, err := marshal(m)
 	if err != nil {
 		return emptySchema
 	}
 	return b
+}
+
+// marshal is json.Marshal without HTML escaping.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

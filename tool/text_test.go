@@ -46,6 +46,8 @@ func TestCleanSchema(t *testing.T) {
 		// Order and precision survive when nothing needs to change.
 		{"kept as is", json.RawMessage(`{"type": "object", "properties": {"z": {"maximum": 12345678901234567890}, "a": {}}}`), `{"type":"object","properties":{"z":{"maximum":12345678901234567890},"a":{}}}`},
 		{"decoded map", map[string]any{"type": "object", "properties": map[string]any{}}, `{"properties":{},"type":"object"}`},
+		{"HTML not escaped", json.RawMessage(`{"description":"<a> & <b>"}`), `{"description":"<a> & <b>","properties":{},"type":"object"}`},
+		{"decoded map, HTML not escaped", map[string]any{"description": "<a>"}, `{"description":"<a>","properties":{},"type":"object"}`},
 	}
 	for _, tt := range tests {
 		if got := string(tool.CleanSchema(tt.in)); got != tt.want {

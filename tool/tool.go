@@ -19,7 +19,7 @@ type Result = mcp.CallToolResult
 // Tool describes one tool in a catalog.
 type Tool struct {
 	// Name is the exposed name: unique in its catalog and valid for every model provider
-	// (^[a-zA-Z0-9_-]{1,64}$).
+	// (it matches [NamePattern]).
 	Name string `json:"name"`
 	// OriginalName is the name the owning server uses.
 	OriginalName string `json:"originalName"`
@@ -31,6 +31,33 @@ type Tool struct {
 	InputSchema  json.RawMessage      `json:"inputSchema"`
 	OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
 	Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+}
+
+// MCP returns the tool's MCP definition under its exposed name, as a gateway lists
+// it: name, title, description and annotations as they are, the input schema made
+// an object schema by [CleanSchema] (MCP requires one, and the MCP SDK's
+// Server.AddTool panics without it), and the output schema passed through when it is
+// an object schema. The MCP specification (2025-11-25) requires "type": "object" of
+// an output schema, so one that is not an object schema (or not valid JSON) is left
+// out. The schemas may share memory with t.
+func (t Tool) MCP() *mcp.Tool {
+	mt := &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		InputSchema: CleanSchema(t.InputSchema),
+		Annotations: t.Annotations,
+	}
+	if isObjectSchema(t.OutputSchema) {
+		mt.OutputSchema = t.OutputSchema
+	}
+	return mt
+}
+
+// isObjectSchema reports whether raw is a JSON object with "type": "object".
+func isObjectSchema(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && string(m["type"]) == `"object"`
 }
 
 // Toolset is a set of tools that can be listed and called. Local tools, the hub,
