@@ -45,11 +45,10 @@ type Hub struct {
 	// fixedNaming: Options.Naming set the policy, so configs (and reloads) do not.
 	fixedNaming bool
 
-	mu      sync.Mutex // guards sups, order, closed and catalog rebuilds
-	sups    map[string]*upstream.Supervisor
-	order   []string // server names in config order
-	closed  bool
-	lastErr error // naming error of the last rebuild
+	mu     sync.Mutex // guards sups, order, closed and catalog rebuilds
+	sups   map[string]*upstream.Supervisor
+	order  []string // server names in config order
+	closed bool
 	// promptWarned is the prompt collision last warned about (naming "never").
 	promptWarned string
 
@@ -348,17 +347,18 @@ func (h *Hub) rebuild() error {
 	}
 	entries := map[tool.Key]entry{}
 	var inputs []tool.NameInput
-	var live []*upstream.Supervisor
+	var live []liveServer
 	for _, name := range h.order {
 		s := h.sups[name]
-		switch s.State() {
+		l := s.Lists()
+		switch l.State {
 		case upstream.Ready, upstream.Reconnecting:
 		default:
 			continue
 		}
-		live = append(live, s)
+		live = append(live, liveServer{s, l})
 		cfg := s.Config()
-		for _, t := range s.Tools() {
+		for _, t := range l.Tools {
 			if !cfg.Tools.Allows(t.Name) {
 				continue
 			}
@@ -377,10 +377,8 @@ func (h *Hub) rebuild() error {
 		}
 	}
 	if err != nil {
-		h.lastErr = err
 		return err
 	}
-	h.lastErr = nil
 	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names))}
 	converted := make(map[*mcp.Tool]tool.Tool, len(inputs))
 	for _, in := range inputs {
@@ -402,13 +400,20 @@ func (h *Hub) rebuild() error {
 	return nil
 }
 
+// liveServer is a server whose offer is in the catalog, with its lists as read
+// once for a rebuild.
+type liveServer struct {
+	sup   *upstream.Supervisor
+	lists upstream.Lists
+}
+
 func sameExtras(a, b *extras) bool {
 	return reflect.DeepEqual(a.prompts, b.prompts) && reflect.DeepEqual(a.resources, b.resources) &&
 		reflect.DeepEqual(a.templates, b.templates)
 }
 
 func sameTools(a, b []tool.Tool) bool {
-	return len(a) == len(b) && reflect.DeepEqual(a, b)
+	return reflect.DeepEqual(a, b)
 }
 
 // fromMCP converts an upstream tool into a catalog entry with a clean object schema;

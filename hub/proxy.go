@@ -80,7 +80,7 @@ func emptyExtras() *extras {
 }
 
 // buildExtras derives the snapshot from the servers in config order; h.mu held.
-func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
+func (h *Hub) buildExtras(live []liveServer) (*extras, error) {
 	x := emptyExtras()
 	type promptEntry struct {
 		sup *upstream.Supervisor
@@ -90,15 +90,15 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 	var inputs []tool.NameInput
 	uriOwners := map[string]int{}  // URI → servers listing it
 	tmplOwners := map[string]int{} // URI template → servers listing it
-	for _, s := range sups {
-		cfg := s.Config()
-		for _, p := range s.Prompts() {
+	for _, ls := range live {
+		cfg := ls.sup.Config()
+		for _, p := range ls.lists.Prompts {
 			k := tool.Key{Server: cfg.Name, Tool: p.Name}
-			prompts[k] = promptEntry{s, p}
+			prompts[k] = promptEntry{ls.sup, p}
 			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix})
 		}
-		countOwners(uriOwners, s.Resources(), func(r *mcp.Resource) string { return r.URI })
-		countOwners(tmplOwners, s.ResourceTemplates(), func(t *mcp.ResourceTemplate) string { return t.URITemplate })
+		countOwners(uriOwners, ls.lists.Resources, func(r *mcp.Resource) string { return r.URI })
+		countOwners(tmplOwners, ls.lists.Templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate })
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
 	if err != nil && h.naming == config.NamingNever {
@@ -124,9 +124,9 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 	always := h.naming == config.NamingAlways
 	compiled := map[string]*regexp.Regexp{} // this rebuild's; becomes h.tmplRE
 	defer func() { h.tmplRE = compiled }()
-	for _, s := range sups {
-		name := s.Name()
-		for _, r := range s.Resources() {
+	for _, ls := range live {
+		s, name := ls.sup, ls.sup.Name()
+		for _, r := range ls.lists.Resources {
 			exposed := r.URI
 			if always || uriOwners[r.URI] > 1 {
 				exposed = PrefixURI(name, r.URI)
@@ -139,7 +139,7 @@ func (h *Hub) buildExtras(sups []*upstream.Supervisor) (*extras, error) {
 			x.resRoutes[exposed] = route{sup: s, original: r.URI}
 			x.resources = append(x.resources, &c)
 		}
-		for _, t := range s.ResourceTemplates() {
+		for _, t := range ls.lists.Templates {
 			exposed := t.URITemplate
 			if always || tmplOwners[t.URITemplate] > 1 {
 				exposed = PrefixURI(name, t.URITemplate)
@@ -368,10 +368,13 @@ func (h *Hub) SubscribeResource(ctx context.Context, uri string) error {
 	if err != nil {
 		return err
 	}
+	if err := sup.Subscribe(ctx, original); err != nil {
+		return err
+	}
 	h.subMu.Lock()
 	h.subURIs[tool.Key{Server: sup.Name(), Tool: original}] = uri
 	h.subMu.Unlock()
-	return sup.Subscribe(ctx, original)
+	return nil
 }
 
 // UnsubscribeResource ends a subscription made with SubscribeResource.

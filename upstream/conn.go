@@ -27,7 +27,7 @@ type conn struct {
 	writes      *countingWriter // stdio only: the child's stdin
 	listChanged chan struct{}   // wakes the watcher: pending has bits
 	pending     atomic.Uint32   // lists to fetch again (listTools | listResources | listPrompts)
-	// notesRead and notesHandled count ordered notifications (orderedConn, noteCounter).
+	// notesRead and notesHandled count ordered notifications (see order.go).
 	notesRead, notesHandled atomic.Int64
 	noteSignal              chan struct{}
 	// ctx lives as long as the connection: HTTP transports tie their streams to it.
@@ -121,6 +121,7 @@ func (s *Supervisor) connect() (*conn, error) {
 	c := newConn(s.ctx)
 	transport, err := s.transport(c)
 	if err != nil {
+		c.cancel()
 		return nil, err
 	}
 	if c.proc != nil {
@@ -221,7 +222,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 func (c *countingWriter) Close() error { return c.w.Close() }
 
-// written returns the count of successful writes (0 for non-stdio connections).
+// written returns the count of successful writes (-1 for non-stdio connections).
 func (c *conn) written() int64 {
 	if c.writes == nil {
 		return -1

@@ -5,7 +5,6 @@ package upstream
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -54,12 +53,8 @@ func (s *Supervisor) Do(ctx context.Context, fn func(context.Context, *mcp.Clien
 		return nil
 	case errors.As(err, &rpcErr):
 		return &jsonrpc.Error{Code: rpcErr.Code, Message: s.redact(rpcErr.Message), Data: rpcErr.Data}
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("timed out after %s", s.cfg.EffectiveToolTimeout())
-	case ctx.Err() != nil:
-		return ctx.Err()
 	}
-	return errors.New(s.redact(err.Error()))
+	return s.callError(ctx, err)
 }
 
 // SetLogLevel asks the server to send log messages at level and above, now if it is
@@ -70,7 +65,7 @@ func (s *Supervisor) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) er
 	s.logLevel = level
 	c := s.cur
 	s.mu.Unlock()
-	if c == nil || !s.hasLogging() {
+	if c == nil || !c.hasLogging() {
 		return nil
 	}
 	return s.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) error {
@@ -78,9 +73,10 @@ func (s *Supervisor) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) er
 	})
 }
 
-func (s *Supervisor) hasLogging() bool {
-	caps := s.Capabilities()
-	return caps != nil && caps.Logging != nil
+// hasLogging reports whether the server of c announced the logging capability.
+func (c *conn) hasLogging() bool {
+	r := c.sess.InitializeResult()
+	return r != nil && r.Capabilities != nil && r.Capabilities.Logging != nil
 }
 
 // Subscribe asks the server for notifications/resources/updated about uri, and asks
@@ -114,8 +110,7 @@ func (s *Supervisor) restore(ctx context.Context, c *conn) {
 	level := s.logLevel
 	uris := slices.Sorted(maps.Keys(s.subs))
 	s.mu.Unlock()
-	caps := c.sess.InitializeResult().Capabilities
-	if level != "" && caps != nil && caps.Logging != nil {
+	if level != "" && c.hasLogging() {
 		if err := c.sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
 			s.log.Warn("restoring the log level failed", "level", level, "err", s.redact(err.Error()))
 		}
@@ -125,15 +120,6 @@ func (s *Supervisor) restore(ctx context.Context, c *conn) {
 			s.log.Warn("restoring a resource subscription failed", "uri", uri, "err", s.redact(err.Error()))
 		}
 	}
-}
-
-// cloneMeta copies a request's _meta: the SDK adds its own keys to the map it is
-// given, and a call may be sent twice.
-func cloneMeta(m mcp.Meta) mcp.Meta {
-	if m == nil {
-		return nil
-	}
-	return maps.Clone(m)
 }
 
 // rootsMarker is the one root the client object holds: re-adding it is how the SDK

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -63,12 +64,12 @@ func TestChildDiesWithKilledHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	host.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for testserver.ProcessAlive(child) {
-		if time.Now().After(deadline) {
+	t.Cleanup(func() {
+		if testserver.ProcessAlive(child) {
 			syscall.Kill(child, syscall.SIGKILL)
-			t.Fatalf("child %d survived its SIGKILLed host", child)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	})
+	testenv.WaitFor(t, fmt.Sprintf("child %d to die with its SIGKILLed host", child), 5*time.Second, func() bool {
+		return !testserver.ProcessAlive(child)
+	})
 }

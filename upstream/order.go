@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // A server's response waits until the notifications it sent before it have been
@@ -35,27 +33,17 @@ var ordered = map[string]bool{
 // orderWait bounds how long a response waits for earlier notifications.
 const orderWait = 250 * time.Millisecond
 
-// noteRead counts msg, one message as the server sent it (cut: only its first
-// bytes), if it is an ordered notification. Only messages that mention
-// "notifications/" are looked at. One of at most maxNoteEvent bytes is decoded; of
-// a longer one (a huge log line) only the start is read, and it counts when its
-// method comes before any member that is not there whole — SDKs write the method
-// before the params.
-func (c *conn) noteRead(msg []byte, cut bool) {
-	if len(msg) > maxNoteEvent {
-		msg, cut = msg[:maxNoteEvent], true
-	}
+// noteRead counts msg, one message as the server sent it (or its first bytes), if
+// it is an ordered notification. Only messages that mention "notifications/" are
+// looked at, and only their first maxNoteEvent bytes: a message counts when its
+// method comes before any member that is not there whole, and no "id" before it —
+// SDKs write the method before the params, so a huge log line counts too.
+func (c *conn) noteRead(msg []byte) {
+	msg = msg[:min(len(msg), maxNoteEvent)]
 	if !bytes.Contains(msg, []byte("notifications/")) {
 		return
 	}
-	if cut {
-		if method, ok := leadingMethod(msg); ok && ordered[method] {
-			c.notesRead.Add(1)
-		}
-		return
-	}
-	m, err := jsonrpc.DecodeMessage(msg)
-	if req, ok := m.(*jsonrpc.Request); err == nil && ok && !req.ID.IsValid() && ordered[req.Method] {
+	if method, ok := leadingMethod(msg); ok && ordered[method] {
 		c.notesRead.Add(1)
 	}
 }
@@ -109,9 +97,20 @@ func (c *conn) waitNotes(ctx context.Context) {
 		select {
 		case <-c.noteSignal:
 		case <-timer.C:
-			c.notesHandled.Store(target)
+			c.skipNotes(target)
 			return
 		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// skipNotes counts the notifications up to target handled, unless more are already:
+// the count only grows, whatever noteHandled adds meanwhile.
+func (c *conn) skipNotes(target int64) {
+	for {
+		n := c.notesHandled.Load()
+		if n >= target || c.notesHandled.CompareAndSwap(n, target) {
 			return
 		}
 	}
@@ -129,9 +128,7 @@ type noteCounter struct {
 	c *conn
 
 	line    []byte // the line being read (its first maxNoteEvent bytes)
-	long    bool   // the line is longer
 	data    []byte // the event's data so far (its first maxNoteEvent bytes)
-	cut     bool   // the event's data is longer
 	afterCR bool   // the last byte seen was '\r': a '\n' next ends no line
 }
 
@@ -162,35 +159,32 @@ func (n *noteCounter) scan(b []byte) {
 }
 
 func (n *noteCounter) add(b []byte) {
-	if room := maxNoteEvent - len(n.line); len(b) > room {
-		b, n.long = b[:max(room, 0)], true
-	}
-	n.line = append(n.line, b...)
+	n.line = appendBounded(n.line, b)
 }
 
 func (n *noteCounter) endLine() {
-	line, long := n.line, n.long
-	n.line, n.long = n.line[:0], false
+	line := n.line
+	n.line = n.line[:0]
 	switch {
 	case len(line) == 0:
 		n.endEvent()
 	case bytes.HasPrefix(line, []byte("data:")):
-		d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
 		if len(n.data) > 0 {
-			d = append([]byte{'\n'}, d...)
+			n.data = appendBounded(n.data, []byte{'\n'})
 		}
-		if room := maxNoteEvent - len(n.data); len(d) > room {
-			d, long = d[:max(room, 0)], true
-		}
-		n.data = append(n.data, d...)
-		n.cut = n.cut || long
+		n.data = appendBounded(n.data, bytes.TrimPrefix(line[len("data:"):], []byte(" ")))
 	}
 }
 
 func (n *noteCounter) endEvent() {
-	data, cut := n.data, n.cut
-	n.data, n.cut = n.data[:0], false
+	data := n.data
+	n.data = n.data[:0]
 	if len(data) > 0 {
-		n.c.noteRead(data, cut)
+		n.c.noteRead(data)
 	}
+}
+
+// appendBounded appends to buf what fits of b within maxNoteEvent bytes.
+func appendBounded(buf, b []byte) []byte {
+	return append(buf, b[:min(len(b), max(maxNoteEvent-len(buf), 0))]...)
 }

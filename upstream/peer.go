@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -87,7 +88,8 @@ type inflightCall struct {
 	ctx context.Context
 }
 
-// begin registers a call's context until the returned function runs.
+// begin registers a call's context until the returned function runs. Calls are
+// many and server messages few: a call costs no allocation, a message one copy.
 func (f *inflight) begin(ctx context.Context) (end func()) {
 	f.mu.Lock()
 	f.seq++
@@ -97,31 +99,22 @@ func (f *inflight) begin(ctx context.Context) (end func()) {
 	return func() {
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		for i, c := range f.calls {
-			if c.id == id {
-				f.calls = append(f.calls[:i], f.calls[i+1:]...)
-				return
-			}
-		}
+		f.calls = slices.DeleteFunc(f.calls, func(c inflightCall) bool { return c.id == id })
 	}
 }
 
-// context is the ctx a Peer gets for a message that arrived with ctx: its
-// cancellation, and the values of the newest call under way (none when idle). The
+// context is ctx (a server's message, as the SDK hands it over) with the calls
+// under way as InFlight, and the values of the newest of them (see valuesFrom): the
 // receiving side's own values are SDK internals of this connection and are not
 // passed on.
 func (f *inflight) context(ctx context.Context) context.Context {
-	values := context.Background()
 	f.mu.Lock()
 	calls := make([]context.Context, len(f.calls))
 	for i, c := range f.calls {
 		calls[i] = c.ctx
 	}
 	f.mu.Unlock()
-	if n := len(calls); n > 0 {
-		values = calls[n-1]
-	}
-	return valuesFrom{ctx, values, calls}
+	return valuesFrom{ctx, calls}
 }
 
 // InFlight returns, for a ctx given to a Peer, the contexts of every call to the
@@ -134,11 +127,11 @@ func InFlight(ctx context.Context) []context.Context {
 
 type inflightKey struct{}
 
-// valuesFrom is a context with one context's lifetime and another's values.
+// valuesFrom is a context with one context's lifetime and the values of the newest
+// of calls (none when there are no calls).
 type valuesFrom struct {
-	life   context.Context
-	values context.Context
-	calls  []context.Context
+	life  context.Context
+	calls []context.Context
 }
 
 func (c valuesFrom) Deadline() (time.Time, bool) { return c.life.Deadline() }
@@ -148,5 +141,8 @@ func (c valuesFrom) Value(key any) any {
 	if _, ok := key.(inflightKey); ok {
 		return c.calls
 	}
-	return c.values.Value(key)
+	if n := len(c.calls); n > 0 {
+		return c.calls[n-1].Value(key)
+	}
+	return nil
 }

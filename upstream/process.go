@@ -220,7 +220,7 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
 			if trimmed[0] == '{' || trimmed[0] == '[' {
 				j.pending = line
-				j.notes.noteRead(trimmed, false)
+				j.notes.noteRead(trimmed)
 			} else {
 				j.log.Warn("stdout: dropped a line that is not JSON-RPC", "line", truncate(string(trimmed), 200))
 			}

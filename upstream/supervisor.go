@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -208,32 +209,21 @@ func (s *Supervisor) Close() error {
 	return nil
 }
 
-// Tools returns the server's tools as last listed (nil unless it has been ready).
-func (s *Supervisor) Tools() []*mcp.Tool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lists.tools
+// Lists is a server's state and what it offers, as last listed, read at one moment.
+type Lists struct {
+	State     State
+	Tools     []*mcp.Tool
+	Prompts   []*mcp.Prompt
+	Resources []*mcp.Resource
+	Templates []*mcp.ResourceTemplate
 }
 
-// Resources returns the server's resources as last listed.
-func (s *Supervisor) Resources() []*mcp.Resource {
+// Lists returns the server's state and lists together, so that they agree with one
+// another (nil lists unless it has been ready).
+func (s *Supervisor) Lists() Lists {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lists.resources
-}
-
-// ResourceTemplates returns the server's resource templates as last listed.
-func (s *Supervisor) ResourceTemplates() []*mcp.ResourceTemplate {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lists.templates
-}
-
-// Prompts returns the server's prompts as last listed.
-func (s *Supervisor) Prompts() []*mcp.Prompt {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lists.prompts
+	return Lists{State: s.state, Tools: s.lists.tools, Prompts: s.lists.prompts, Resources: s.lists.resources, Templates: s.lists.templates}
 }
 
 // Capabilities are the server's, as announced at its last connect (nil before).
@@ -413,7 +403,9 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			return nil, err
 		}
 		before := c.written()
-		res, err := c.sess.CallTool(ctx, &mcp.CallToolParams{Meta: cloneMeta(meta), Name: name, Arguments: arguments})
+		// A copy of _meta: the SDK adds its own keys to the map it is given, and the
+		// call may be sent twice.
+		res, err := c.sess.CallTool(ctx, &mcp.CallToolParams{Meta: maps.Clone(meta), Name: name, Arguments: arguments})
 		if err == nil {
 			return res, nil
 		}
@@ -424,12 +416,7 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			c.markDead("connection closed")
 			continue
 		}
-		switch {
-		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			return nil, fmt.Errorf("timed out after %s", s.cfg.EffectiveToolTimeout())
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || c.isDead():
+		if ctx.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || c.isDead()) {
 			// Give the watchers a moment to say how it died (exit status, signal).
 			select {
 			case <-c.dead:
@@ -437,8 +424,21 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			}
 			return nil, fmt.Errorf("connection lost during the call: %s", s.redact(c.deathReason()))
 		}
-		return nil, errors.New(s.redact(err.Error()))
+		return nil, s.callError(ctx, err)
 	}
+}
+
+// callError is the error of a request to the server that failed with err within
+// ctx: a timeout names the tool timeout, a cancellation is ctx's error, and any
+// other error is redacted.
+func (s *Supervisor) callError(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("timed out after %s", s.cfg.EffectiveToolTimeout())
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return errors.New(s.redact(err.Error()))
 }
 
 // waitReady returns the live connection, waiting while the server is connecting or
@@ -447,11 +447,13 @@ func (s *Supervisor) waitReady(ctx context.Context) (*conn, error) {
 	for {
 		s.mu.Lock()
 		st, c, lastErr := s.state, s.cur, s.lastErr
+		if st == Ready && c != nil && !c.isDead() {
+			s.mu.Unlock()
+			return c, nil
+		}
 		wake := s.changed.Changed()
 		s.mu.Unlock()
 		switch {
-		case st == Ready && c != nil && !c.isDead():
-			return c, nil
 		case st == Failed:
 			return nil, fmt.Errorf("server is failed: %s", lastErr)
 		case st == Disabled:

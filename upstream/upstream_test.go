@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,15 +29,6 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
-
-// fast are options that make the lifecycle quick enough for tests.
-func fast() *upstream.Options {
-	o := testserver.Fast()
-	o.ClientInfo = &mcp.Implementation{Name: "upstream-test", Version: "1"}
-	o.Attempts = 3
-	o.HeartbeatMisses = 2
-	return o
-}
 
 // start starts a supervisor and closes it at the end of the test.
 func start(t *testing.T, cfg config.Server, opts *upstream.Options) *upstream.Supervisor {
@@ -84,13 +77,13 @@ func pidOf(t *testing.T, s *upstream.Supervisor) int {
 }
 
 func TestConnectListCall(t *testing.T) {
-	s := start(t, testserver.Stdio(t, "ts", "--tools", "extra_one,extra_two", "--page-size", "2"), fast())
+	s := start(t, testserver.Stdio(t, "ts", "--tools", "extra_one,extra_two", "--page-size", "2"), testserver.Fast())
 	st := s.Status()
 	if st.State != upstream.Ready {
 		t.Fatalf("state = %s (%s)", st.State, st.LastError)
 	}
 	names := map[string]bool{}
-	for _, tl := range s.Tools() {
+	for _, tl := range s.Lists().Tools {
 		names[tl.Name] = true
 	}
 	// Every page of tools/list (page size 2) must be fetched.
@@ -115,7 +108,7 @@ func TestProtocolVersionOption(t *testing.T) {
 		{"", upstream.DefaultProtocolVersion},
 		{"latest", "2026-07-28"},
 	} {
-		o := fast()
+		o := testserver.Fast()
 		o.ProtocolVersion = tc.opt
 		s := start(t, testserver.Stdio(t, "ts"), o)
 		if got := s.Status().Protocol; got != tc.want {
@@ -128,7 +121,7 @@ func TestProtocolVersionOption(t *testing.T) {
 }
 
 func TestKilledServerReconnects(t *testing.T) {
-	s := start(t, testserver.Stdio(t, "victim"), fast())
+	s := start(t, testserver.Stdio(t, "victim"), testserver.Fast())
 	pid := pidOf(t, s)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -159,7 +152,7 @@ func TestHangingInitTimesOut(t *testing.T) {
 	cfg := testserver.Stdio(t, "hang", "--hang-init")
 	cfg.InitTimeout = 300 * time.Millisecond
 	began := time.Now()
-	s := start(t, cfg, fast())
+	s := start(t, cfg, testserver.Fast())
 	st := s.Status()
 	if st.State != upstream.Failed {
 		t.Fatalf("state = %s, want failed", st.State)
@@ -178,7 +171,7 @@ func TestHangingInitTimesOut(t *testing.T) {
 }
 
 func TestCrashAtStartFailsWithStderr(t *testing.T) {
-	s := start(t, testserver.Stdio(t, "crasher", "--crash-at-start"), fast())
+	s := start(t, testserver.Stdio(t, "crasher", "--crash-at-start"), testserver.Fast())
 	st := s.Status()
 	if st.State != upstream.Failed {
 		t.Fatalf("state = %s, want failed", st.State)
@@ -194,14 +187,14 @@ func TestCrashAtStartFailsWithStderr(t *testing.T) {
 
 func TestCommandNotFound(t *testing.T) {
 	cfg := config.Server{Name: "ghost", Transport: config.Stdio, Command: "no-such-command-xyz", InheritEnv: true}
-	s := start(t, cfg, fast())
+	s := start(t, cfg, testserver.Fast())
 	if st := s.Status(); st.State != upstream.Failed || st.LastError != "command not found: no-such-command-xyz" {
 		t.Fatalf("status = %+v", st)
 	}
 }
 
 func TestDiesAfterNCalls(t *testing.T) {
-	s := start(t, testserver.Stdio(t, "mortal", "--die-after", "2"), fast())
+	s := start(t, testserver.Stdio(t, "mortal", "--die-after", "2"), testserver.Fast())
 	for i := 0; i < 5; i++ {
 		// Calls 1 and 2 are answered before the process exits; the following ones
 		// wait for the reconnect (the process dies after every second call).
@@ -213,7 +206,7 @@ func TestDiesAfterNCalls(t *testing.T) {
 }
 
 func TestCallInFlightWhenServerDies(t *testing.T) {
-	s := start(t, testserver.Stdio(t, "crashy"), fast())
+	s := start(t, testserver.Stdio(t, "crashy"), testserver.Fast())
 	res, err := call(t, s, "crash", map[string]any{})
 	if err == nil {
 		t.Fatalf("crash call returned %v, want an error", tool.Text(res))
@@ -228,7 +221,7 @@ func TestCallInFlightWhenServerDies(t *testing.T) {
 }
 
 func TestGarbageOnStdout(t *testing.T) {
-	s := start(t, testserver.Stdio(t, "noisy", "--garbage"), fast())
+	s := start(t, testserver.Stdio(t, "noisy", "--garbage"), testserver.Fast())
 	if st := s.Status(); st.State != upstream.Ready {
 		t.Fatalf("state = %s (%s)", st.State, st.LastError)
 	}
@@ -240,10 +233,19 @@ func TestGarbageOnStdout(t *testing.T) {
 }
 
 func TestTwentyMegabyteResult(t *testing.T) {
-	s := start(t, testserver.Stdio(t, "big"), fast())
+	// Under the race detector, on a busy 2-core machine, 20 MB through the SDK's
+	// decoders takes 5-10 s: the test is about size, not speed.
+	cfg := testserver.Stdio(t, "big")
+	cfg.ToolTimeout = time.Minute
+	s := start(t, cfg, testserver.Fast())
 	const size = 20 << 20
-	got := mustText(t, s, "big", map[string]any{"bytes": size})
-	if len(got) != size || strings.Trim(got, "x") != "" {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := s.Call(ctx, "big", json.RawMessage(fmt.Sprintf(`{"bytes": %d}`, size)))
+	if err != nil || res.IsError {
+		t.Fatalf("big: %v %v", err, res)
+	}
+	if got := tool.Text(res); len(got) != size || strings.Trim(got, "x") != "" {
 		t.Fatalf("big result: %d bytes, want %d of 'x'", len(got), size)
 	}
 }
@@ -278,7 +280,7 @@ func TestToolsListChanged(t *testing.T) {
 	for _, tc := range everyTransport("growing") {
 		t.Run(tc.name, func(t *testing.T) {
 			events := make(chan upstream.Event, 16)
-			opts := fast()
+			opts := testserver.Fast()
 			opts.ListChangedDebounce = 20 * time.Millisecond
 			opts.OnEvent = func(e upstream.Event) {
 				if e.ToolsChanged {
@@ -298,7 +300,7 @@ func TestToolsListChanged(t *testing.T) {
 				t.Fatal("no tools-changed event after add_tool_later")
 			}
 			found := false
-			for _, tl := range s.Tools() {
+			for _, tl := range s.Lists().Tools {
 				found = found || tl.Name == "brand_new"
 			}
 			if !found {
@@ -312,7 +314,7 @@ func TestToolsListChanged(t *testing.T) {
 }
 
 func TestHeartbeatDetectsHungServer(t *testing.T) {
-	opts := fast()
+	opts := testserver.Fast()
 	opts.Heartbeat = 150 * time.Millisecond
 	s := start(t, testserver.Stdio(t, "frozen"), opts)
 	pid := pidOf(t, s)
@@ -334,10 +336,14 @@ func TestHeartbeatDetectsHungServer(t *testing.T) {
 func TestHeartbeatErrorReplyCountsAsAlive(t *testing.T) {
 	// Servers of the 2026-07-28 era have no ping: they answer it with a JSON-RPC
 	// error. An answer is an answer, so no reconnect may happen.
-	opts := fast()
+	opts := testserver.Fast()
 	opts.Heartbeat = 50 * time.Millisecond
 	s := start(t, testserver.Stdio(t, "modern", "--no-ping"), opts)
-	time.Sleep(400 * time.Millisecond) // eight probes; two failed ones would reconnect
+	// The server says so on stderr for each ping it refuses; two missed probes in a
+	// row would reconnect.
+	testenv.WaitFor(t, "four refused pings", 5*time.Second, func() bool {
+		return strings.Count(strings.Join(s.Status().Stderr, "\n"), "testserver: ping refused") >= 4
+	})
 	if st := s.Status(); st.Restarts != 0 || st.State != upstream.Ready {
 		t.Fatalf("status = %+v, want ready without restarts", st)
 	}
@@ -359,9 +365,13 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			pf := fmt.Sprintf("%s.%d", pidfile, i)
 			args := append([]string{"--pidfile", pf}, tt.args...)
-			s := upstream.New(testserver.Stdio(t, "tidy", args...), fast())
+			s := upstream.New(testserver.Stdio(t, "tidy", args...), testserver.Fast())
 			s.Start()
-			<-s.Settled()
+			select {
+			case <-s.Settled():
+			case <-time.After(15 * time.Second):
+				t.Fatalf("server did not settle: %+v", s.Status())
+			}
 			if st := s.Status(); st.State != upstream.Ready {
 				t.Fatalf("state = %s (%s)", st.State, st.LastError)
 			}
@@ -392,7 +402,7 @@ func TestRetryFailedHeals(t *testing.T) {
 	// A wrapper that crashes while the gate file exists.
 	script := fmt.Sprintf("if [ -e %q ]; then echo broken >&2; exit 7; fi; exec %q", gate, testserver.Build(t))
 	cfg := config.Server{Name: "phoenix", Transport: config.Stdio, Command: "sh", Args: []string{"-c", script}, InheritEnv: true, InitTimeout: 3 * time.Second}
-	opts := fast()
+	opts := testserver.Fast()
 	opts.RetryFailed = 200 * time.Millisecond
 	s := start(t, cfg, opts)
 	if st := s.Status(); st.State != upstream.Failed || !strings.Contains(st.LastError, "exited with status 7 during start-up: broken") {
@@ -405,7 +415,7 @@ func TestRetryFailedHeals(t *testing.T) {
 func TestCallTimeoutAndCancel(t *testing.T) {
 	cfg := testserver.Stdio(t, "slow")
 	cfg.ToolTimeout = 200 * time.Millisecond
-	s := start(t, cfg, fast())
+	s := start(t, cfg, testserver.Fast())
 	_, err := call(t, s, "sleep", map[string]any{"ms": 5000})
 	if err == nil || !strings.Contains(err.Error(), "timed out after 200ms") {
 		t.Fatalf("err = %v", err)
@@ -443,7 +453,7 @@ func TestEnvironmentPolicy(t *testing.T) {
 				Env:        map[string]string{"DECLARED": "yes"},
 				InheritEnv: inherit,
 			}
-			s := start(t, cfg, fast())
+			s := start(t, cfg, testserver.Fast())
 			want := "host= declared=yes"
 			if inherit {
 				want = "host=from-host declared=yes"
@@ -463,13 +473,13 @@ func TestHTTPAndSSEWithHeaders(t *testing.T) {
 	}{{config.SSE, "/sse"}, {config.HTTP, "/mcp"}} {
 		t.Run(string(tc.transport), func(t *testing.T) {
 			cfg := config.Server{Name: "remote", Transport: tc.transport, URL: base + tc.path, Headers: map[string]string{"X-Api-Key": "k3y-value"}, InitTimeout: 3 * time.Second}
-			s := start(t, cfg, fast())
+			s := start(t, cfg, testserver.Fast())
 			if got := mustText(t, s, "echo", map[string]any{"text": "over " + string(tc.transport)}); got != "over "+string(tc.transport) {
 				t.Fatalf("echo = %q", got)
 			}
 			// Without the header the server refuses.
 			cfg.Headers = nil
-			bad := start(t, cfg, fast())
+			bad := start(t, cfg, testserver.Fast())
 			if st := bad.Status(); st.State != upstream.Failed {
 				t.Fatalf("without header: state = %s", st.State)
 			}
@@ -503,7 +513,7 @@ func TestLogMessagesComeBeforeTheResult(t *testing.T) {
 	for _, tc := range everyTransport("logs") {
 		t.Run(tc.name, func(t *testing.T) {
 			peer := &logPeer{}
-			opts := fast()
+			opts := testserver.Fast()
 			opts.Peer = peer
 			s := start(t, tc.server(t), opts)
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -526,4 +536,85 @@ func TestLogMessagesComeBeforeTheResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// After a reconnect the supervisor asks the new process for the log level set
+// before: the test server logs only to a client that set one.
+func TestReconnectRestoresLogLevel(t *testing.T) {
+	peer := &logPeer{}
+	opts := testserver.Fast()
+	opts.Peer = peer
+	s := start(t, testserver.Stdio(t, "forgetful"), opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := s.SetLogLevel(ctx, "info"); err != nil {
+		t.Fatal(err)
+	}
+	pid := pidOf(t, s)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, "a reconnect", 10*time.Second, func() bool {
+		st := s.Status()
+		return st.Restarts == 1 && st.State == upstream.Ready
+	})
+	if pid2 := pidOf(t, s); pid2 == pid {
+		t.Fatalf("still talking to pid %d", pid)
+	}
+	mustText(t, s, "log", map[string]any{"bytes": 10})
+	peer.mu.Lock()
+	got := slices.Clone(peer.logs)
+	peer.mu.Unlock()
+	if !slices.Equal(got, []int{10}) {
+		t.Fatalf("after the reconnect the peer had logs of %v bytes, want [10]", got)
+	}
+}
+
+// After a reconnect the supervisor subscribes again to the resources it was
+// subscribed to. (The test server has no subscriptions: this server is in-process.)
+func TestReconnectRestoresSubscriptions(t *testing.T) {
+	subs := make(chan string, 4)
+	server := mcp.NewServer(&mcp.Implementation{Name: "subscribable", Version: "1"}, &mcp.ServerOptions{
+		SubscribeHandler: func(_ context.Context, req *mcp.SubscribeRequest) error {
+			subs <- req.Params.URI
+			return nil
+		},
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	mcp.AddTool(server, &mcp.Tool{Name: "noop"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	server.AddResource(&mcp.Resource{URI: "test://doc", Name: "doc"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "doc"}}}, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(hs.Close)
+	opts := testserver.Fast()
+	opts.Heartbeat = 50 * time.Millisecond
+	s := start(t, config.Server{Name: "subscribable", Transport: config.HTTP, URL: hs.URL}, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := s.Subscribe(ctx, "test://doc"); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-subs; got != "test://doc" {
+		t.Fatalf("subscribed to %q", got)
+	}
+	// The server forgets the session: the next heartbeat finds it gone, and the
+	// supervisor reconnects.
+	for ss := range server.Sessions() {
+		ss.Close()
+	}
+	select {
+	case got := <-subs:
+		if got != "test://doc" {
+			t.Fatalf("subscribed again to %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no subscription after the reconnect: %+v", s.Status())
+	}
+	testenv.WaitFor(t, "the reconnect to finish", 10*time.Second, func() bool {
+		st := s.Status()
+		return st.Restarts == 1 && st.State == upstream.Ready
+	})
 }
