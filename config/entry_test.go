@@ -248,8 +248,9 @@ func TestSecrets(t *testing.T) {
 		"d": {"url": "https://bob:pa55word@h/mcp?key=${QKEY}&plain=literal-value"}
 	}}`, map[string]string{"T": "tok", "KEY": "argsecret", "QKEY": "urlsecret", "BIN": "/usr/bin/tool", "DIR": "/srv"})
 	// Values substituted into args and urls are secrets too; commands and paths are not.
-	// So are a URL's password and query values, written or substituted.
-	want := []string{"shared", "tok", "Bearer tok", "urlsecret", "pa55word", "literal-value", "argsecret"}
+	// So are a URL's password and query values (in that order, the values by parameter
+	// name), written or substituted.
+	want := []string{"shared", "tok", "Bearer tok", "pa55word", "urlsecret", "literal-value", "argsecret"}
 	if got := cfg.Secrets(); !slices.Equal(got, want) {
 		t.Errorf("Secrets = %q, want %q", got, want)
 	}

@@ -1,10 +1,10 @@
 package config
 
 import (
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -30,31 +30,30 @@ func (c *Config) Enabled() []Server {
 	return out
 }
 
-// Secrets returns every non-empty env value and header value of every server, each
-// once, so a logger can redact them.
+// Secrets returns, each once and in a stable order, the values a logger should redact:
+// every non-empty env and header value of every server, its URL's password and query
+// values, and every value that ${VAR} expansion put into the config.
 func (c *Config) Secrets() []string {
 	var out []string
 	seen := map[string]bool{}
-	add := func(m map[string]string) {
-		// Sorted keys: the result should not depend on map order.
-		for _, k := range sortedKeys(m) {
-			if v := m[k]; v != "" && !seen[v] {
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if v != "" && !seen[v] {
 				seen[v] = true
 				out = append(out, v)
 			}
 		}
 	}
 	for _, s := range c.Servers {
-		add(s.Env)
-		add(s.Headers)
-		add(urlSecrets(s.URL))
-	}
-	for _, v := range c.substituted {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
+		// Sorted keys: the result should not depend on map order.
+		for _, m := range []map[string]string{s.Env, s.Headers} {
+			for _, k := range sortedKeys(m) {
+				add(m[k])
+			}
 		}
+		add(urlSecrets(s.URL)...)
 	}
+	add(c.substituted...)
 	return out
 }
 
@@ -108,21 +107,21 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// urlSecrets returns a URL's password and query values: tokens often travel there, and
-// transport errors quote URLs in forms a plain replacement would miss.
-func urlSecrets(raw string) map[string]string {
+// urlSecrets returns a URL's password, then its query values by parameter name: tokens
+// often travel there, and transport errors quote URLs in forms a plain replacement
+// would miss.
+func urlSecrets(raw string) []string {
 	u, err := url.Parse(raw)
 	if err != nil || raw == "" {
 		return nil
 	}
-	out := map[string]string{}
+	var out []string
 	if pw, ok := u.User.Password(); ok {
-		out["password"] = pw
+		out = append(out, pw)
 	}
-	for k, vs := range u.Query() {
-		for i, v := range vs {
-			out[k+"#"+strconv.Itoa(i)] = v
-		}
+	q := u.Query()
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		out = append(out, q[k]...)
 	}
 	return out
 }

@@ -350,7 +350,7 @@ func TestConfigResolution(t *testing.T) {
 			envPath := s.writeConfig("env.json", config("fromenv"))
 			flagPath := s.writeConfig("flag.json", config("fromflag"))
 			if tt.cwd {
-				writeFile(t, filepath.Join(s.work, "mcp.json"), config("fromcwd"))
+				writeFile(t, filepath.Join(s.Work, "mcp.json"), config("fromcwd"))
 			}
 			if tt.env {
 				s.env["SWITCHBOARD_CONFIG"] = envPath
@@ -370,9 +370,9 @@ func TestConfigResolution(t *testing.T) {
 	t.Run("broken env config does not fall back", func(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
-		missing := filepath.Join(s.dir, "missing.json")
+		missing := filepath.Join(s.Dir, "missing.json")
 		s.env["SWITCHBOARD_CONFIG"] = missing
-		writeFile(t, filepath.Join(s.work, "mcp.json"), config("fromcwd"))
+		writeFile(t, filepath.Join(s.Work, "mcp.json"), config("fromcwd"))
 		r := s.run("check")
 		r.wantCode(t, exitUsage)
 		r.wantStderr(t, missing+": open: no such file or directory")
@@ -380,7 +380,7 @@ func TestConfigResolution(t *testing.T) {
 	t.Run("broken ./mcp.json does not fall back", func(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
-		writeFile(t, filepath.Join(s.work, "mcp.json"), `{"mcpServers": {"x": {}}}`)
+		writeFile(t, filepath.Join(s.Work, "mcp.json"), `{"mcpServers": {"x": {}}}`)
 		r := s.run("tools")
 		r.wantCode(t, exitUsage)
 		r.wantStderr(t, `mcp.json:1:22: mcpServers.x: "command" or "url" is required`)
@@ -427,20 +427,25 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{[]string{"--log-format", "json", "status"}, exitOK, []string{"down"}, []string{"SB_E2E_MISSING"}},
 		{[]string{"call", "echo", `{"text": "hi"}`}, exitOK, []string{"hi"}, []string{missingWarning}},
 	}
+	// The runs share the sandbox, the config and the HTTP server, and write nothing
+	// (the config has no notes server): they may run at once.
 	for _, tt := range tests {
-		args := append([]string{"--config", path, "--log-level", "debug"}, tt.args...)
-		r := s.run(args...)
-		r.wantCode(t, tt.code)
-		r.wantStdout(t, tt.wantStdout...)
-		r.wantStderr(t, tt.wantStderr...)
-		for _, secret := range secrets {
-			if strings.Contains(r.stdout, secret) {
-				t.Errorf("stdout leaks %q\n%s", secret, r)
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"--config", path, "--log-level", "debug"}, tt.args...)
+			r := s.forTest(t).run(args...)
+			r.wantCode(t, tt.code)
+			r.wantStdout(t, tt.wantStdout...)
+			r.wantStderr(t, tt.wantStderr...)
+			for _, secret := range secrets {
+				if strings.Contains(r.stdout, secret) {
+					t.Errorf("stdout leaks %q\n%s", secret, r)
+				}
+				if strings.Contains(r.stderr, secret) {
+					t.Errorf("stderr leaks %q\n%s", secret, r)
+				}
 			}
-			if strings.Contains(r.stderr, secret) {
-				t.Errorf("stderr leaks %q\n%s", secret, r)
-			}
-		}
+		})
 	}
 }
 
@@ -459,13 +464,17 @@ func TestSecretsInURLs(t *testing.T) {
 	path := s.writeConfig("mcp.json", `{"mcpServers": {
   "down": {"url": "http://bob:`+password+`@127.0.0.1:1/mcp?key=`+key+`&sig=`+sig+`", "timeout": "1s"}
 }}`)
+	// The runs only read the sandbox and the config: they may run at once.
 	for _, args := range [][]string{{"check"}, {"status"}, {"status", "--json"}} {
-		r := s.run(append([]string{"--config", path, "--log-level", "debug"}, args...)...)
-		r.wantCode(t, exitOK)
-		for _, secret := range []string{password, key, sig} {
-			if strings.Contains(r.stdout+r.stderr, secret) {
-				t.Errorf("output leaks %q\n%s", secret, r)
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := s.forTest(t).run(append([]string{"--config", path, "--log-level", "debug"}, args...)...)
+			r.wantCode(t, exitOK)
+			for _, secret := range []string{password, key, sig} {
+				if strings.Contains(r.stdout+r.stderr, secret) {
+					t.Errorf("output leaks %q\n%s", secret, r)
+				}
 			}
-		}
+		})
 	}
 }

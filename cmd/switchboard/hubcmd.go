@@ -57,8 +57,11 @@ func (a *app) toolsCommand() *cobra.Command {
 					return commandLineError("--format: %v", err)
 				}
 			}
-			if strict && provider == "" {
-				return commandLineError("--strict needs --format openai or openai-responses")
+			if strict && p != format.OpenAI && p != format.OpenAIResponses {
+				if provider == "" {
+					return commandLineError("--strict needs --format openai or openai-responses")
+				}
+				return commandLineError("--strict needs --format openai or openai-responses, not %s", provider)
 			}
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				tools := h.Tools()
@@ -66,9 +69,6 @@ func (a *app) toolsCommand() *cobra.Command {
 					defs, err := format.Tools(p, tools, &format.Options{Strict: strict})
 					if err != nil {
 						return err
-					}
-					if defs == nil {
-						defs = []json.RawMessage{}
 					}
 					return writeJSON(a.stdout, defs)
 				}

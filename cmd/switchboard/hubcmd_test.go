@@ -9,12 +9,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -99,12 +100,26 @@ func TestToolsFormats(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range [][]string{{"--format", "gemini"}, {"--strict"}} {
-		r := newSandbox(t).run(append([]string{"tools"}, bad...)...)
-		r.wantCode(t, exitUsage)
-		if r.stdout != "" {
-			t.Errorf("tools %v printed %q", bad, r.stdout)
-		}
+	// --strict is for the OpenAI formats only: with another, or none, it is a usage
+	// error rather than ignored.
+	for _, bad := range []struct {
+		args []string
+		want string // on stderr
+	}{
+		{[]string{"--format", "gemini"}, `--format: unknown provider "gemini"`},
+		{[]string{"--strict"}, "--strict needs --format openai or openai-responses\n"},
+		{[]string{"--format", "mcp", "--strict"}, "--strict needs --format openai or openai-responses, not mcp"},
+		{[]string{"--format", "anthropic", "--strict"}, "--strict needs --format openai or openai-responses, not anthropic"},
+	} {
+		t.Run(strings.Join(bad.args, " "), func(t *testing.T) {
+			t.Parallel()
+			r := newSandbox(t).run(append([]string{"tools"}, bad.args...)...)
+			r.wantCode(t, exitUsage)
+			if r.stdout != "" {
+				t.Errorf("tools %v printed %q", bad.args, r.stdout)
+			}
+			r.wantStderr(t, bad.want, helpHint)
+		})
 	}
 }
 
@@ -149,7 +164,7 @@ func checkToolsJSON(t *testing.T, tools []map[string]json.RawMessage) {
 func TestHubCommandsInProcess(t *testing.T) {
 	t.Parallel()
 	notes := filepath.Join(t.TempDir(), "notes.json")
-	env := `"env": {"SWITCHBOARD_NOTES_FILE": ` + jsonString(notes) + `}`
+	env := `"env": {` + jsonString(demo.NotesFileEnv) + `: ` + jsonString(notes) + `}`
 	path := writeFile(t, filepath.Join(t.TempDir(), "mcp.json"), `{"mcpServers": {
   "clock": `+demoEntry(t, "clock")+`,
   "notes": `+demoEntry(t, "notes", env)+`
@@ -264,7 +279,7 @@ func TestNotesPersist(t *testing.T) {
 	r := s.run("call", "put_note", `{"title": "e2e", "text": "hello from process one", "tags": ["test"]}`)
 	r.wantCode(t, exitOK)
 	r.wantStdout(t, `Created note "e2e".`)
-	if _, err := os.Stat(s.notes); err != nil {
+	if _, err := os.Stat(s.Notes); err != nil {
 		t.Fatalf("notes file: %v", err)
 	}
 	r = s.run("call", "get_note", `{"title": "e2e"}`)
@@ -395,7 +410,7 @@ func TestFailingServer(t *testing.T) {
 func TestRequiredServer(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	missing := filepath.Join(s.dir, "no-such-command")
+	missing := filepath.Join(s.Dir, "no-such-command")
 	path := s.writeConfig("mcp.json", `{"mcpServers": {
   "clock": `+demoEntry(t, "clock")+`,
   "needed": {"command": `+jsonString(missing)+`, "required": true}
@@ -422,7 +437,7 @@ func TestNoOrphans(t *testing.T) {
 	t.Run("grandchild", func(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
-		pidfile := filepath.Join(s.dir, "server.pid")
+		pidfile := filepath.Join(s.Dir, "server.pid")
 		path := s.writeConfig("mcp.json", `{"mcpServers": {
   "clock": `+demoEntry(t, "clock")+`,
   "parent": {"command": `+jsonString(bin)+`, "args": ["--grandchild", "--pidfile", `+jsonString(pidfile)+`]}
@@ -438,37 +453,26 @@ func TestNoOrphans(t *testing.T) {
 	t.Run("sigterm during call", func(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
-		pidfile := filepath.Join(s.dir, "server.pid")
 		path := s.writeConfig("mcp.json", `{"mcpServers": {
   "clock": `+demoEntry(t, "clock")+`,
-  "slow": {"command": `+jsonString(bin)+`, "args": ["--pidfile", `+jsonString(pidfile)+`]}
+  "slow": {"command": `+jsonString(bin)+`}
 }}`)
-		// Signal the CLI once the slow server is up (it writes its pidfile at start)
-		// and the call is under way; the call itself would take a minute.
-		exited := make(chan struct{})
-		var signalled sync.WaitGroup
-		s.onStart = func(cli *os.Process) {
-			signalled.Go(func() {
-				for {
-					if _, err := os.Stat(pidfile); err == nil {
-						time.Sleep(300 * time.Millisecond)
-						_ = cli.Signal(syscall.SIGTERM)
-						return
-					}
-					select {
-					case <-exited:
-						return
-					case <-time.After(20 * time.Millisecond):
-					}
-				}
+		// Signal the CLI once the call is under way: the slow server says so on its
+		// stderr, which the CLI logs (at the default level, info). The call itself would
+		// take a minute.
+		s.onStart = func(cli *os.Process, stderr *testenv.Buffer) {
+			testenv.WaitFor(t, `the slow server's "testserver: sleep started" in the CLI's log`, 30*time.Second, func() bool {
+				return strings.Contains(stderr.String(), "testserver: sleep started")
 			})
+			if err := cli.Signal(syscall.SIGTERM); err != nil {
+				t.Fatalf("SIGTERM: %v", err)
+			}
 		}
 		start := time.Now()
 		r := s.run("--config", path, "call", "sleep", `{"ms": 60000}`)
-		close(exited)
-		signalled.Wait()
 		r.wantCode(t, exitFailed)
 		r.wantStdout(t, `tool "sleep"`)
+		r.wantStderr(t, "server=slow", "testserver: sleep started")
 		if d := time.Since(start); d > 20*time.Second {
 			t.Errorf("interrupted call took %v", d)
 		}

@@ -109,66 +109,51 @@ func runInProcess(t testing.TB, args ...string) result {
 	return result{args: args, code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
-// sandbox is a fresh user environment for CLI subprocesses: its own HOME, XDG dirs,
-// notes file and working directory, and an environment built from scratch.
+// sandbox is a fresh user environment for CLI subprocesses (see [testenv.Sandbox]),
+// with the test that runs them and extra variables.
 type sandbox struct {
-	t     testing.TB
-	dir   string // root of the sandbox
-	home  string
-	work  string // the working directory of every run
-	notes string // $SWITCHBOARD_NOTES_FILE
-	env   map[string]string
-	// onStart, if set, is called with each CLI process once it has started.
-	onStart func(*os.Process)
+	*testenv.Sandbox
+	t   testing.TB
+	env map[string]string // more variables of every run; they win over the sandbox's
+	// onStart, if set, is called on the test's goroutine with each CLI process once it
+	// has started, and with its stderr so far.
+	onStart func(cli *os.Process, stderr *testenv.Buffer)
 }
 
 var runSeq atomic.Int64
 
 func newSandbox(t testing.TB) *sandbox {
 	t.Helper()
-	dir := t.TempDir()
-	s := &sandbox{
-		t:     t,
-		dir:   dir,
-		home:  filepath.Join(dir, "home"),
-		work:  filepath.Join(dir, "work"),
-		notes: filepath.Join(dir, "notes", "notes.json"),
-		env:   map[string]string{},
-	}
-	for _, d := range []string{s.home, s.work, filepath.Join(s.home, ".config"), filepath.Join(s.home, ".cache"), filepath.Join(s.home, ".local", "share"), filepath.Join(s.home, ".local", "state")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s
+	return &sandbox{Sandbox: testenv.NewSandbox(t), t: t, env: map[string]string{}}
+}
+
+// forTest returns s for use by t, a subtest of the test that made s: the runs share
+// s's directories and variables but report to t. The subtests of one sandbox may run
+// in parallel as long as none of them changes s.env.
+func (s *sandbox) forTest(t testing.TB) *sandbox {
+	c := *s
+	c.t = t
+	return &c
 }
 
 // environ is the environment of one run, with marker as its marker value.
 func (s *sandbox) environ(marker string) []string {
-	vars := map[string]string{
-		"PATH":                   os.Getenv("PATH"),
-		"HOME":                   s.home,
-		"XDG_CONFIG_HOME":        filepath.Join(s.home, ".config"),
-		"XDG_CACHE_HOME":         filepath.Join(s.home, ".cache"),
-		"XDG_DATA_HOME":          filepath.Join(s.home, ".local", "share"),
-		"XDG_STATE_HOME":         filepath.Join(s.home, ".local", "state"),
-		"SWITCHBOARD_NOTES_FILE": s.notes,
-		childEnv:                 "1",
-		markerEnv:                marker,
-	}
-	for _, k := range []string{"TMPDIR", "GORACE", "GOCOVERDIR"} {
-		if v, ok := os.LookupEnv(k); ok {
-			vars[k] = v
-		}
-	}
+	extra := []string{childEnv + "=1", markerEnv + "=" + marker}
 	for k, v := range s.env {
-		vars[k] = v
+		extra = append(extra, k+"="+v)
 	}
-	out := make([]string, 0, len(vars))
-	for k, v := range vars {
-		out = append(out, k+"="+v)
-	}
-	return out
+	return s.Env(extra...)
+}
+
+// command returns the CLI as a subprocess in the sandbox, not yet started, killed if
+// ctx ends first; and the marker value that it and every process it starts carry
+// (see [marked]).
+func (s *sandbox) command(ctx context.Context, args ...string) (*exec.Cmd, string) {
+	marker := fmt.Sprintf("%d.%d", os.Getpid(), runSeq.Add(1))
+	cmd := exec.CommandContext(ctx, testExe(s.t), args...)
+	cmd.Dir = s.Work
+	cmd.Env = s.environ(marker)
+	return cmd, marker
 }
 
 // run runs the CLI as a subprocess with no stdin.
@@ -183,21 +168,26 @@ func (s *sandbox) runStdin(stdin *string, args ...string) result {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	marker := fmt.Sprintf("%d.%d", os.Getpid(), runSeq.Add(1))
-	cmd := exec.CommandContext(ctx, testExe(s.t), args...)
-	cmd.Dir = s.work
-	cmd.Env = s.environ(marker)
+	cmd, marker := s.command(ctx, args...)
 	if stdin != nil {
 		cmd.Stdin = strings.NewReader(*stdin)
 	}
-	var stdout, stderr bytes.Buffer
+	var stdout bytes.Buffer
+	var stderr testenv.Buffer // read by onStart while the CLI runs
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Start()
 	if err == nil {
+		// Should onStart stop the test (t.Fatal), the CLI is killed and reaped all the same.
+		defer func() {
+			if cmd.ProcessState == nil {
+				_ = cmd.Process.Kill()
+				_ = cmd.Wait()
+			}
+		}()
 		if s.onStart != nil {
-			s.onStart(cmd.Process)
+			s.onStart(cmd.Process, &stderr)
 		}
 		err = cmd.Wait()
 	}
@@ -221,7 +211,7 @@ func (s *sandbox) runStdin(stdin *string, args ...string) result {
 // writeConfig writes content to name in the sandbox and returns its path.
 func (s *sandbox) writeConfig(name, content string) string {
 	s.t.Helper()
-	return writeFile(s.t, filepath.Join(s.dir, name), content)
+	return writeFile(s.t, filepath.Join(s.Dir, name), content)
 }
 
 func writeFile(t testing.TB, path, content string) string {
@@ -318,16 +308,10 @@ func TestMarkerScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	found := false
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if left := marked(marker); len(left) == 1 && strings.HasPrefix(left[0], strconv.Itoa(cmd.Process.Pid)+":") {
-			found = true
-			break
-		}
-	}
-	if !found {
-		t.Fatalf("scan does not find the running demo server %d: %q", cmd.Process.Pid, marked(marker))
-	}
+	testenv.WaitFor(t, fmt.Sprintf("the scan to find the running demo server %d, and it alone", cmd.Process.Pid), 5*time.Second, func() bool {
+		left := marked(marker)
+		return len(left) == 1 && strings.HasPrefix(left[0], strconv.Itoa(cmd.Process.Pid)+":")
+	})
 	if left := marked(marker + "0"); len(left) != 0 {
 		t.Errorf("scan matched a longer marker: %q", left)
 	}
@@ -516,7 +500,7 @@ func TestLogging(t *testing.T) {
 	t.Run("log file", func(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
-		logFile := filepath.Join(s.dir, "logs", "switchboard.log")
+		logFile := filepath.Join(s.Dir, "logs", "switchboard.log")
 		r := s.run("--log-file", logFile, "--log-level", "debug", "tools")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "current_time")

@@ -6,8 +6,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,10 +24,7 @@ import (
 func TestMCPStdio(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	marker := "mcp-stdio-" + t.Name()
-	cmd := exec.Command(testExe(t), "mcp")
-	cmd.Dir = s.work
-	cmd.Env = s.environ(marker)
+	cmd, marker := s.command(context.Background(), "mcp")
 	client := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -50,15 +49,20 @@ func TestMCPStdio(t *testing.T) {
 	waitGone(t, marker)
 }
 
+// waitGone waits up to 10 s for every process carrying marker to exit, and fails the
+// test, listing them, if some are still running then.
 func waitGone(t *testing.T, marker string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(marked(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes left after the gateway's client disconnected: %v", marked(marker))
+	var left []string
+	defer func() {
+		if len(left) > 0 { // WaitFor gave up
+			t.Logf("still running:\n%s", strings.Join(left, "\n"))
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	}()
+	testenv.WaitFor(t, "every process of the gateway to exit", 10*time.Second, func() bool {
+		left = marked(marker)
+		return len(left) == 0
+	})
 }
 
 func TestMCPPrintConfig(t *testing.T) {
@@ -99,6 +103,214 @@ func TestMCPPrintConfig(t *testing.T) {
 	r.wantStderr(t, "--session-timeout -1m0s: must be 0 (never) or more")
 }
 
+// TestMCPHTTP serves the demo catalog over Streamable HTTP with a bearer token, given by
+// --token or by $SWITCHBOARD_TOKEN: a client without the token, or with another one, is
+// refused; a client with it lists the demo tools, in a session unless --stateless.
+// SIGTERM then ends the command with exit 0, leaving nothing running, and the token
+// never shows in the log.
+func TestMCPHTTP(t *testing.T) {
+	t.Parallel()
+	const token = "tok-Hh5Jj8Kk2Ll"
+	tests := []struct {
+		name      string
+		args      []string
+		envToken  bool // the token in $SWITCHBOARD_TOKEN rather than --token
+		stateless bool
+	}{
+		{"--token", []string{"--token", token}, false, false},
+		{"$SWITCHBOARD_TOKEN --stateless", []string{"--stateless", "--session-timeout", "0"}, true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t)
+			if tt.envToken {
+				s.env[tokenEnv] = token
+			}
+			g := startHTTPGateway(t, s, tt.args...)
+			if g.tools != len(demoTools) || !g.auth {
+				t.Errorf("listening line: %d tools, auth %v; want %d tools, auth true\n%s", g.tools, g.auth, len(demoTools), g.stderr.String())
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, header := range []string{"", "Bearer wrong-token"} {
+				cs, err := g.connect(ctx, t, header, nil)
+				if err == nil {
+					cs.Close()
+					t.Errorf("Authorization %q: connected", header)
+				} else if !strings.Contains(err.Error(), "Unauthorized") {
+					t.Errorf("Authorization %q: connect: %v, want 401 Unauthorized", header, err)
+				}
+			}
+			cs, err := g.connect(ctx, t, "Bearer "+token, nil)
+			if err != nil {
+				t.Fatalf("connect with the token: %v\n%s", err, g.stderr.String())
+			}
+			if id := cs.ID(); (id == "") != tt.stateless {
+				t.Errorf("session id %q, stateless %v", id, tt.stateless)
+			}
+			res, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, tl := range res.Tools {
+				names[tl.Name] = true
+			}
+			for name := range demoTools {
+				if !names[name] {
+					t.Errorf("demo tool %s missing", name)
+				}
+			}
+			if len(res.Tools) != len(demoTools) {
+				t.Errorf("gateway lists %d tools, want %d: %v", len(res.Tools), len(demoTools), names)
+			}
+			if err := cs.Close(); err != nil {
+				t.Logf("close: %v", err)
+			}
+			if code := g.stop(t); code != exitOK {
+				t.Errorf("exit %d after SIGTERM, want %d\n%s", code, exitOK, g.stderr.String())
+			}
+			if strings.Contains(g.stderr.String(), token) {
+				t.Errorf("the log shows the token:\n%s", g.stderr.String())
+			}
+		})
+	}
+}
+
+// Over HTTP the clients are not known when the servers start: they are told every
+// capability the gateway forwards, so server-everything offers its sampling,
+// elicitation and roots tools even to a client that has none of them.
+func TestMCPHTTPCapabilities(t *testing.T) {
+	t.Parallel()
+	ev := testenv.NPMBin(t, testenv.ServerEverything)
+	s := newSandbox(t)
+	cfg := s.writeConfig("mcp.json", fmt.Sprintf(`{"mcpServers": {"ev": {"command": %q}}}`, ev))
+	g := startHTTPGateway(t, s, "--config", cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := g.connect(ctx, t, "", &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, g.stderr.String())
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range res.Tools {
+		names[tl.Name] = true
+	}
+	for _, n := range []string{"echo", "trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"} {
+		if !names[n] {
+			t.Errorf("tool %s not offered: %v", n, names)
+		}
+	}
+	cs.Close()
+	if code := g.stop(t); code != exitOK {
+		t.Errorf("exit %d after SIGTERM, want %d\n%s", code, exitOK, g.stderr.String())
+	}
+}
+
+// httpGateway is a running `switchboard mcp --listen`.
+type httpGateway struct {
+	cmd    *exec.Cmd
+	marker string
+	stderr testenv.Buffer
+	exited chan struct{} // closed once cmd.Wait has returned
+	// From the "gateway listening" log line:
+	url   string
+	tools int
+	auth  bool
+}
+
+// startHTTPGateway starts `switchboard --log-format json mcp --listen 127.0.0.1:0 ARGS`
+// in s and waits for its "gateway listening" log line, which gives its URL. It is
+// killed if the test ends while it runs; stop ends it properly.
+func startHTTPGateway(t *testing.T, s *sandbox, args ...string) *httpGateway {
+	t.Helper()
+	cmd, marker := s.command(context.Background(), append([]string{"--log-format", "json", "mcp", "--listen", "127.0.0.1:0"}, args...)...)
+	g := &httpGateway{cmd: cmd, marker: marker, exited: make(chan struct{})}
+	cmd.Stderr = &g.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(g.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // an error once it has exited
+		<-g.exited
+	})
+	testenv.WaitFor(t, `the gateway's "gateway listening" log line`, 30*time.Second, func() bool {
+		select {
+		case <-g.exited:
+			t.Fatalf("switchboard mcp exited before listening: %v\n%s", cmd.ProcessState, g.stderr.String())
+		default:
+		}
+		for line := range strings.Lines(g.stderr.String()) {
+			var rec struct {
+				Msg   string `json:"msg"`
+				URL   string `json:"url"`
+				Tools int    `json:"tools"`
+				Auth  bool   `json:"auth"`
+			}
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "gateway listening" {
+				g.url, g.tools, g.auth = rec.URL, rec.Tools, rec.Auth
+				return true
+			}
+		}
+		return false
+	})
+	return g
+}
+
+// connect connects a client to the gateway over Streamable HTTP, sending header (if
+// any) as the Authorization of every request. The client's connections are closed when
+// the test ends.
+func (g *httpGateway) connect(ctx context.Context, t *testing.T, header string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, opts)
+	return client.Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint:   g.url,
+		HTTPClient: &http.Client{Transport: authorization{header, tr}},
+		MaxRetries: -1,
+	}, nil)
+}
+
+// stop sends the gateway SIGTERM and returns its exit code, once it and every process
+// it started have exited.
+func (g *httpGateway) stop(t *testing.T) int {
+	t.Helper()
+	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("SIGTERM: %v", err)
+	}
+	select {
+	case <-g.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("switchboard mcp did not exit within 15s of SIGTERM\n%s", g.stderr.String())
+	}
+	waitGone(t, g.marker)
+	return g.cmd.ProcessState.ExitCode()
+}
+
+// authorization is an http.RoundTripper that sets the Authorization header of every
+// request to header, unless it is empty.
+type authorization struct {
+	header string
+	next   http.RoundTripper
+}
+
+func (a authorization) RoundTrip(r *http.Request) (*http.Response, error) {
+	if a.header != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", a.header)
+	}
+	return a.next.RoundTrip(r)
+}
+
 // Over stdio the servers start with the client's own capabilities: server-everything
 // offers its sampling, elicitation and roots tools only to a client that has them,
 // and through the gateway its roots and sampling requests reach the client — of the
@@ -117,10 +329,7 @@ func TestMCPStdioPassesClientCapabilities(t *testing.T) {
 			t.Parallel()
 			s := newSandbox(t)
 			cfg := s.writeConfig("mcp.json", fmt.Sprintf(`{"mcpServers": {"ev": {"command": %q}}}`, ev))
-			marker := "mcp-caps-" + t.Name()
-			cmd := exec.Command(testExe(t), "mcp", "--config", cfg)
-			cmd.Dir = s.work
-			cmd.Env = s.environ(marker)
+			cmd, marker := s.command(context.Background(), "mcp", "--config", cfg)
 			opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}} // no roots either
 			if capable {
 				opts = &mcp.ClientOptions{
@@ -187,10 +396,7 @@ func TestMCPStdioRequiredServerFails(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"gone": {"command": "/nonexistent/server", "required": true}}}`)
-	marker := "mcp-required-" + t.Name()
-	cmd := exec.Command(testExe(t), "mcp", "--config", cfg)
-	cmd.Dir = s.work
-	cmd.Env = s.environ(marker)
+	cmd, marker := s.command(context.Background(), "mcp", "--config", cfg)
 	client := mcp.NewClient(&mcp.Implementation{Name: "required-test", Version: "1"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

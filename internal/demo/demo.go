@@ -115,7 +115,7 @@ func Run(ctx context.Context, name string, opts *Options) error {
 		return err
 	}
 	err = s.Run(ctx, &mcp.StdioTransport{})
-	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return nil // stopped on request, e.g. by SIGTERM
 	}
 	return err

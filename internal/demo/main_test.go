@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // childEnv, when set, turns the test binary into the demo server it names, speaking
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv(childEnv); name != "" {
 		os.Exit(runChild(name))
 	}
-	goleak.VerifyTestMain(m)
+	os.Exit(testenv.Main(m))
 }
 
 // runChild serves the demo server name over stdio, as `switchboard demo-server name`

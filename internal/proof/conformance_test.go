@@ -32,20 +32,20 @@ func TestConformance(t *testing.T) {
 	conformance := testenv.Node22Bin(t, "conformance")
 	everything := testenv.EverythingServer(t)
 	switchboard := testenv.Switchboard(t)
-	sb := newSandbox(t)
-	env := sb.env(node22)
+	sb := testenv.NewSandbox(t)
+	env := nodeEnv(sb, node22)
 	// Registered first, so it runs after both servers were stopped.
 	t.Cleanup(func() {
 		noProcessesLeft(t, everything, "everything-server")
 		noProcessesLeft(t, switchboard, "switchboard")
 	})
 
-	direct := startServer(t, "everything-server", sb.work, env, func(addr string) []string {
+	direct := startServer(t, "everything-server", sb.Work, env, func(addr string) []string {
 		return []string{everything, "-http", addr, "-stateless=false"}
 	})
-	config := filepath.Join(sb.dir, "mcp.json")
+	config := filepath.Join(sb.Dir, "mcp.json")
 	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": everything}}})
-	gateway := startServer(t, "switchboard mcp", sb.work, env, func(addr string) []string {
+	gateway := startServer(t, "switchboard mcp", sb.Work, env, func(addr string) []string {
 		return []string{switchboard, "mcp", "--config", config, "--listen", addr}
 	})
 
@@ -57,10 +57,10 @@ func TestConformance(t *testing.T) {
 		gotErr    error
 	)
 	wg.Go(func() {
-		base, baseErr = runSuite(t.Context(), node22, conformance, env, direct.url(), filepath.Join(sb.dir, "conformance-direct"))
+		base, baseErr = runSuite(t.Context(), node22, conformance, env, direct.url(), filepath.Join(sb.Dir, "conformance-direct"))
 	})
 	wg.Go(func() {
-		got, gotErr = runSuite(t.Context(), node22, conformance, env, gateway.url(), filepath.Join(sb.dir, "conformance-gateway"))
+		got, gotErr = runSuite(t.Context(), node22, conformance, env, gateway.url(), filepath.Join(sb.Dir, "conformance-gateway"))
 	})
 	wg.Wait()
 	if baseErr != nil {

@@ -30,30 +30,30 @@ func TestInspectorCLI(t *testing.T) {
 	switchboard := testenv.Switchboard(t)
 
 	t.Run("stdio", func(t *testing.T) {
-		sb := newSandbox(t)
+		sb := testenv.NewSandbox(t)
 		// The inspector gives a stdio server only HOME, LOGNAME, PATH, SHELL, TERM and USER
 		// of its own environment: pass the sandbox's variables explicitly.
 		var target []string
-		for _, kv := range sb.vars() {
+		for _, kv := range sb.Vars() {
 			target = append(target, "-e", kv)
 		}
 		// "--" ends the options: --tool-arg takes every argument up to the next option.
-		target = append(target, "--cwd", sb.work, "--", switchboard, "mcp")
+		target = append(target, "--cwd", sb.Work, "--", switchboard, "mcp")
 		exerciseDemo(t, inspector, node22, sb, target)
-		if _, err := os.Stat(sb.notes); err != nil {
+		if _, err := os.Stat(sb.Notes); err != nil {
 			t.Errorf("the notes server did not write $SWITCHBOARD_NOTES_FILE: %v", err)
 		}
 		noProcessesLeft(t, switchboard, "switchboard (started by the inspector)")
 	})
 
 	t.Run("http", func(t *testing.T) {
-		sb := newSandbox(t)
+		sb := testenv.NewSandbox(t)
 		t.Cleanup(func() { noProcessesLeft(t, switchboard, "switchboard") })
-		gw := startServer(t, "switchboard mcp", sb.work, sb.env(node22), func(addr string) []string {
+		gw := startServer(t, "switchboard mcp", sb.Work, nodeEnv(sb, node22), func(addr string) []string {
 			return []string{switchboard, "mcp", "--listen", addr}
 		})
 		exerciseDemo(t, inspector, node22, sb, []string{"--transport", "http", "--server-url", gw.url()})
-		if _, err := os.Stat(sb.notes); err != nil {
+		if _, err := os.Stat(sb.Notes); err != nil {
 			t.Errorf("the notes server did not write $SWITCHBOARD_NOTES_FILE: %v", err)
 		}
 	})
@@ -61,13 +61,13 @@ func TestInspectorCLI(t *testing.T) {
 
 // exerciseDemo lists the demo tools and calls convert_time, put_note and get_note
 // through the gateway that target (the inspector's connection arguments) reaches.
-func exerciseDemo(t *testing.T, inspector, node22 string, sb *sandbox, target []string) {
+func exerciseDemo(t *testing.T, inspector, node22 string, sb *testenv.Sandbox, target []string) {
 	t.Helper()
 	inspect := func(args ...string) json.RawMessage {
 		t.Helper()
 		argv := append([]string{inspector, "--cli", "--format", "json"}, args...)
 		argv = append(argv, target...)
-		r := run(t.Context(), node22, sb.env(node22), inspectorTimeout, argv...)
+		r := run(t.Context(), node22, nodeEnv(sb, node22), inspectorTimeout, argv...)
 		if r.err != nil {
 			t.Fatalf("inspector failed: %v", r)
 		}

@@ -20,60 +20,11 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
-// sandbox is a fresh user environment for the subprocesses of one test: its own HOME,
-// XDG directories, notes file and working directory (so no ./mcp.json, user config or
-// notebook of the machine is picked up).
-type sandbox struct {
-	dir   string
-	home  string
-	work  string // working directory of switchboard
-	notes string // $SWITCHBOARD_NOTES_FILE of the demo notes server
-}
-
-func newSandbox(t *testing.T) *sandbox {
-	t.Helper()
-	dir := t.TempDir()
-	s := &sandbox{
-		dir:   dir,
-		home:  filepath.Join(dir, "home"),
-		work:  filepath.Join(dir, "work"),
-		notes: filepath.Join(dir, "notes", "notes.json"),
-	}
-	for _, d := range append([]string{s.work}, s.homeDirs()...) {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s
-}
-
-func (s *sandbox) homeDirs() []string {
-	return []string{s.home, filepath.Join(s.home, ".config"), filepath.Join(s.home, ".cache"),
-		filepath.Join(s.home, ".local", "share"), filepath.Join(s.home, ".local", "state")}
-}
-
-// vars are the sandbox's own variables: HOME, the XDG directories and the notes file.
-func (s *sandbox) vars() []string {
-	return []string{
-		"HOME=" + s.home,
-		"XDG_CONFIG_HOME=" + filepath.Join(s.home, ".config"),
-		"XDG_CACHE_HOME=" + filepath.Join(s.home, ".cache"),
-		"XDG_DATA_HOME=" + filepath.Join(s.home, ".local", "share"),
-		"XDG_STATE_HOME=" + filepath.Join(s.home, ".local", "state"),
-		"SWITCHBOARD_NOTES_FILE=" + s.notes,
-	}
-}
-
-// env is the environment of a subprocess, built from scratch (nothing such as
-// SWITCHBOARD_CONFIG or CI leaks in from the test's own) with node 22 first on PATH.
-func (s *sandbox) env(node22 string) []string {
-	env := append([]string{"PATH=" + os.Getenv("PATH")}, s.vars()...)
-	for _, k := range []string{"TMPDIR", "GORACE", "GOCOVERDIR"} {
-		if v, ok := os.LookupEnv(k); ok {
-			env = append(env, k+"="+v)
-		}
-	}
-	return testenv.Node22Env(node22, env)
+// nodeEnv is the environment of a subprocess in sb: built from scratch (nothing such as
+// SWITCHBOARD_CONFIG or CI leaks in from the test's own; see [testenv.Sandbox.Env]),
+// with node 22 first on PATH.
+func nodeEnv(sb *testenv.Sandbox, node22 string) []string {
+	return testenv.Node22Env(node22, sb.Env())
 }
 
 // tail returns the last n lines of s.

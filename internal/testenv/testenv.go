@@ -8,7 +8,7 @@
 //     built-in demo servers).
 //
 // Binaries are built once per test process into one temporary directory; a
-// package's TestMain should call [Cleanup] after m.Run.
+// package's TestMain should run its tests with [Main], which then calls [Cleanup].
 //
 // A missing npm install skips the test with a message naming `make deps`,
 // except when the environment variable CI is "true": there it fails the test,
@@ -51,20 +51,17 @@ const (
 	ServerMemory = "mcp-server-memory"
 )
 
-var (
-	rootOnce sync.Once
-	rootDir  string
-	rootErr  error
-)
+// moduleRoot finds the module root once per process.
+var moduleRoot = sync.OnceValues(findRoot)
 
 // ModuleRoot returns the root directory of Switchboard's module (where go.mod is).
 func ModuleRoot(tb testing.TB) string {
 	tb.Helper()
-	rootOnce.Do(func() { rootDir, rootErr = findRoot() })
-	if rootErr != nil {
-		tb.Fatalf("testenv: %v", rootErr)
+	root, err := moduleRoot()
+	if err != nil {
+		tb.Fatalf("testenv: %v", err)
 	}
-	return rootDir
+	return root
 }
 
 func findRoot() (string, error) {
@@ -162,15 +159,9 @@ func Switchboard(tb testing.TB) string {
 	return Build(tb, ModulePath+"/cmd/switchboard", "switchboard")
 }
 
-type built struct {
-	once sync.Once
-	path string
-	err  error
-}
-
 var (
 	buildMu  sync.Mutex
-	builds   = map[string]*built{}
+	builds   = map[string]func() (string, error){} // by import path: go build, once
 	dirOnce  sync.Once
 	buildDir string
 	dirErr   error
@@ -184,19 +175,19 @@ const dirPrefix = "switchboard-testenv-"
 // the build fails.
 func Build(tb testing.TB, importPath, name string) string {
 	tb.Helper()
+	root := ModuleRoot(tb)
 	buildMu.Lock()
-	b := builds[importPath]
-	if b == nil {
-		b = &built{}
-		builds[importPath] = b
+	build := builds[importPath]
+	if build == nil {
+		build = sync.OnceValues(func() (string, error) { return goBuild(root, importPath, name) })
+		builds[importPath] = build
 	}
 	buildMu.Unlock()
-	root := ModuleRoot(tb)
-	b.once.Do(func() { b.path, b.err = goBuild(root, importPath, name) })
-	if b.err != nil {
-		tb.Fatalf("testenv: %v", b.err)
+	path, err := build()
+	if err != nil {
+		tb.Fatalf("testenv: %v", err)
 	}
-	return b.path
+	return path
 }
 
 func goBuild(root, importPath, name string) (string, error) {

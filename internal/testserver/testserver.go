@@ -10,9 +10,9 @@
 //	endpoint := base + "/mcp" // or base + "/sse" for legacy SSE
 //
 // The binary is built once per test process into a shared temporary
-// directory named after the test process's pid. A package's TestMain may call
-// [Cleanup] after m.Run to remove it; otherwise a later Build removes it once
-// the owning process has exited.
+// directory named after the test process's pid. A package's TestMain that runs
+// testenv.Main removes it; otherwise a later Build removes it once the owning
+// process has exited.
 package testserver
 
 import (
