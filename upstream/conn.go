@@ -292,7 +292,7 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	resp, err := t.base.RoundTrip(r)
+	resp, err := lingerRoundTrip(t.base, r)
 	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &noteCounter{ReadCloser: resp.Body, c: t.notes}
 	}

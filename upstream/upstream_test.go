@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -616,5 +618,106 @@ func TestReconnectRestoresSubscriptions(t *testing.T) {
 	testenv.WaitFor(t, "the reconnect to finish", 10*time.Second, func() bool {
 		st := s.Status()
 		return st.Restarts == 1 && st.State == upstream.Ready
+	})
+}
+
+// connCounter counts the TCP connections an httptest server accepts and closes.
+type connCounter struct{ opened, closed atomic.Int64 }
+
+func (c *connCounter) track(_ net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		c.opened.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		c.closed.Add(1)
+	}
+}
+
+// countedServer serves server over Streamable HTTP on loopback, counting
+// connections.
+func countedServer(t *testing.T, server *mcp.Server) (string, *connCounter) {
+	t.Helper()
+	var conns connCounter
+	hs := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	hs.Config.ConnState = conns.track
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return hs.URL, &conns
+}
+
+// A call's context ends as soon as its result is in (a gateway's does: its client
+// has been answered). That used to cost the connection whenever the end of the
+// result's event stream had not yet been read, so that calls kept dialling new
+// ones: about one call in sixteen under concurrency, each leaving a socket in
+// TIME_WAIT. Connections are now kept: 400 calls from 8 callers use a few.
+func TestCallsKeepTheirConnections(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "echoes", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+		Text string `json:"text"`
+	}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	url, conns := countedServer(t, server)
+	s := start(t, config.Server{Name: "echoes", Transport: config.HTTP, URL: url}, testserver.Fast())
+	const callers, calls = 8, 400
+	opened := conns.opened.Load()
+	echo := func(context.Context) error {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel() // at once with the result, as the gateway's does
+		res, err := s.Call(ctx, "echo", json.RawMessage(`{"text":"hi"}`))
+		if err == nil && tool.Text(res) != "hi" {
+			err = fmt.Errorf("echo = %q", tool.Text(res))
+		}
+		return err
+	}
+	if err := testenv.RunCalls(context.Background(), calls, testenv.Repeat(echo, callers)); err != nil {
+		t.Fatal(err)
+	}
+	// Each caller needs a connection of its own at most, and the server's event
+	// stream one; the pool keeps them all.
+	if n := conns.opened.Load() - opened; n > callers+1 {
+		t.Errorf("%d calls from %d callers opened %d connections (%d closed)", calls, callers, n, conns.closed.Load())
+	}
+}
+
+// A cancelled call whose server keeps its event stream open does not hold its
+// connection for longer than the drain allows: the call returns at once, and the
+// connection is closed while the tool still runs.
+func TestCancelledStreamIsClosed(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	server := mcp.NewServer(&mcp.Implementation{Name: "stubborn", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "stubborn"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		// A ping on the call's stream: the response has begun when the call is
+		// cancelled, so the stream has to be drained or dropped.
+		if err := req.Session.Ping(ctx, nil); err != nil {
+			return nil, nil, err
+		}
+		started <- struct{}{}
+		<-release // ignores its cancellation
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	url, conns := countedServer(t, server)
+	defer close(release) // before the server's Close, which waits for the tool
+	s := start(t, config.Server{Name: "stubborn", Transport: config.HTTP, URL: url}, testserver.Fast())
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := s.Call(ctx, "stubborn", json.RawMessage(`{}`))
+		errc <- err
+	}()
+	<-started
+	closed := conns.closed.Load()
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled call: err = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled call did not return")
+	}
+	testenv.WaitFor(t, "the cancelled call's connection to close", 5*time.Second, func() bool {
+		return conns.closed.Load() > closed
 	})
 }
