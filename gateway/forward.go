@@ -242,11 +242,6 @@ func (f *forwarder) sessions() map[*mcp.ServerSession]bool {
 	return live
 }
 
-// levelRank orders log levels from most to least verbose.
-var levelRank = map[mcp.LoggingLevel]int{
-	"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7,
-}
-
 // setLevel records ss's level and asks the upstreams for the most verbose level any
 // connected client wants; each client still gets only messages at its own level.
 func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level mcp.LoggingLevel) {
@@ -261,9 +256,11 @@ func (f *forwarder) setLevel(ctx context.Context, ss *mcp.ServerSession, level m
 	f.applyLevel(ctx)
 }
 
-// applyLevel asks the upstreams for the most verbose level a connected client set,
-// if that is not the level they were asked for last. With no such client left they
-// keep the last one (the protocol has no way to unset it). f.upMu is held.
+// applyLevel asks the upstreams, on the gateway's behalf, for the most verbose level
+// a connected client set, if that is not the level asked for last; with no such
+// client left the gateway's wish is withdrawn (the servers keep the level other
+// gateways or the program want, else the last: the protocol cannot unset it).
+// f.upMu is held.
 func (f *forwarder) applyLevel(ctx context.Context) {
 	live := f.sessions()
 	f.mu.Lock()
@@ -273,19 +270,15 @@ func (f *forwarder) applyLevel(ctx context.Context) {
 			delete(f.levels, s)
 			continue
 		}
-		if r, ok := levelRank[l]; ok && (want == "" || r < levelRank[want]) {
-			want = l
-		}
+		want = upstream.MostVerbose(want, l)
 	}
-	changed := want != "" && want != f.upLevel
-	if changed {
-		f.upLevel = want
-	}
+	changed := want != f.upLevel
+	f.upLevel = want
 	f.mu.Unlock()
 	if !changed {
 		return
 	}
-	if err := f.g.up.SetLogLevel(ctx, want); err != nil {
+	if err := f.g.link.SetLogLevel(ctx, want); err != nil {
 		f.g.log.Warn("passing logging/setLevel on failed", "level", want, "err", err)
 	}
 }
@@ -380,10 +373,14 @@ func (f *forwarder) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest
 // Request implements upstream.Peer: a server's request goes to a client that can
 // answer it, and the answer back to the server.
 func (f *forwarder) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {
-	c, why := f.target(ctx, method)
+	c, why, mine := f.target(ctx, method)
 	switch {
 	case c.ss == nil:
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: %s", method, server, why)}
+		err := error(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: %s", method, server, why)})
+		if !mine {
+			err = upstream.NotMine(err) // perhaps another gateway's client's
+		}
+		return nil, err
 	case c.ex != nil:
 		return c.ex.request(ctx, params) // see mrtr.go
 	case newEra(c.ss):
@@ -422,30 +419,31 @@ func (f *forwarder) endExchanges() {
 // client may see a request that another's caused (nor one that a call made around
 // the gateway caused: a program's own call on the hub, another gateway's client).
 // With none running, it is the client heard from most recently that can answer.
-// why says why there is none.
-func (f *forwarder) target(ctx context.Context, method string) (c caller, why string) {
+// why says why there is none, and mine whether the request was for this gateway's
+// clients at all (when not, another gateway on the same hub may take it).
+func (f *forwarder) target(ctx context.Context, method string) (c caller, why string, mine bool) {
 	live := f.sessions()
 	callers, foreign := f.callers(ctx, live)
 	switch {
 	case len(callers) == 0 && foreign:
-		return caller{}, "it came during a call not made through this gateway"
+		return caller{}, "it came during a call not made through a gateway", false
 	case len(callers) == 0:
 	case len(callers) == 1 && !foreign:
 		if supports(callers[0].session(), method) {
-			return callers[0], ""
+			return callers[0], "", true
 		}
-		return caller{}, "the client whose request caused it does not support it"
+		return caller{}, "the client whose request caused it does not support it", true
 	default:
-		return caller{}, fmt.Sprintf("%d callers have requests to this server under way; which one caused it is unknown", len(callers)+btoi(foreign))
+		return caller{}, fmt.Sprintf("%d callers have requests to this server under way; which one caused it is unknown", len(callers)+btoi(foreign)), true
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := len(f.recent) - 1; i >= 0; i-- {
 		if ss := f.recent[i]; live[ss] && supports(ss, method) {
-			return caller{ss: ss}, ""
+			return caller{ss: ss}, "", true
 		}
 	}
-	return caller{}, "no client connected to the gateway supports it"
+	return caller{}, "no client connected to a gateway supports it", false
 }
 
 func btoi(b bool) int {

@@ -44,13 +44,17 @@ type Upstreams interface {
 	GetPrompt(context.Context, *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
 	ReadResource(context.Context, *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
 	Complete(context.Context, *mcp.CompleteParams) (*mcp.CompleteResult, error)
+	// SubscribeResource and UnsubscribeResource are counted: a server's
+	// subscription lasts while any made through SubscribeResource has not been ended
+	// (a gateway makes one per URI, for all its clients).
 	SubscribeResource(ctx context.Context, uri string) error
 	UnsubscribeResource(ctx context.Context, uri string) error
-	SetLogLevel(context.Context, mcp.LoggingLevel) error
 	// NotifyRootsChanged passes a client's notifications/roots/list_changed on.
 	NotifyRootsChanged()
-	// SetPeer sets who gets the servers' requests and notifications to their client.
-	SetPeer(upstream.Peer)
+	// AddPeer adds a receiver of the servers' requests and notifications to their
+	// client, alongside any other (each gateway on a hub is one); its link sets the
+	// log level the peer's clients want and removes it.
+	AddPeer(upstream.Peer) upstream.PeerLink
 }
 
 // Options configure a Gateway; nil means defaults.
@@ -79,7 +83,8 @@ type Options struct {
 // Gateway is one MCP server whose tools are a toolset's.
 type Gateway struct {
 	ts     tool.Toolset
-	up     Upstreams // nil: tools only
+	up     Upstreams         // nil: tools only
+	link   upstream.PeerLink // the forwarder's place with up
 	server *mcp.Server
 	log    *slog.Logger
 
@@ -183,7 +188,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
 	g.server.AddReceivingMiddleware(g.fwd.middleware)
 	if g.up != nil {
-		g.up.SetPeer(g.fwd)
+		g.link = g.up.AddPeer(g.fwd)
 	}
 	changed := ts.Changed() // taken before the first sync, so no change is missed
 	g.sync()
@@ -230,8 +235,8 @@ func (g *Gateway) Close() error {
 			t.stop()
 		}
 		g.cancel()
-		if g.up != nil {
-			g.up.SetPeer(nil)
+		if g.link != nil {
+			g.link.Remove()
 		}
 		g.fwd.endExchanges()
 		for ss := range g.server.Sessions() {

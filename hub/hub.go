@@ -55,8 +55,12 @@ type Hub struct {
 	cat      atomic.Pointer[catalog]
 	ext      atomic.Pointer[extras] // prompts, resources, templates
 	notifier tool.Notifier          // tools, prompts, resources or templates changed
-	logLevel mcp.LoggingLevel       // set by SetLogLevel; h.mu
-	peer     atomic.Pointer[upstream.Peer]
+	logLevel mcp.LoggingLevel       // the level the servers were asked for; h.mu
+	// peers get the servers' requests and notifications (AddPeer); changed under
+	// levelMu, which also orders changes of the log level.
+	peers    atomic.Pointer[[]*peerLink]
+	levelMu  sync.Mutex
+	ownLevel mcp.LoggingLevel // set by SetLogLevel; levelMu
 	// converted caches each upstream tool's conversion (schema cleaning is the costly
 	// part), so that a rebuild per server event costs a map lookup per unchanged tool.
 	converted map[*mcp.Tool]tool.Tool
@@ -69,6 +73,10 @@ type Hub struct {
 	// subURIs: the URI each resource subscription was made with, by server and
 	// original URI.
 	subURIs map[tool.Key]string
+	// holds counts the subscriptions made with SubscribeResource, by server and
+	// original URI; holdMu also orders subscribing and unsubscribing.
+	holdMu sync.Mutex
+	holds  map[tool.Key]int
 }
 
 // catalog is an immutable snapshot: routing reads it without locks.
@@ -99,7 +107,9 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		sups:        map[string]*upstream.Supervisor{},
 		subs:        map[int]func(upstream.Event){},
 		subURIs:     map[tool.Key]string{},
+		holds:       map[tool.Key]int{},
 	}
+	h.peers.Store(&[]*peerLink{})
 	if o.Upstream != nil {
 		h.base = *o.Upstream
 	}

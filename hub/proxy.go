@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -362,37 +363,75 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 }
 
 // SubscribeResource subscribes to a resource on the server that has it; its
-// notifications/resources/updated reach the Peer with the URI as given here.
+// notifications/resources/updated reach the Peers with the URI as given here.
+// Subscriptions are counted: the server is subscribed while any made with
+// SubscribeResource has not been ended with UnsubscribeResource (several gateways
+// on one hub each subscribe for their clients).
 func (h *Hub) SubscribeResource(ctx context.Context, uri string) error {
 	sup, original, err := h.resolveURI(uri)
 	if err != nil {
 		return err
 	}
-	if err := sup.Subscribe(ctx, original); err != nil {
-		return err
+	key := tool.Key{Server: sup.Name(), Tool: original}
+	h.holdMu.Lock()
+	defer h.holdMu.Unlock()
+	if h.holds[key] == 0 {
+		if err := sup.Subscribe(ctx, original); err != nil {
+			return err
+		}
 	}
+	h.holds[key]++
 	h.subMu.Lock()
-	h.subURIs[tool.Key{Server: sup.Name(), Tool: original}] = uri
+	h.subURIs[key] = uri
 	h.subMu.Unlock()
 	return nil
 }
 
-// UnsubscribeResource ends a subscription made with SubscribeResource.
+// UnsubscribeResource ends a subscription made with SubscribeResource; the server's
+// ends with the last.
 func (h *Hub) UnsubscribeResource(ctx context.Context, uri string) error {
 	sup, original, err := h.resolveURI(uri)
 	if err != nil {
 		return err
 	}
+	key := tool.Key{Server: sup.Name(), Tool: original}
+	h.holdMu.Lock()
+	defer h.holdMu.Unlock()
+	if h.holds[key] > 1 {
+		h.holds[key]--
+		return nil
+	}
+	delete(h.holds, key)
 	h.subMu.Lock()
-	delete(h.subURIs, tool.Key{Server: sup.Name(), Tool: original})
+	delete(h.subURIs, key)
 	h.subMu.Unlock()
 	return sup.Unsubscribe(ctx, original)
 }
 
 // SetLogLevel asks every server with logging, now and after reconnects (and servers
-// added later), for log messages at level and above.
+// added later), for log messages at level and above — or at a more verbose level
+// that a Peer asked for (see AddPeer): the servers get the most verbose wanted.
 func (h *Hub) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	h.levelMu.Lock()
+	defer h.levelMu.Unlock()
+	h.ownLevel = level
+	return h.applyLevel(ctx, true)
+}
+
+// applyLevel asks the servers for the most verbose level the program and the Peers
+// want, if it is not the one they were asked for (always when force). With none
+// wanted they keep the last. h.levelMu is held.
+func (h *Hub) applyLevel(ctx context.Context, force bool) error {
+	levels := []mcp.LoggingLevel{h.ownLevel}
+	for _, l := range *h.peers.Load() {
+		levels = append(levels, l.level)
+	}
+	level := upstream.MostVerbose(levels...)
 	h.mu.Lock()
+	if level == "" || (level == h.logLevel && !force) {
+		h.mu.Unlock()
+		return nil
+	}
 	h.logLevel = level
 	sups := h.supervisors()
 	h.mu.Unlock()
@@ -438,32 +477,84 @@ func (h *Hub) SetCapabilities(caps *mcp.ClientCapabilities) {
 	}
 }
 
-// SetPeer sets who receives the servers' requests and notifications to their
-// client (a gateway); nil drops them. URIs in notifications/resources/updated are
-// turned into the form the subscription used.
-func (h *Hub) SetPeer(p upstream.Peer) {
-	if p == nil {
-		h.peer.Store(nil)
-		return
-	}
-	h.peer.Store(&p)
+// AddPeer adds p to the receivers of the servers' requests and notifications to
+// their client (a gateway is one; a hub may serve several). URIs in
+// notifications/resources/updated are turned into the form the subscription used.
+// Every Peer gets every notification, and keeps those of its own clients. A
+// server's request goes to the Peers in the order they were added, until one takes
+// it (a Peer declines one that is not its clients' with upstream.NotMine). The link
+// sets p's log level and removes it.
+func (h *Hub) AddPeer(p upstream.Peer) upstream.PeerLink {
+	l := &peerLink{h: h, p: p}
+	h.levelMu.Lock()
+	defer h.levelMu.Unlock()
+	h.peers.Store(new(append(slices.Clone(*h.peers.Load()), l)))
+	return l
 }
 
-// hubPeer is the Peer of every supervisor: it hands messages to the peer set with
-// SetPeer.
+// peerLink is a Peer's place in the hub.
+type peerLink struct {
+	h     *Hub
+	p     upstream.Peer
+	level mcp.LoggingLevel // h.levelMu
+}
+
+func (l *peerLink) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
+	h := l.h
+	h.levelMu.Lock()
+	defer h.levelMu.Unlock()
+	if !slices.Contains(*h.peers.Load(), l) {
+		return nil // removed: its wishes went with it
+	}
+	l.level = level
+	return h.applyLevel(ctx, false)
+}
+
+func (l *peerLink) Remove() {
+	h := l.h
+	h.levelMu.Lock()
+	defer h.levelMu.Unlock()
+	peers := *h.peers.Load()
+	i := slices.Index(peers, l)
+	if i < 0 {
+		return
+	}
+	h.peers.Store(new(slices.Delete(slices.Clone(peers), i, i+1)))
+	if l.level != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), peerLevelWait)
+		defer cancel()
+		if err := h.applyLevel(ctx, false); err != nil {
+			h.log.Warn("log level after a peer left not set", "err", err)
+		}
+	}
+}
+
+// peerLevelWait bounds asking the servers for a log level when a Peer leaves.
+const peerLevelWait = 10 * time.Second
+
+// hubPeer is the Peer of every supervisor: it hands messages to the hub's Peers.
 type hubPeer struct{ h *Hub }
 
 func (hp hubPeer) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {
-	p := hp.h.peer.Load()
-	if p == nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not supported by this client"}
+	var declined error
+	for _, l := range *hp.h.peers.Load() {
+		res, err := l.p.Request(ctx, server, method, params)
+		if !errors.Is(err, upstream.ErrNotMine) {
+			return res, err
+		}
+		if declined == nil {
+			declined = errors.Unwrap(err) // the server gets the first Peer's reason
+		}
 	}
-	return (*p).Request(ctx, server, method, params)
+	if declined != nil {
+		return nil, declined
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not supported by this client"}
 }
 
 func (hp hubPeer) Notify(ctx context.Context, server, method string, params mcp.Params) {
-	p := hp.h.peer.Load()
-	if p == nil {
+	peers := *hp.h.peers.Load()
+	if len(peers) == 0 {
 		return
 	}
 	if u, ok := params.(*mcp.ResourceUpdatedNotificationParams); ok && u != nil {
@@ -471,7 +562,9 @@ func (hp hubPeer) Notify(ctx context.Context, server, method string, params mcp.
 		c.URI = hp.h.notifiedURI(server, u.URI)
 		params = &c
 	}
-	(*p).Notify(ctx, server, method, params)
+	for _, l := range peers {
+		l.p.Notify(ctx, server, method, params)
+	}
 }
 
 // notifiedURI is the URI a notification about a server's resource carries: the

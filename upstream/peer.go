@@ -1,7 +1,10 @@
 package upstream
 
+//lint:file-ignore SA1019 logging is deprecated in the 2026-07-28 protocol but lives in the versions clients use today; a proxy forwards it.
+
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -21,6 +24,8 @@ type Peer interface {
 	// (params *mcp.CreateMessageWithToolsParams, result
 	// *mcp.CreateMessageWithToolsResult), elicitation/create (*mcp.ElicitParams,
 	// *mcp.ElicitResult) or roots/list (*mcp.ListRootsParams, *mcp.ListRootsResult).
+	// One of several Peers (a hub's gateways) declines a request that is not for
+	// its clients with NotMine, and the next is asked.
 	Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error)
 	// Notify delivers a notification: notifications/message
 	// (*mcp.LoggingMessageParams), notifications/progress
@@ -29,6 +34,50 @@ type Peer interface {
 	// (*mcp.ElicitationCompleteParams). It runs on the connection's reading
 	// goroutine, in order: keep it short.
 	Notify(ctx context.Context, server, method string, params mcp.Params)
+}
+
+// ErrNotMine is what a Peer's Request returns, wrapped by NotMine, for a request
+// that is not for its clients (it came during a call another peer's client made, or
+// the peer has no client that could answer it): whoever hands requests to several
+// peers (a hub, to several gateways) then asks the next.
+var ErrNotMine = errors.New("not for this peer")
+
+// NotMine marks err, a Peer's refusal, as ErrNotMine: errors.Is(NotMine(err),
+// ErrNotMine) holds, and the error reads and unwraps as err.
+func NotMine(err error) error { return notMine{err} }
+
+type notMine struct{ error }
+
+func (e notMine) Unwrap() error      { return e.error }
+func (notMine) Is(target error) bool { return target == ErrNotMine }
+
+// PeerLink is a Peer's place with whatever hands it the servers' messages (a hub,
+// which may have several Peers: one per gateway).
+type PeerLink interface {
+	// SetLogLevel asks the servers for log messages at level and above on the
+	// Peer's behalf; "" withdraws its wish. The servers are asked for the most
+	// verbose level any Peer (or the program) wants; with none left they keep
+	// the last (the protocol cannot unset it).
+	SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error
+	// Remove stops handing the Peer messages and withdraws its log level.
+	Remove()
+}
+
+// MostVerbose is the most verbose of levels, ignoring "" and names that are not
+// levels ("" if none is).
+func MostVerbose(levels ...mcp.LoggingLevel) mcp.LoggingLevel {
+	var out mcp.LoggingLevel
+	for _, l := range levels {
+		if r, ok := levelRank[l]; ok && (out == "" || r < levelRank[out]) {
+			out = l
+		}
+	}
+	return out
+}
+
+// levelRank orders log levels from most to least verbose.
+var levelRank = map[mcp.LoggingLevel]int{
+	"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7,
 }
 
 // Methods a Peer receives.
