@@ -33,7 +33,6 @@ import (
 type forwarder struct {
 	g *Gateway
 
-	nextToken atomic.Uint64
 	mu        sync.Mutex
 	progress  map[string]progressDest                 // gateway token → client
 	recent    []*mcp.ServerSession                    // newest last
@@ -47,6 +46,11 @@ type forwarder struct {
 	// the log level): each is decided and made before the next is decided.
 	upMu sync.Mutex
 }
+
+// nextToken numbers the progress tokens the gateways send upstream: one count for
+// the process, so that two gateways on one hub (whose servers' progress every
+// gateway sees) never send the same token.
+var nextToken atomic.Uint64
 
 type progressDest struct {
 	caller     // who made the request (its context, and the exchange it runs in, if any)
@@ -98,7 +102,7 @@ func (f *forwarder) mapMeta(ctx context.Context, ss *mcp.ServerSession, meta mcp
 			// Per-request protocol keys of the 2026-07-28 era describe the client's
 			// connection to the gateway; the upstream connection has its own.
 		case k == "progressToken" && v != nil:
-			token = "switchboard-" + strconv.FormatUint(f.nextToken.Add(1), 10)
+			token = "switchboard-" + strconv.FormatUint(nextToken.Add(1), 10)
 			ex, _ := ctx.Value(exchangeKey{}).(*exchange)
 			f.mu.Lock()
 			f.progress[token] = progressDest{caller{ss, ex, ctx}, v}

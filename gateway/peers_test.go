@@ -86,6 +86,20 @@ func TestTwoGatewaysOnOneHub(t *testing.T) {
 		}
 	})
 
+	// Progress tokens differ between the gateways (every gateway sees every
+	// progress notification, and keeps those whose token it gave).
+	var tokens []string
+	for _, c := range []*proxyClient{a, b} {
+		res, err := c.cs.CallTool(ctx15(t), &mcp.CallToolParams{Meta: mcp.Meta{"progressToken": "mine"}, Name: "test_tool_with_progress"})
+		if err != nil || res.IsError {
+			t.Fatalf("progress tool: %v %+v", err, res)
+		}
+		tokens = append(tokens, tool.Text(res)) // the token the server saw
+	}
+	if tokens[0] == tokens[1] {
+		t.Errorf("both gateways sent the server progress token %q", tokens[0])
+	}
+
 	// The program's own call is still no client's.
 	if res, err := h.Call(ctx15(t), "test_sampling", json.RawMessage(`{"prompt":"the program's own"}`)); err == nil && !res.IsError {
 		t.Errorf("the program's own sampling call succeeded: %q", tool.Text(res))
