@@ -66,6 +66,7 @@ type extras struct {
 	promptRoutes map[string]route
 	resources    []*mcp.Resource // exposed URIs
 	resRoutes    map[string]route
+	listed       map[tool.Key]bool       // by server and original URI: what resRoutes leads to
 	templates    []*mcp.ResourceTemplate // exposed templates
 	tmplRoutes   []tmplRoute             // in config order
 }
@@ -77,7 +78,7 @@ type tmplRoute struct {
 }
 
 func emptyExtras() *extras {
-	return &extras{promptRoutes: map[string]route{}, resRoutes: map[string]route{}}
+	return &extras{promptRoutes: map[string]route{}, resRoutes: map[string]route{}, listed: map[tool.Key]bool{}}
 }
 
 // buildExtras derives the snapshot from the servers in config order; h.mu held.
@@ -138,6 +139,7 @@ func (h *Hub) buildExtras(live []liveServer) (*extras, error) {
 			c := *r
 			c.URI = exposed
 			x.resRoutes[exposed] = route{sup: s, original: r.URI}
+			x.listed[tool.Key{Server: name, Tool: r.URI}] = true
 			x.resources = append(x.resources, &c)
 		}
 		for _, t := range ls.lists.Templates {
@@ -256,10 +258,7 @@ func (h *Hub) exposeURI(server, u string) string {
 		return u
 	}
 	x := h.ext.Load()
-	owned := slices.ContainsFunc(x.resources, func(r *mcp.Resource) bool {
-		rt := x.resRoutes[r.URI]
-		return rt.sup.Name() == server && rt.original == u
-	}) || slices.ContainsFunc(x.tmplRoutes, func(t tmplRoute) bool {
+	owned := x.listed[tool.Key{Server: server, Tool: u}] || slices.ContainsFunc(x.tmplRoutes, func(t tmplRoute) bool {
 		return t.sup.Name() == server && t.re != nil && t.re.MatchString(u)
 	})
 	if !owned {
