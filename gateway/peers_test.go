@@ -112,7 +112,7 @@ func TestTwoGatewaysOnOneHub(t *testing.T) {
 
 // The servers' subscriptions and log level follow the clients of every gateway: a
 // subscription ends when the last holder on any gateway lets go, and the level is
-// the most verbose any client on any gateway set. (With one level per hub, the last
+// the most verbose any client on any gateway (or the program) set. (With one level per hub, the last
 // gateway to set one won, and one gateway's unsubscribe ended another's
 // subscription.)
 func TestGatewaysShareServerState(t *testing.T) {
@@ -154,4 +154,18 @@ func TestGatewaysShareServerState(t *testing.T) {
 	// The last holder leaves: the subscription ends.
 	b.Close()
 	st.await(t, "unsubscribe "+watchedURI)
+
+	// The program's own level counts too: a client may ask for more, and when it
+	// leaves the servers go back to the program's.
+	if err := h.SetLogLevel(ctx, "warning"); err != nil {
+		t.Fatal(err)
+	}
+	st.await(t, "level warning")
+	c := stateClient(t, &mcp.StreamableClientTransport{Endpoint: urlB})
+	if err := c.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	st.await(t, "level info")
+	c.Close()
+	st.await(t, "level warning")
 }
