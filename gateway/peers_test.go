@@ -19,7 +19,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/hub"
-	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -67,11 +66,7 @@ func TestTwoGatewaysOnOneHub(t *testing.T) {
 	if _, isErr := callText(t, a.cs, "test_tool_with_logging", map[string]any{}); isErr {
 		t.Fatal("logging tool failed")
 	}
-	testenv.WaitFor(t, "client a's log messages", 5*time.Second, func() bool {
-		n := 0
-		a.snapshot(func(c *proxyClient) { n = len(c.logs) })
-		return n >= 3
-	})
+	a.awaitLogs(t, "client a's log messages", 3)
 	a.snapshot(func(c *proxyClient) {
 		if !slices.Equal(c.sampled, []string{"for a"}) {
 			t.Errorf("client a sampled %q", c.sampled)

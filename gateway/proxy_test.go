@@ -57,6 +57,16 @@ func (c *proxyClient) snapshot(read func(*proxyClient)) {
 	read(c)
 }
 
+// awaitLogs waits up to 5 s for c to have received n log messages.
+func (c *proxyClient) awaitLogs(t *testing.T, what string, n int) {
+	t.Helper()
+	testenv.WaitFor(t, what, 5*time.Second, func() bool {
+		got := 0
+		c.snapshot(func(c *proxyClient) { got = len(c.logs) })
+		return got >= n
+	})
+}
+
 // proxy starts a hub on servers (told every forwardable capability, as `switchboard
 // mcp --listen` does), a gateway in front of it on loopback HTTP, and a client of
 // the 2025-11-25 protocol (the one that has server-to-client requests).
@@ -475,11 +485,7 @@ func TestProxyProgressLoggingCancellation(t *testing.T) {
 	if res, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_tool_with_logging"}); err != nil || res.IsError {
 		t.Fatalf("logging tool: %v %+v", err, res)
 	}
-	testenv.WaitFor(t, "three log messages", 5*time.Second, func() bool {
-		n := 0
-		c.snapshot(func(c *proxyClient) { n = len(c.logs) })
-		return n >= 3
-	})
+	c.awaitLogs(t, "three log messages", 3)
 	c.snapshot(func(c *proxyClient) {
 		var data []string
 		for _, l := range c.logs {
@@ -715,11 +721,7 @@ func TestProxyKeepsOutCallsAroundIt(t *testing.T) {
 	if _, isErr := callText(t, a.cs, "test_tool_with_logging", map[string]any{}); isErr {
 		t.Fatal("logging tool failed")
 	}
-	testenv.WaitFor(t, "client a's own log messages", 5*time.Second, func() bool {
-		n := 0
-		a.snapshot(func(c *proxyClient) { n = len(c.logs) })
-		return n >= 3
-	})
+	a.awaitLogs(t, "client a's own log messages", 3)
 	time.Sleep(100 * time.Millisecond) // room for a stray message to arrive
 	a.snapshot(func(c *proxyClient) {
 		if len(c.sampled) > 0 {
@@ -743,11 +745,7 @@ func logsGoToTheCaller(t *testing.T, a, b *proxyClient) {
 			t.Fatal("logging tool failed")
 		}
 	}
-	testenv.WaitFor(t, "client a's log messages", 5*time.Second, func() bool {
-		n := 0
-		a.snapshot(func(c *proxyClient) { n = len(c.logs) })
-		return n >= 3*calls
-	})
+	a.awaitLogs(t, "client a's log messages", 3*calls)
 	b.snapshot(func(c *proxyClient) {
 		if len(c.logs) != 0 {
 			for _, l := range c.logs {
