@@ -541,8 +541,11 @@ func (hp hubPeer) Request(ctx context.Context, server, method string, params mcp
 		if !errors.Is(err, upstream.ErrNotMine) {
 			return res, err
 		}
-		if declined == nil {
-			declined = errors.Unwrap(err) // the server gets the first Peer's reason
+		if declined == nil { // the server gets the first Peer's reason
+			declined = err
+			if reason := errors.Unwrap(err); reason != nil {
+				declined = reason
+			}
 		}
 	}
 	if declined != nil {
