@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+
+	"github.com/switchboard-mcp/switchboard/internal/jsonenc"
 )
 
 // DropOptionalNulls undoes what OpenAI strict mode does to optional properties. Strict
@@ -30,7 +32,7 @@ func DropOptionalNulls(schemaJSON, args json.RawMessage) json.RawMessage {
 	if !dropNulls(schema, v) {
 		return args
 	}
-	out, err := encodeJSON(v)
+	out, err := jsonenc.Marshal(v)
 	if err != nil {
 		return args
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/internal/jsonenc"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -232,9 +233,9 @@ func ResultMessage(p Provider, callID string, res *tool.Result, opts *ResultOpti
 			text = "Error: " + text
 		}
 		if p == OpenAI {
-			return encodeJSON(openAIToolMessage{Role: "tool", ToolCallID: callID, Content: text})
+			return jsonenc.Marshal(openAIToolMessage{Role: "tool", ToolCallID: callID, Content: text})
 		}
-		return encodeJSON(functionCallOutput{Type: "function_call_output", CallID: callID, Output: text})
+		return jsonenc.Marshal(functionCallOutput{Type: "function_call_output", CallID: callID, Output: text})
 	case Anthropic:
 		parts := Normalize(res, NormalizeOptions{Images: true, ImageTypes: anthropicImageTypes, MaxChars: max})
 		blocks := make([]any, 0, len(parts))
@@ -249,9 +250,9 @@ func ResultMessage(p Provider, callID string, res *tool.Result, opts *ResultOpti
 		if len(blocks) == 0 {
 			blocks = append(blocks, anthropicText{Type: "text", Text: noOutput})
 		}
-		return encodeJSON(anthropicToolResult{Type: "tool_result", ToolUseID: callID, Content: blocks, IsError: res.IsError})
+		return jsonenc.Marshal(anthropicToolResult{Type: "tool_result", ToolUseID: callID, Content: blocks, IsError: res.IsError})
 	}
-	return encodeJSON(res)
+	return jsonenc.Marshal(res)
 }
 
 type openAIToolMessage struct {

@@ -28,17 +28,6 @@ func decodeJSON(raw []byte) (any, error) {
 	return v, nil
 }
 
-// encodeJSON encodes v compactly and without HTML escaping ("<" stays "<").
-func encodeJSON(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
 // jsonKind names the JSON type of a decoded value, for error messages.
 func jsonKind(v any) string {
 	switch v.(type) {

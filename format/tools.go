@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/switchboard-mcp/switchboard/internal/jsonenc"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -105,7 +106,7 @@ func Definition(p Provider, t tool.Tool, opts *Options) (json.RawMessage, error)
 	}
 	if p == MCP {
 		// The schema was only checked: MCP takes the tool as tool.Tool.MCP makes it.
-		d, err := encodeJSON(t.MCP())
+		d, err := jsonenc.Marshal(t.MCP())
 		if err != nil {
 			return fail("%v", err)
 		}
@@ -120,7 +121,7 @@ func Definition(p Provider, t tool.Tool, opts *Options) (json.RawMessage, error)
 			return fail("%v", err)
 		}
 	}
-	params, err := encodeJSON(schema)
+	params, err := jsonenc.Marshal(schema)
 	if err != nil {
 		return fail("input schema: %v", err)
 	}
@@ -143,7 +144,7 @@ func Definition(p Provider, t tool.Tool, opts *Options) (json.RawMessage, error)
 	case Anthropic:
 		v = anthropicTool{Name: t.Name, Description: desc, InputSchema: params}
 	}
-	return encodeJSON(v)
+	return jsonenc.Marshal(v)
 }
 
 type openAIFunction struct {

@@ -367,15 +367,14 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 // SubscribeResource has not been ended with UnsubscribeResource (several gateways
 // on one hub each subscribe for their clients).
 func (h *Hub) SubscribeResource(ctx context.Context, uri string) error {
-	sup, original, err := h.resolveURI(uri)
+	sup, key, err := h.subscription(uri)
 	if err != nil {
 		return err
 	}
-	key := tool.Key{Server: sup.Name(), Tool: original}
 	h.holdMu.Lock()
 	defer h.holdMu.Unlock()
 	if h.holds[key] == 0 {
-		if err := sup.Subscribe(ctx, original); err != nil {
+		if err := sup.Subscribe(ctx, key.Tool); err != nil {
 			return err
 		}
 	}
@@ -386,14 +385,23 @@ func (h *Hub) SubscribeResource(ctx context.Context, uri string) error {
 	return nil
 }
 
+// subscription is the server of a resource URI and the key its subscriptions are
+// counted and remembered by: the server's name and the URI it knows.
+func (h *Hub) subscription(uri string) (*upstream.Supervisor, tool.Key, error) {
+	sup, original, err := h.resolveURI(uri)
+	if err != nil {
+		return nil, tool.Key{}, err
+	}
+	return sup, tool.Key{Server: sup.Name(), Tool: original}, nil
+}
+
 // UnsubscribeResource ends a subscription made with SubscribeResource; the server's
 // ends with the last.
 func (h *Hub) UnsubscribeResource(ctx context.Context, uri string) error {
-	sup, original, err := h.resolveURI(uri)
+	sup, key, err := h.subscription(uri)
 	if err != nil {
 		return err
 	}
-	key := tool.Key{Server: sup.Name(), Tool: original}
 	h.holdMu.Lock()
 	defer h.holdMu.Unlock()
 	if h.holds[key] > 1 {
@@ -404,7 +412,7 @@ func (h *Hub) UnsubscribeResource(ctx context.Context, uri string) error {
 	h.subMu.Lock()
 	delete(h.subURIs, key)
 	h.subMu.Unlock()
-	return sup.Unsubscribe(ctx, original)
+	return sup.Unsubscribe(ctx, key.Tool)
 }
 
 // SetLogLevel asks every server with logging, now and after reconnects (and servers

@@ -3,6 +3,8 @@ package tool
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/switchboard-mcp/switchboard/internal/jsonenc"
 )
 
 // emptySchema is what a tool without an input schema takes: an object with no properties.
@@ -24,7 +26,7 @@ func CleanSchema(schema any) json.RawMessage {
 	case []byte:
 		raw = s
 	default:
-		b, err := marshal(s)
+		b, err := jsonenc.Marshal(s)
 		if err != nil {
 			return emptySchema
 		}
@@ -55,20 +57,9 @@ func CleanSchema(schema any) json.RawMessage {
 	if !hasProps {
 		m["properties"] = json.RawMessage(`{}`)
 	}
-	b, err := marshal(m)
+	b, err := jsonenc.Marshal(m)
 	if err != nil {
 		return emptySchema
 	}
 	return b
-}
-
-// marshal is json.Marshal without HTML escaping.
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
