@@ -174,7 +174,8 @@ func AllForwardable() *mcp.ClientCapabilities {
 	}
 }
 
-// middleware sees every request a client sends: it records who spoke last, holds
+// middleware sees every request a client sends: it ends one whose HTTP request has
+// ended (without sessions; see carried), records who spoke last, holds
 // requests until Options.Start is done, routes resources/read itself (so that
 // resources nobody listed are found too), and passes logging/setLevel on.
 func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -183,6 +184,8 @@ func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if ss == nil || strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req)
 		}
+		ctx, stop := untilCarrierEnds(ctx)
+		defer stop()
 		f.touch(ss)
 		switch method {
 		case "initialize", "server/discover":

@@ -516,14 +516,49 @@ func TestProxyProgressLoggingCancellation(t *testing.T) {
 	testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool { return serverSaid(h, "ts", "sleep cancelled after") })
 }
 
+// Over Streamable HTTP without sessions a client cancels a call by ending its POST
+// (a notifications/cancelled would come on a session of its own): the server's call
+// is cancelled then, not when its tool timeout ends it, for clients of either
+// protocol (one of 2026-07-28 with sampling runs its call as an exchange).
+func TestStatelessCancellation(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Stdio(t, "ts")
+	ts.ToolTimeout = time.Minute
+	h, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}}, ts)
+	for i, version := range []string{"2025-11-25", ""} {
+		c := connectProxyClientVersion(t, url, version)
+		callCtx, cancel := context.WithCancel(context.Background())
+		called := make(chan error, 1)
+		go func() {
+			_, err := c.cs.CallTool(callCtx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 30000}})
+			called <- err
+		}()
+		testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep started") > i })
+		cancel()
+		if err := <-called; err == nil {
+			t.Fatalf("%q: cancelled call returned no error", version)
+		}
+		testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep cancelled after") > i })
+	}
+}
+
 // serverSaid reports whether server's stderr, as the hub keeps it, has text.
-func serverSaid(h *hub.Hub, server, text string) bool {
+func serverSaid(h *hub.Hub, server, text string) bool { return serverSaidTimes(h, server, text) > 0 }
+
+// serverSaidTimes counts the lines of server's stderr, as the hub keeps it, that
+// have text.
+func serverSaidTimes(h *hub.Hub, server, text string) int {
+	n := 0
 	for _, st := range h.Status() {
-		if st.Name == server && slices.ContainsFunc(st.Stderr, func(line string) bool { return strings.Contains(line, text) }) {
-			return true
+		if st.Name == server {
+			for _, line := range st.Stderr {
+				if strings.Contains(line, text) {
+					n++
+				}
+			}
 		}
 	}
-	return false
+	return n
 }
 
 // Requests a server sends its client — sampling, elicitation, roots — reach the
