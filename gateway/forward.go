@@ -41,6 +41,7 @@ type forwarder struct {
 	subs      map[string]map[*mcp.ServerSession]bool  // resource subscriptions by URI
 	watched   map[*mcp.ServerSession]bool             // sessions whose end is awaited (sessions.go)
 	exchanges map[string]*exchange                    // multi-round-trip calls by request state
+	underWay  map[*underWay]struct{}                  // the clients' requests being handled (inflight.go)
 
 	// upMu orders the forwarder's changes to the servers' state (subscriptions,
 	// the log level): each is decided and made before the next is decided.
@@ -65,6 +66,7 @@ func newForwarder(g *Gateway) *forwarder {
 		subs:      map[string]map[*mcp.ServerSession]bool{},
 		watched:   map[*mcp.ServerSession]bool{},
 		exchanges: map[string]*exchange{},
+		underWay:  map[*underWay]struct{}{},
 	}
 }
 
@@ -174,8 +176,8 @@ func AllForwardable() *mcp.ClientCapabilities {
 	}
 }
 
-// middleware sees every request a client sends: it ends one whose HTTP request has
-// ended (without sessions; see carried), records who spoke last, holds
+// middleware sees every request a client sends: it ends one that no answer can
+// reach any more (see inflight.go), records who spoke last, holds
 // requests until Options.Start is done, routes resources/read itself (so that
 // resources nobody listed are found too), and passes logging/setLevel on.
 func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -184,8 +186,8 @@ func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if ss == nil || strings.HasPrefix(method, "notifications/") {
 			return next(ctx, method, req)
 		}
-		ctx, stop := untilCarrierEnds(ctx)
-		defer stop()
+		ctx, done := f.track(ctx, ss)
+		defer done()
 		f.touch(ss)
 		switch method {
 		case "initialize", "server/discover":

@@ -239,6 +239,7 @@ func (g *Gateway) Close() error {
 			g.link.Remove()
 		}
 		g.fwd.endExchanges()
+		g.fwd.endRequests(func(*mcp.ServerSession) bool { return true }, errClosed) // else closing a session waits for them
 		for ss := range g.server.Sessions() {
 			_ = ss.Close()
 		}
@@ -357,7 +358,9 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 // ServeStdio serves the gateway on stdin/stdout until the client disconnects or ctx
 // ends.
 func (g *Gateway) ServeStdio(ctx context.Context) error {
-	err := g.server.Run(ctx, &mcp.StdioTransport{})
+	// The client's requests under way end with ctx (see inflight.go): the SDK's Run
+	// then closes the session, which waits for them.
+	err := g.server.Run(withCarrier(ctx, ctx), &mcp.StdioTransport{})
 	if ctx.Err() != nil {
 		return nil
 	}

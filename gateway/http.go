@@ -43,53 +43,22 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = defaultSessionTimeout
 	}
-	switch {
-	case o.Stateless:
+	// A client's requests under way end with its POST, or its session (see inflight.go).
+	if o.Stateless {
 		streamable = carried(streamable)
-	case o.SessionTimeout > 0:
-		streamable = g.idle(o.SessionTimeout).wrap(streamable) // see sessions.go
+	} else {
+		streamable = g.endOnDelete(streamable)
+		if o.SessionTimeout > 0 {
+			streamable = g.idle(o.SessionTimeout).wrap(streamable) // see sessions.go
+		}
 	}
 	mux.Handle("/mcp", streamable)
-	sse := mcp.NewSSEHandler(getServer, nil)
-	mux.Handle("/sse", sse)
+	mux.Handle("/sse", carried(mcp.NewSSEHandler(getServer, nil))) // the GET stream is the session
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
 	}
 	return h
-}
-
-// carrierKey carries, over Streamable HTTP without sessions, the context of the
-// HTTP request that carries a client's request (see carried).
-type carrierKey struct{}
-
-// carried makes the context of each HTTP request reachable from the requests it
-// carries: the SDK hands its values, but not its end, to their handlers. Without
-// sessions a client has one way to cancel a request, ending its POST, since a
-// notifications/cancelled comes in a POST of its own that knows no other; and no
-// response can reach a client after its POST has ended. The forwarder therefore
-// ends such a request, and the upstream call it makes, with its POST (see
-// untilCarrierEnds). The SDK's StreamableHTTPOptions.PropagateRequestCancellation
-// would do it only for clients of 2026-07-28.
-func carried(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), carrierKey{}, r.Context())))
-	})
-}
-
-// untilCarrierEnds returns ctx, ended also when the HTTP request that carried it
-// ends if it came by carried; stop releases it.
-func untilCarrierEnds(ctx context.Context) (_ context.Context, stop func()) {
-	carrier, ok := ctx.Value(carrierKey{}).(context.Context)
-	if !ok {
-		return ctx, func() {}
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	unhook := context.AfterFunc(carrier, func() { cancel(context.Cause(carrier)) })
-	return ctx, func() {
-		unhook()
-		cancel(nil)
-	}
 }
 
 // requireToken answers 401 unless the request carries the bearer token. The

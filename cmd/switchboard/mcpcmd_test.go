@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -416,4 +417,62 @@ func TestMCPStdioRequiredServerFails(t *testing.T) {
 		t.Errorf("exit code %d, want 1", code)
 	}
 	waitGone(t, marker)
+}
+
+// SIGTERM while a client's call is under way ends `switchboard mcp` at once, over
+// stdio and over HTTP: the call is cancelled, not waited for (closing a session in
+// the SDK waits for its requests, here a server's one-minute sleep).
+func TestMCPSigtermDuringCall(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	// call starts the one-minute sleep of the slow server on cs and waits until the
+	// server says it runs, in the gateway's log.
+	call := func(t *testing.T, cs *mcp.ClientSession, stderr *testenv.Buffer) {
+		t.Helper()
+		go func() {
+			_, _ = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 60000}})
+		}()
+		testenv.WaitFor(t, `the slow server's "testserver: sleep started" in the gateway's log`, 30*time.Second, func() bool {
+			return strings.Contains(stderr.String(), "testserver: sleep started")
+		})
+	}
+	config := func(s *sandbox) string {
+		return s.writeConfig("mcp.json", `{"mcpServers": {"slow": {"command": `+jsonString(bin)+`}}}`)
+	}
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		cmd, marker := s.command(context.Background(), "mcp", "--config", config(s))
+		var stderr testenv.Buffer
+		cmd.Stderr = &stderr
+		client := mcp.NewClient(&mcp.Implementation{Name: "sigterm-test", Version: "1"}, nil)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v", err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		call(t, cs, &stderr)
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatalf("SIGTERM: %v", err)
+		}
+		waitGone(t, marker)
+	})
+	t.Run("http", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		g := startHTTPGateway(t, s, "--config", config(s))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := g.connect(ctx, t, "", nil)
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, g.stderr.String())
+		}
+		t.Cleanup(func() { cs.Close() })
+		call(t, cs, &g.stderr)
+		if code := g.stop(t); code != exitOK {
+			t.Errorf("exit %d after SIGTERM, want %d\n%s", code, exitOK, g.stderr.String())
+		}
+	})
 }
