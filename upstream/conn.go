@@ -33,6 +33,15 @@ type conn struct {
 	// ctx lives as long as the connection: HTTP transports tie their streams to it.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// calls ends when the connection is given up or its supervisor closes, before
+	// the session is closed: the requests under way end with it (see bound).
+	calls    context.Context
+	endCalls context.CancelFunc
+	// requests counts the requests under way (see bound); when close finds some,
+	// settled is closed once they have returned.
+	reqMu    sync.Mutex
+	requests int
+	settled  chan struct{}
 
 	mu     sync.Mutex
 	dead   chan struct{}
@@ -41,7 +50,44 @@ type conn struct {
 
 func newConn(parent context.Context) *conn {
 	ctx, cancel := context.WithCancel(parent)
-	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1), noteSignal: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	calls, endCalls := context.WithCancel(parent)
+	return &conn{dead: make(chan struct{}), listChanged: make(chan struct{}, 1), noteSignal: make(chan struct{}, 1),
+		ctx: ctx, cancel: cancel, calls: calls, endCalls: endCalls}
+}
+
+// bound returns ctx for a request on c, ended also when c is given up (markDead) or
+// its supervisor closes; stop releases it. Over HTTP nothing else would end it: the
+// request would wait for its answer, up to the tool timeout, after its connection
+// was given up or its hub closed, and closing the session waits for it.
+func (c *conn) bound(ctx context.Context) (_ context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	unhook := context.AfterFunc(c.calls, cancel)
+	c.reqMu.Lock()
+	c.requests++
+	c.reqMu.Unlock()
+	return ctx, func() {
+		unhook()
+		cancel()
+		c.reqMu.Lock()
+		if c.requests--; c.requests == 0 && c.settled != nil {
+			close(c.settled)
+			c.settled = nil
+		}
+		c.reqMu.Unlock()
+	}
+}
+
+// requestsSettled is closed once no request made with bound is under way.
+func (c *conn) requestsSettled() <-chan struct{} {
+	c.reqMu.Lock()
+	defer c.reqMu.Unlock()
+	ch := make(chan struct{})
+	if c.requests == 0 {
+		close(ch)
+	} else {
+		c.settled = ch
+	}
+	return ch
 }
 
 // Lists a server has; bits of conn.pending.
@@ -68,6 +114,7 @@ func (c *conn) markDead(reason string) {
 	default:
 		c.reason = reason
 		close(c.dead)
+		c.endCalls()
 	}
 }
 
@@ -100,6 +147,16 @@ func (c *conn) close(grace time.Duration) {
 	if c.sess == nil {
 		return
 	}
+	wait, stop := context.WithTimeout(context.Background(), grace) // bounds both waits below
+	defer stop()
+	// The requests under way were ended by markDead: the SDK hands each its error at
+	// once and sends the server its notifications/cancelled on a goroutine. Closing
+	// the session only once they have returned keeps the closing (over HTTP, a
+	// DELETE that the server may hold until its handlers end) off their goroutines.
+	select {
+	case <-c.requestsSettled():
+	case <-wait.Done():
+	}
 	// Session.Close waits for calls in flight; over HTTP a hung server could hold it,
 	// so the wait is bounded (each call has its own deadline anyway).
 	done := make(chan struct{})
@@ -109,7 +166,7 @@ func (c *conn) close(grace time.Duration) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(grace):
+	case <-wait.Done():
 	}
 }
 

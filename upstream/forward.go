@@ -46,13 +46,17 @@ func (s *Supervisor) Do(ctx context.Context, fn func(context.Context, *mcp.Clien
 	if err != nil {
 		return err
 	}
-	err = fn(ctx, c.sess)
+	reqCtx, stop := c.bound(ctx)
+	err = fn(reqCtx, c.sess)
+	stop()
 	var rpcErr *jsonrpc.Error
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &rpcErr):
 		return &jsonrpc.Error{Code: rpcErr.Code, Message: s.redact(rpcErr.Message), Data: rpcErr.Data}
+	case ctx.Err() == nil && c.calls.Err() != nil:
+		return s.lostError(c, "request")
 	}
 	return s.callError(ctx, err)
 }

@@ -405,7 +405,9 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 		before := c.written()
 		// A copy of _meta: the SDK adds its own keys to the map it is given, and the
 		// call may be sent twice.
-		res, err := c.sess.CallTool(ctx, &mcp.CallToolParams{Meta: maps.Clone(meta), Name: name, Arguments: arguments})
+		callCtx, stop := c.bound(ctx)
+		res, err := c.sess.CallTool(callCtx, &mcp.CallToolParams{Meta: maps.Clone(meta), Name: name, Arguments: arguments})
+		stop()
 		if err == nil {
 			return res, nil
 		}
@@ -416,16 +418,22 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			c.markDead("connection closed")
 			continue
 		}
-		if ctx.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || c.isDead()) {
-			// Give the watchers a moment to say how it died (exit status, signal).
-			select {
-			case <-c.dead:
-			case <-time.After(200 * time.Millisecond):
-			}
-			return nil, fmt.Errorf("connection lost during the call: %s", s.redact(c.deathReason()))
+		if ctx.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || c.calls.Err() != nil) {
+			return nil, s.lostError(c, "call")
 		}
 		return nil, s.callError(ctx, err)
 	}
+}
+
+// lostError is the error of a request (what) whose connection c was lost or given
+// up while it was under way.
+func (s *Supervisor) lostError(c *conn, what string) error {
+	// Give the watchers a moment to say how it died (exit status, signal).
+	select {
+	case <-c.dead:
+	case <-time.After(200 * time.Millisecond):
+	}
+	return fmt.Errorf("connection lost during the %s: %s", what, s.redact(c.deathReason()))
 }
 
 // callError is the error of a request to the server that failed with err within

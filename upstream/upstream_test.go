@@ -721,3 +721,97 @@ func TestCancelledStreamIsClosed(t *testing.T) {
 		return conns.closed.Load() > closed
 	})
 }
+
+// A request under way over HTTP ends with its connection: when the supervisor
+// closes, and when a heartbeat finds the server hung. It used to wait for its answer
+// (or its tool timeout, a minute here) after the connection had been given up, and
+// the session's closing waited for it in turn. Both kinds of request: a tool call
+// (Call) and any other (Do, here prompts/get). (Whether the server hears of the
+// cancellation is the SDK's affair: it sends notifications/cancelled on a goroutine
+// of its own, which a session already closing refuses.)
+func TestRequestsEndWithTheirConnection(t *testing.T) {
+	for _, how := range []string{"close", "hung server"} {
+		t.Run(how, func(t *testing.T) {
+			started := make(chan struct{}, 2)
+			release := make(chan struct{}) // closed when the test ends
+			// wait is the tool's and the prompt's handler.
+			wait := func(ctx context.Context) error {
+				started <- struct{}{}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-release:
+					return nil
+				}
+			}
+			server := mcp.NewServer(&mcp.Implementation{Name: "patient", Version: "1"}, nil)
+			mcp.AddTool(server, &mcp.Tool{Name: "wait"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, wait(ctx)
+			})
+			server.AddPrompt(&mcp.Prompt{Name: "wait"}, func(ctx context.Context, _ *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{}, wait(ctx)
+			})
+			// frozen makes the server hang: every HTTP request waits until its client
+			// gives up, or the test ends.
+			var frozen atomic.Bool
+			sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if frozen.Load() {
+					select {
+					case <-r.Context().Done():
+					case <-release:
+					}
+					return
+				}
+				sdk.ServeHTTP(w, r)
+			}))
+			// At the end: release the handlers and the frozen requests, close the
+			// server's sessions (which wait for the handlers), then the HTTP server
+			// (which waits for its requests).
+			t.Cleanup(hs.Close)
+			t.Cleanup(func() {
+				for ss := range server.Sessions() {
+					ss.Close()
+				}
+			})
+			t.Cleanup(func() { close(release) })
+			opts := testserver.Fast()
+			if how == "hung server" {
+				opts.Heartbeat = 200 * time.Millisecond
+			}
+			s := start(t, config.Server{Name: "patient", Transport: config.HTTP, URL: hs.URL, ToolTimeout: time.Minute}, opts)
+			errs := make(chan error, 2)
+			go func() {
+				_, err := s.Call(context.Background(), "wait", json.RawMessage(`{}`))
+				errs <- err
+			}()
+			go func() {
+				errs <- s.Do(context.Background(), func(ctx context.Context, cs *mcp.ClientSession) error {
+					_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "wait"})
+					return err
+				})
+			}()
+			<-started
+			<-started
+			// The close ends them at once; a hung server after two missed heartbeats.
+			within := 2 * time.Second
+			switch how {
+			case "close":
+				go s.Close()
+			case "hung server":
+				frozen.Store(true)
+				within = 10 * time.Second
+			}
+			for range 2 {
+				select {
+				case err := <-errs:
+					if err == nil || !strings.Contains(err.Error(), "connection lost during the") {
+						t.Errorf("request: err = %v, want the connection lost", err)
+					}
+				case <-time.After(within):
+					t.Fatalf("a request still waits %s later", within)
+				}
+			}
+		})
+	}
+}
