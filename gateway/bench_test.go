@@ -488,3 +488,77 @@ func BenchmarkGatewayHTTP(b *testing.B) {
 	b.ReportMetric(benchMicros(seq.gatewayCPU), "gateway-cpu-µs/call")
 	b.ReportMetric(benchMicros(sessions.gatewayCPU), "gateway-cpu-µs/call-sessions16")
 }
+
+// BenchmarkGatewayMemoryPerSession is the resident memory that `switchboard mcp
+// --listen` (the real binary) takes per connected Streamable HTTP client session,
+// against the test server's (a plain SDK server) for the same clients. Both run at
+// the GC setting of $GOGC, or else at the binary's default (GOGC=400), so that the
+// ratio is the gateway's own. Each round starts both afresh, connects one session to
+// each and makes a call, reads each process's VmRSS, then connects benchMemSessions
+// more sessions to each, every one listing the tools and calling echo once (so that
+// its buffers are in use), reads VmRSS again and divides the growth by
+// benchMemSessions. Reports (medians over rounds, at least 3):
+//
+//	gateway-rss-KiB/session, direct-rss-KiB/session, and their ratio
+//	gateway-rss-MiB-idle     the gateway's VmRSS with one session
+func BenchmarkGatewayMemoryPerSession(b *testing.B) {
+	const benchMemSessions = 100
+	if os.Getenv("GOGC") == "" {
+		b.Setenv("GOGC", "400") // the children's: the binary's default, given to the test server too
+	}
+	var gw, direct, ratio, idle []float64
+	rss := func(pid int) float64 {
+		kib, err := testenv.VmRSSKiB(pid)
+		if err != nil {
+			b.Skipf("resident memory: %v", err)
+		}
+		return float64(kib)
+	}
+	for range max(b.N, 3) {
+		upstreamURL := testserver.StartHTTP(b) + "/mcp"
+		gatewayURL, gatewayPID := benchHTTPGateway(b, benchGatewayConfig(b, map[string]any{"type": "http", "url": upstreamURL}))
+		client := benchHTTPClient(b)
+		var open []*mcp.ClientSession
+		connect := func(url string) *mcp.ClientSession {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			sess, err := benchClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client}, nil)
+			if err != nil {
+				b.Fatalf("connect %s: %v", url, err)
+			}
+			open = append(open, sess)
+			return sess
+		}
+		use := func(sess *mcp.ClientSession) {
+			if _, err := sess.ListTools(context.Background(), nil); err != nil {
+				b.Fatal(err)
+			}
+			if err := benchEcho(sess)(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		gs, ds := connect(gatewayURL), connect(upstreamURL)
+		benchWaitForEcho(b, gs)
+		use(gs)
+		use(ds)
+		directPID := benchServerPID(b, ds)
+		g0, d0 := rss(gatewayPID), rss(directPID)
+		for range benchMemSessions {
+			use(connect(gatewayURL))
+			use(connect(upstreamURL))
+		}
+		g1, d1 := rss(gatewayPID), rss(directPID)
+		gw = append(gw, (g1-g0)/benchMemSessions)
+		direct = append(direct, (d1-d0)/benchMemSessions)
+		ratio = append(ratio, (g1-g0)/(d1-d0))
+		idle = append(idle, g0/1024)
+		for _, sess := range open {
+			sess.Close()
+		}
+	}
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(testenv.Median(gw), "gateway-rss-KiB/session")
+	b.ReportMetric(testenv.Median(direct), "direct-rss-KiB/session")
+	b.ReportMetric(testenv.Median(ratio), "ratio")
+	b.ReportMetric(testenv.Median(idle), "gateway-rss-MiB-idle")
+}

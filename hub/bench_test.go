@@ -12,8 +12,6 @@ package hub_test
 // different times.
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,7 +20,6 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -382,33 +379,21 @@ func benchReadHostMemory(b *testing.B) benchHostMemory {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return benchHostMemory{
-		rssKiB:     float64(benchVmRSSKiB(b)),
+		rssKiB:     float64(benchVmRSSKiB(b, os.Getpid())),
 		heapKiB:    float64(ms.HeapInuse) / 1024,
 		goroutines: runtime.NumGoroutine(),
 	}
 }
 
-// benchVmRSSKiB reads VmRSS (in kB) from /proc/self/status.
-func benchVmRSSKiB(b *testing.B) int64 {
+// benchVmRSSKiB is process pid's resident memory in KiB; the benchmark is skipped
+// where /proc cannot tell it.
+func benchVmRSSKiB(b *testing.B, pid int) int64 {
 	b.Helper()
-	data, err := os.ReadFile("/proc/self/status")
+	kib, err := testenv.VmRSSKiB(pid)
 	if err != nil {
-		b.Skipf("no /proc/self/status: %v", err)
+		b.Skipf("resident memory: %v", err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmRSS:")); ok {
-			f := bytes.Fields(rest) // "1234", "kB"
-			if len(f) >= 1 {
-				n, err := strconv.ParseInt(string(f[0]), 10, 64)
-				if err == nil {
-					return n
-				}
-			}
-		}
-	}
-	b.Fatalf("no VmRSS line in /proc/self/status")
-	return 0
+	return kib
 }
 
 // BenchmarkMemoryPerServer is the host's memory per connected stdio server: a hub of

@@ -1,8 +1,14 @@
 package testenv
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 )
@@ -61,4 +67,22 @@ func Median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// VmRSSKiB reads process pid's resident memory (VmRSS, in KiB) from
+// /proc/PID/status.
+func VmRSSKiB(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("VmRSS:")); ok {
+			if f := bytes.Fields(rest); len(f) >= 1 { // "1234", "kB"
+				return strconv.ParseInt(string(f[0]), 10, 64)
+			}
+		}
+	}
+	return 0, errors.New("no VmRSS line in /proc/PID/status")
 }
