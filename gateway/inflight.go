@@ -18,13 +18,13 @@ import (
 //
 // A request ends with:
 //   - its carrier, the context that delivers its answer, when the request's context
-//     has one (see carried): over Streamable HTTP without sessions, the POST (the
-//     client cannot send a notifications/cancelled there: it would come in a POST
-//     of its own that knows no other); over legacy SSE, the session's GET stream;
-//     over stdio, ServeStdio's context;
+//     has one (see carried): over Streamable HTTP without sessions, the POST (a
+//     notifications/cancelled would come in a POST of its own that knows no other,
+//     and protocol 2026-07-28 makes closing the stream the way to cancel); over
+//     legacy SSE, the session's GET stream; over stdio, ServeStdio's context;
 //   - its session, when the client deletes it (Streamable HTTP with sessions; see
-//     endOnDelete). The end of a POST is not the end of a request there: the
-//     protocol tells clients to cancel explicitly, not by disconnecting;
+//     endOnDelete). The end of a POST is not the end of a request there: protocol
+//     2025-11-25 tells clients to cancel explicitly, not by disconnecting;
 //   - the gateway, at Close.
 
 // carrierKey is the context value that holds a request's carrier.

@@ -179,6 +179,7 @@ func (s *Supervisor) connect() (*conn, error) {
 	transport, err := s.transport(c)
 	if err != nil {
 		c.cancel()
+		c.endCalls()
 		return nil, err
 	}
 	if c.proc != nil {
