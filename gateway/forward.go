@@ -41,7 +41,8 @@ type forwarder struct {
 	subs      map[string]map[*mcp.ServerSession]bool  // resource subscriptions by URI
 	watched   map[*mcp.ServerSession]bool             // sessions whose end is awaited (sessions.go)
 	exchanges map[string]*exchange                    // multi-round-trip calls by request state
-	underWay  map[*underWay]struct{}                  // the clients' requests being handled (inflight.go)
+	underWay  map[*underWay]struct{}                  // requests between the gateway and its clients (inflight.go)
+	carriers  map[*mcp.ServerSession]context.Context  // what carries each session's requests, if anything (inflight.go)
 
 	// upMu orders the forwarder's changes to the servers' state (subscriptions,
 	// the log level): each is decided and made before the next is decided.
@@ -67,6 +68,7 @@ func newForwarder(g *Gateway) *forwarder {
 		watched:   map[*mcp.ServerSession]bool{},
 		exchanges: map[string]*exchange{},
 		underWay:  map[*underWay]struct{}{},
+		carriers:  map[*mcp.ServerSession]context.Context{},
 	}
 }
 
@@ -396,7 +398,8 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during a request of its own", method, server)}
 	}
 	ss := c.ss
-	ctx = c.context(ctx)
+	ctx, done := f.track(c.context(ctx), ss) // closing ss would wait for the answer
+	defer done()
 	switch p := params.(type) {
 	case *mcp.CreateMessageWithToolsParams:
 		return ss.CreateMessageWithTools(ctx, p)

@@ -9,7 +9,9 @@ import (
 )
 
 // A client's requests under way end when no answer can reach the client any more,
-// and the upstream calls they make are cancelled with them. The SDK does not do
+// and the upstream calls they make are cancelled with them; so do the requests the
+// gateway sends the client for a server (sampling, elicitation, roots), which no
+// answer can come back to any more. The SDK does not do
 // this by itself: it hands a request's handler a context that ends only with a
 // notifications/cancelled, and closing a session waits for the handlers under way.
 // So a gateway closing (SIGTERM) or a client deleting its session waited for every
@@ -58,19 +60,35 @@ type underWay struct {
 	cancel context.CancelCauseFunc
 }
 
-// track returns ctx for one request of ss, ended as described above; done releases
-// it when the request is answered.
+// track returns ctx for one request between the gateway and ss's client, ended as
+// described above: a request of the client, or one the gateway sends it for a
+// server (Request), which closing the session would wait for in the same way. done
+// releases it when the request is answered.
 func (f *forwarder) track(ctx context.Context, ss *mcp.ServerSession) (_ context.Context, done func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	r := &underWay{ss: ss, cancel: cancel}
+	carrier, carried := ctx.Value(carrierKey{}).(context.Context)
 	f.mu.Lock()
 	f.underWay[r] = struct{}{}
+	switch {
+	case carried && f.carriers[ss] == nil:
+		// Remembered for the session's requests that carry none: those the gateway
+		// sends the client outside any call of its.
+		f.carriers[ss] = carrier
+		context.AfterFunc(carrier, func() {
+			f.mu.Lock()
+			delete(f.carriers, ss)
+			f.mu.Unlock()
+		})
+	case !carried:
+		carrier = f.carriers[ss]
+	}
 	f.mu.Unlock()
 	if f.g.ctx.Err() != nil { // Close cancels what it finds after it cancelled g.ctx
 		cancel(errClosed)
 	}
 	unhook := func() bool { return false }
-	if carrier, ok := ctx.Value(carrierKey{}).(context.Context); ok {
+	if carrier != nil {
 		unhook = context.AfterFunc(carrier, func() { cancel(errCarrierGone) })
 	}
 	return ctx, func() {

@@ -2,13 +2,17 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
@@ -101,4 +105,131 @@ func TestCallsEndWithTheirClient(t *testing.T) {
 
 	_, called = sleep(context.Background(), &mcp.StreamableClientTransport{Endpoint: url})
 	ended("the gateway's Close", run(func() { g.Close() }), called)
+}
+
+// A server's request that the gateway has passed to a client, and the client has
+// not answered, ends (with an error to the server) once no answer can come back:
+// when the gateway closes, when the client deletes its session, when its SSE
+// stream ends. Else closing the client's session waited for the answer, and a
+// gateway's Close hung for as long as a person left an elicitation form open. The
+// request may come during a call of the client's, or outside any (a server asking
+// on its own, here once the client has its tool's result).
+func TestServerRequestsEndWithTheirClient(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		tool string // ask_now: during the call; ask_later: after it
+		sse  bool   // the client on legacy SSE, else Streamable HTTP
+		end  string // "close", "delete" or "stream"
+	}{
+		{"close during a call", "ask_now", false, "close"},
+		{"close outside calls", "ask_later", false, "close"},
+		{"delete during a call", "ask_now", false, "delete"},
+		{"delete outside calls", "ask_later", false, "delete"},
+		{"sse stream during a call", "ask_now", true, "stream"},
+		{"sse stream outside calls", "ask_later", true, "stream"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// The server: each tool elicits, now or once later is closed; the
+			// outcome of the elicitation comes on asked.
+			asked, later := make(chan error, 1), make(chan struct{})
+			elicit := func(ss *mcp.ServerSession) {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				_, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: "name?", RequestedSchema: &jsonschema.Schema{Type: "object"}})
+				asked <- err
+			}
+			server := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+			mcp.AddTool(server, &mcp.Tool{Name: "ask_now"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				elicit(req.Session)
+				return &mcp.CallToolResult{}, nil, nil
+			})
+			mcp.AddTool(server, &mcp.Tool{Name: "ask_later"}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				go func() {
+					<-later
+					elicit(req.Session)
+				}()
+				return &mcp.CallToolResult{}, nil, nil
+			})
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+			t.Cleanup(hs.Close)
+			t.Cleanup(func() {
+				for ss := range server.Sessions() {
+					ss.Close()
+				}
+			})
+			_, g, url := proxyGateway(t, proxyOpts{}, config.Server{Name: "asker", Transport: config.HTTP, URL: hs.URL, ToolTimeout: time.Minute})
+
+			// The client: it never answers the elicitation.
+			arrived, release := make(chan struct{}, 1), make(chan struct{})
+			t.Cleanup(func() { close(release) })
+			c := mcp.NewClient(&mcp.Implementation{Name: "silent", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					arrived <- struct{}{}
+					select {
+					case <-ctx.Done():
+					case <-release:
+					}
+					return nil, errors.New("no answer")
+				},
+			})
+			streamCtx, endStream := context.WithCancel(context.Background())
+			defer endStream()
+			var tr mcp.Transport = &mcp.StreamableClientTransport{Endpoint: url}
+			if tc.sse {
+				tr = &mcp.SSEClientTransport{Endpoint: strings.TrimSuffix(url, "/mcp") + "/sse"}
+			}
+			cs, err := c.Connect(streamCtx, tr, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cs.Close() })
+			if tc.tool == "ask_now" {
+				go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool})
+			} else {
+				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool}); err != nil {
+					t.Fatal(err)
+				}
+				close(later)
+			}
+			select {
+			case <-arrived:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the elicitation did not reach the client")
+			}
+
+			ended := make(chan struct{})
+			go func() {
+				defer close(ended)
+				switch tc.end {
+				case "close":
+					g.Close()
+				case "delete":
+					req, _ := http.NewRequest(http.MethodDelete, url, nil)
+					req.Header.Set("Mcp-Session-Id", cs.ID())
+					if resp, err := http.DefaultClient.Do(req); err != nil {
+						t.Errorf("DELETE: %v", err)
+					} else {
+						resp.Body.Close()
+					}
+				case "stream":
+					endStream()
+				}
+			}()
+			select {
+			case <-ended:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the %s still waits after 10 s", tc.end)
+			}
+			select {
+			case err := <-asked:
+				if err == nil {
+					t.Error("the server's elicitation got an answer")
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("the server's elicitation still waits after 10 s")
+			}
+		})
+	}
 }
