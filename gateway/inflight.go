@@ -54,7 +54,7 @@ var (
 	errSessionEnded = errors.New("the client ended its session")
 )
 
-// underWay is a client request being handled.
+// underWay is a request between the gateway and a client, under way.
 type underWay struct {
 	ss     *mcp.ServerSession
 	cancel context.CancelCauseFunc
