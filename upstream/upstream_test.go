@@ -674,8 +674,11 @@ func TestCallsKeepTheirConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Each caller needs a connection of its own at most, and the server's event
-	// stream one; the pool keeps them all.
-	if n := conns.opened.Load() - opened; n > callers+1 {
+	// stream one; the pool keeps them all. A caller whose next call starts before its
+	// last connection is back in the pool (net/http returns it on another goroutine)
+	// dials one more now and then: 10 in about one run of eight under -race. Losing
+	// connections, as before, opened 26 to 38.
+	if n := conns.opened.Load() - opened; n > 2*callers {
 		t.Errorf("%d calls from %d callers opened %d connections (%d closed)", calls, callers, n, conns.closed.Load())
 	}
 }
