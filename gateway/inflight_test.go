@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -38,14 +37,8 @@ func TestCallsEndWithTheirClient(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cs.Close() })
-		called := make(chan error, 1)
-		go func() {
-			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 30000}})
-			called <- err
-		}()
 		started++
-		testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep started") >= started })
-		return cs, called
+		return cs, startSleep(t, context.Background(), h, cs, started)
 	}
 	// ended waits for what ends the call to return, for the client's call to fail,
 	// and for the server to see its call cancelled.
@@ -64,9 +57,7 @@ func TestCallsEndWithTheirClient(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Errorf("%s: the client's call still waits after 10 s", what)
 		}
-		testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool {
-			return serverSaidTimes(h, "ts", "sleep cancelled after") >= started
-		})
+		awaitSleepCancelled(t, h, started)
 	}
 	run := func(fn func()) <-chan struct{} {
 		done := make(chan struct{})

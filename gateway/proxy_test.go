@@ -452,7 +452,9 @@ func TestProxyCollidingServers(t *testing.T) {
 // that called, at the level it set; cancelling a call cancels it at the server.
 func TestProxyProgressLoggingCancellation(t *testing.T) {
 	t.Parallel()
-	h, c := proxy(t, conf(t, "conf"), testserver.Stdio(t, "ts"))
+	ts := testserver.Stdio(t, "ts")
+	ts.ToolTimeout = time.Minute // else its end could pass for the cancellation below
+	h, c := proxy(t, conf(t, "conf"), ts)
 	cs := c.cs
 
 	if err := cs.SetLoggingLevel(ctx15(t), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
@@ -503,17 +505,12 @@ func TestProxyProgressLoggingCancellation(t *testing.T) {
 	// when it is cancelled; the call is cancelled once the server runs it.
 	callCtx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	called := make(chan error, 1)
-	go func() {
-		_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 20000}})
-		called <- err
-	}()
-	testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaid(h, "ts", "sleep started") })
+	called := startSleep(t, callCtx, h, cs, 1)
 	cancel()
 	if err := <-called; err == nil {
 		t.Fatal("cancelled call returned no error")
 	}
-	testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool { return serverSaid(h, "ts", "sleep cancelled after") })
+	awaitSleepCancelled(t, h, 1)
 }
 
 // Over Streamable HTTP without sessions a client cancels a call by ending its POST
@@ -528,22 +525,36 @@ func TestStatelessCancellation(t *testing.T) {
 	for i, version := range []string{"2025-11-25", ""} {
 		c := connectProxyClientVersion(t, url, version)
 		callCtx, cancel := context.WithCancel(context.Background())
-		called := make(chan error, 1)
-		go func() {
-			_, err := c.cs.CallTool(callCtx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 30000}})
-			called <- err
-		}()
-		testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep started") > i })
+		called := startSleep(t, callCtx, h, c.cs, i+1)
 		cancel()
 		if err := <-called; err == nil {
 			t.Fatalf("%q: cancelled call returned no error", version)
 		}
-		testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep cancelled after") > i })
+		awaitSleepCancelled(t, h, i+1)
 	}
 }
 
-// serverSaid reports whether server's stderr, as the hub keeps it, has text.
-func serverSaid(h *hub.Hub, server, text string) bool { return serverSaidTimes(h, server, text) > 0 }
+// startSleep calls the sleep (30 s) of the hub's test server "ts" on cs with ctx and
+// waits until the server runs it, its nth since it started; the call's error comes on
+// the channel. Give "ts" a tool timeout longer than the test's waits, so that the
+// timeout's cancellation cannot pass for another.
+func startSleep(t *testing.T, ctx context.Context, h *hub.Hub, cs *mcp.ClientSession, nth int) <-chan error {
+	t.Helper()
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 30000}})
+		called <- err
+	}()
+	testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep started") >= nth })
+	return called
+}
+
+// awaitSleepCancelled waits up to 10 s for "ts" to say that a sleep was cancelled,
+// the nth time.
+func awaitSleepCancelled(t *testing.T, h *hub.Hub, nth int) {
+	t.Helper()
+	testenv.WaitFor(t, "the server to see the cancellation", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep cancelled after") >= nth })
+}
 
 // serverSaidTimes counts the lines of server's stderr, as the hub keeps it, that
 // have text.
