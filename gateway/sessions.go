@@ -123,24 +123,59 @@ func (g *Gateway) idle(timeout time.Duration) *idleSessions {
 }
 
 // wrap tracks the sessions of next, a stateful Streamable HTTP handler: a session
-// is known from the response that gave it its ID.
+// is known from the response that gives it its ID, as that response goes out.
 func (t *idleSessions) wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(sessionIDHeader)
-		known := id != "" && t.begin(id)
+		if id == "" {
+			next.ServeHTTP(&announcing{ResponseWriter: w, t: t}, r)
+			return
+		}
+		known := t.begin(id)
 		next.ServeHTTP(w, r)
 		switch {
 		case known && r.Method == http.MethodDelete:
 			t.drop(id)
 		case known:
 			t.end(id)
-		case id == "":
-			if id := w.Header().Get(sessionIDHeader); id != "" {
-				t.add(id)
-			}
 		}
 	})
 }
+
+// announcing adds the session its response names to the tracker before the
+// response goes out. Added once the handler had returned, as it used to be, a
+// session could be unknown when its client, which has the ID with the response's
+// headers, opened its GET stream: that stream went uncounted and its session
+// expired under a listening client (TestIdleSessionsAreClosed, about one run in six
+// under -race).
+type announcing struct {
+	http.ResponseWriter
+	t    *idleSessions
+	done bool
+}
+
+func (a *announcing) announce() {
+	if !a.done {
+		a.done = true
+		if id := a.Header().Get(sessionIDHeader); id != "" {
+			a.t.add(id)
+		}
+	}
+}
+
+func (a *announcing) WriteHeader(code int) {
+	a.announce()
+	a.ResponseWriter.WriteHeader(code)
+}
+
+func (a *announcing) Write(p []byte) (int, error) {
+	a.announce()
+	return a.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController (which the SDK flushes with) reach the
+// connection's writer.
+func (a *announcing) Unwrap() http.ResponseWriter { return a.ResponseWriter }
 
 func (t *idleSessions) add(id string) {
 	t.mu.Lock()

@@ -3,6 +3,7 @@ package gateway_test
 //lint:file-ignore SA1019 logging is deprecated in the 2026-07-28 protocol but lives in the versions clients use today; a proxy forwards it.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -254,3 +255,46 @@ func sessionIDs(g *gateway.Gateway) []string {
 	}
 	return ids
 }
+
+// A session is known to the idle tracker before its ID reaches the client. Here the
+// client has its initialize response while the gateway's handler is held for half a
+// second more; it opens its GET stream meanwhile, which keeps its quiet session
+// alive past the timeout. (Added once the handler had returned, the session was
+// unknown when the stream came, the stream went uncounted, and the session expired
+// under its listening client.)
+func TestSessionKnownBeforeItsIDGoesOut(t *testing.T) {
+	t.Parallel()
+	const timeout = time.Second
+	g, _ := stateGateway(t, startStateServer(t), nil)
+	hs := httptest.NewServer(holdAfterInitialize{g.Handler(&gateway.HTTPOptions{SessionTimeout: timeout})})
+	t.Cleanup(hs.Close)
+	listening := stateClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"})
+	time.Sleep(3 * timeout)
+	if ids := sessionIDs(g); !slices.Contains(ids, listening.ID()) {
+		t.Errorf("sessions %q after %s; the listening client's %q was closed", ids, 3*timeout, listening.ID())
+	}
+}
+
+// holdAfterInitialize holds the handler of an initialize request for half a second
+// once its response has gone out.
+type holdAfterInitialize struct{ next http.Handler }
+
+func (h holdAfterInitialize) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Mcp-Session-Id") == "" {
+		w = holdingWriter{w}
+	}
+	h.next.ServeHTTP(w, r)
+}
+
+type holdingWriter struct{ http.ResponseWriter }
+
+func (h holdingWriter) Write(p []byte) (int, error) {
+	n, err := h.ResponseWriter.Write(p)
+	if bytes.Contains(p, []byte(`"serverInfo"`)) {
+		_ = http.NewResponseController(h.ResponseWriter).Flush()
+		time.Sleep(500 * time.Millisecond)
+	}
+	return n, err
+}
+
+func (h holdingWriter) Unwrap() http.ResponseWriter { return h.ResponseWriter }
