@@ -8,7 +8,7 @@ NPM_DIR := testdata/npm
 NODE22_DIR := testdata/node22
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run test deps vet lint fuzz bench clean
+.PHONY: build run test deps vet lint fuzz bench bench-sdk-patched clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
@@ -47,6 +47,11 @@ fuzz:
 
 bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...
+
+# The gateway benchmarks against the pinned MCP Go SDK, then against a copy with
+# scripts/sdk-unmarshal.patch (the checkout is left as it is).
+bench-sdk-patched:
+	scripts/bench-sdk-patched
 
 clean:
 	rm -rf bin $(NPM_DIR)/node_modules $(NODE22_DIR)/node_modules
