@@ -25,8 +25,9 @@ import (
 //     and protocol 2026-07-28 makes closing the stream the way to cancel); over
 //     legacy SSE, the session's GET stream; over stdio, ServeStdio's context;
 //   - its session, when the client deletes it (Streamable HTTP with sessions; see
-//     endOnDelete). The end of a POST is not the end of a request there: protocol
-//     2025-11-25 tells clients to cancel explicitly, not by disconnecting;
+//     endOnDelete) or the gateway closes it as idle (idleSessions.expire). The end
+//     of a POST is not the end of a request there: protocol 2025-11-25 tells
+//     clients to cancel explicitly, not by disconnecting;
 //   - the gateway, at Close.
 
 // carrierKey is the context value that holds a request's carrier.
@@ -50,8 +51,9 @@ func carried(next http.Handler) http.Handler {
 }
 
 var (
-	errCarrierGone  = errors.New("the client's connection ended")
-	errSessionEnded = errors.New("the client ended its session")
+	errCarrierGone    = errors.New("the client's connection ended")
+	errSessionEnded   = errors.New("the client ended its session")
+	errSessionExpired = errors.New("the client's session was idle too long")
 )
 
 // underWay is a request between the gateway and a client, under way.

@@ -3,8 +3,10 @@ package gateway_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -223,4 +227,68 @@ func TestServerRequestsEndWithTheirClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A call whose client went away without a word (its connection dropped mid-call,
+// which over Streamable HTTP with sessions is no cancellation) runs on at the server
+// until the gateway closes the client's session as idle; then it ends, and the
+// server's call with it. Before, closing the session waited for the call, up to its
+// tool timeout, which may be longer than the session timeout.
+func TestCallOfAnExpiredSessionEnds(t *testing.T) {
+	t.Parallel()
+	ts := testserver.Stdio(t, "ts")
+	ts.ToolTimeout = time.Minute
+	h, g, url := proxyGateway(t, proxyOpts{http: &gateway.HTTPOptions{SessionTimeout: time.Second}}, ts)
+
+	// A client by hand, so that nothing but the call's own POST is ever sent: no
+	// stream that keeps the session, no cancellation, no DELETE.
+	post := func(ctx context.Context, session, body string) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		}
+		return http.DefaultClient.Do(req)
+	}
+	resp, err := post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gone","version":"1"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %s, session %q: %s", resp.Status, session, body)
+	}
+	if resp, err = post(context.Background(), session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %s", resp.Status)
+	}
+
+	callCtx, drop := context.WithCancel(context.Background())
+	defer drop()
+	called := make(chan struct{})
+	go func() {
+		defer close(called)
+		// The call's POST ends when the client drops it: before its response's
+		// headers, or while reading them (an error either way).
+		if resp, err := post(callCtx, session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":30000}}}`); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}()
+	testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep started") >= 1 })
+	drop() // the client is gone
+	<-called
+
+	awaitSleepCancelled(t, h, 1)
+	testenv.WaitFor(t, "the session to be closed", 10*time.Second, func() bool { return !slices.Contains(sessionIDs(g), session) })
 }

@@ -235,6 +235,9 @@ func (t *idleSessions) expire(id string, s *idleSession) {
 	for ss := range t.g.server.Sessions() {
 		if ss.ID() == id {
 			t.g.log.Info("closing the session of a client idle too long", "idle", t.timeout)
+			// Its calls still under way (a client gone mid-call) end first: no answer
+			// can reach it any more, and the SDK's Close waits for them.
+			t.g.fwd.endRequests(func(s *mcp.ServerSession) bool { return s == ss }, errSessionExpired)
 			_ = ss.Close()
 		}
 	}
