@@ -279,7 +279,7 @@ func TestCallOfAnExpiredSessionEnds(t *testing.T) {
 	go func() {
 		defer close(called)
 		// The call's POST ends when the client drops it: before its response's
-		// headers, or while reading them (an error either way).
+		// headers or while its body is read (an error either way).
 		if resp, err := post(callCtx, session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":30000}}}`); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()

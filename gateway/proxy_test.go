@@ -536,13 +536,18 @@ func TestStatelessCancellation(t *testing.T) {
 
 // startSleep calls the sleep (30 s) of the hub's test server "ts" on cs with ctx and
 // waits until the server runs it, its nth since it started; the call's error comes on
-// the channel. Give "ts" a tool timeout longer than the test's waits, so that the
-// timeout's cancellation cannot pass for another.
+// the channel, an error result as an error (a call the gateway ends may still get
+// its result out before the client's session closes). Give "ts" a tool timeout
+// longer than the test's waits, so that the timeout's cancellation cannot pass for
+// another.
 func startSleep(t *testing.T, ctx context.Context, h *hub.Hub, cs *mcp.ClientSession, nth int) <-chan error {
 	t.Helper()
 	called := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 30000}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sleep", Arguments: map[string]any{"ms": 30000}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("error result: %s", tool.Text(res))
+		}
 		called <- err
 	}()
 	testenv.WaitFor(t, "the server to start the sleep", 10*time.Second, func() bool { return serverSaidTimes(h, "ts", "sleep started") >= nth })
