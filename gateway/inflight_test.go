@@ -240,47 +240,27 @@ func TestCallOfAnExpiredSessionEnds(t *testing.T) {
 	ts.ToolTimeout = time.Minute
 	h, g, url := proxyGateway(t, proxyOpts{http: &gateway.HTTPOptions{SessionTimeout: time.Second}}, ts)
 
-	// A client by hand, so that nothing but the call's own POST is ever sent: no
-	// stream that keeps the session, no cancellation, no DELETE.
-	post := func(ctx context.Context, session, body string) (*http.Response, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-		}
-		return http.DefaultClient.Do(req)
-	}
-	resp, err := post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"gone","version":"1"}}}`)
+	// A client that opens no stream (nothing keeps its session), whose call is sent
+	// by hand so that dropping it sends nothing either: no cancellation, no DELETE.
+	cs := stateClient(t, &mcp.StreamableClientTransport{Endpoint: url, DisableStandaloneSSE: true})
+	session := cs.ID()
+	callCtx, drop := context.WithCancel(context.Background())
+	defer drop()
+	req, err := http.NewRequestWithContext(callCtx, http.MethodPost, url,
+		strings.NewReader(`{"jsonrpc":"2.0","id":1000,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":30000}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	session := resp.Header.Get("Mcp-Session-Id")
-	if resp.StatusCode != http.StatusOK || session == "" {
-		t.Fatalf("initialize: %s, session %q: %s", resp.Status, session, body)
-	}
-	if resp, err = post(context.Background(), session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("notifications/initialized: %s", resp.Status)
-	}
-
-	callCtx, drop := context.WithCancel(context.Background())
-	defer drop()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("MCP-Protocol-Version", cs.InitializeResult().ProtocolVersion)
 	called := make(chan struct{})
 	go func() {
 		defer close(called)
 		// The call's POST ends when the client drops it: before its response's
 		// headers or while its body is read (an error either way).
-		if resp, err := post(callCtx, session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":30000}}}`); err == nil {
+		if resp, err := http.DefaultClient.Do(req); err == nil {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 		}

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,7 +20,8 @@ import (
 // client calls an SDK server's echo tool, both in this process, over real HTTP on
 // loopback. The reference path makes the same exchange (the call's request, the result
 // as one flushed event) with net/http alone, with no JSON-RPC or MCP processing. Both run in
-// interleaved batches of benchBatch calls; figures are medians over rounds. Reports:
+// interleaved batches of benchBatch calls (benchRun); times are medians over rounds,
+// bytes those of one more batch each. Reports:
 //
 //	sdk-µs/call, http-µs/call   wall time per call of each path
 //	ratio                      SDK ÷ net/http
@@ -31,7 +31,6 @@ import (
 // of the SDK whose internal/json.Unmarshal does not copy each message into a fresh
 // 32 KiB buffer first, to show what that one change is worth.
 func BenchmarkSDKHopHTTP(b *testing.B) {
-	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "hop", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -78,47 +77,24 @@ func BenchmarkSDKHopHTTP(b *testing.B) {
 		return nil
 	}
 
-	// batch makes one batch of calls and returns its wall time and bytes allocated,
-	// both per call.
-	batch := func(call benchCall) (ns, bytes float64) {
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		start := time.Now()
-		if err := testenv.RunCalls(ctx, benchBatch, []benchCall{call}); err != nil {
-			b.Fatal(err)
-		}
-		wall := time.Since(start)
-		runtime.ReadMemStats(&m1)
-		return float64(wall.Nanoseconds()) / benchBatch, float64(m1.TotalAlloc-m0.TotalAlloc) / benchBatch
+	// The SDK's path in the place of the gateway's, net/http's in the place of the direct.
+	seq := benchRun(b, 0, []benchMode{{"seq", []benchCall{rawCall}, []benchCall{sdkCall}, nil}})[0]
+	b.ReportMetric(testenv.Median(seq.ratio), "ratio")
+	b.ReportMetric(benchMicros(seq.gatewayNs), "sdk-µs/call")
+	b.ReportMetric(benchMicros(seq.directNs), "http-µs/call")
+	b.ReportMetric(benchAllocated(b, sdkCall), "sdk-B/call")
+	b.ReportMetric(benchAllocated(b, rawCall), "http-B/call")
+}
+
+// benchAllocated is the bytes this process allocates per call over one batch of
+// calls.
+func benchAllocated(b *testing.B, call benchCall) float64 {
+	b.Helper()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	if err := testenv.RunCalls(context.Background(), benchBatch, []benchCall{call}); err != nil {
+		b.Fatal(err)
 	}
-	batch(sdkCall) // warm-up: connections, pools
-	batch(rawCall)
-	var sdkNs, rawNs, sdkB, rawB, ratio []float64
-	round := 0
-	measure := func() {
-		var s, r, sb, rb float64
-		if round%2 == 0 {
-			s, sb = batch(sdkCall)
-			r, rb = batch(rawCall)
-		} else {
-			r, rb = batch(rawCall)
-			s, sb = batch(sdkCall)
-		}
-		sdkNs, rawNs, sdkB, rawB = append(sdkNs, s), append(rawNs, r), append(sdkB, sb), append(rawB, rb)
-		ratio = append(ratio, s/r)
-		round++
-	}
-	for b.Loop() {
-		measure()
-	}
-	for round < benchMinRounds {
-		measure()
-	}
-	b.ReportMetric(0, "ns/op") // an op is a round of batches
-	b.ReportMetric(float64(round), "rounds")
-	b.ReportMetric(testenv.Median(ratio), "ratio")
-	b.ReportMetric(benchMicros(sdkNs), "sdk-µs/call")
-	b.ReportMetric(benchMicros(rawNs), "http-µs/call")
-	b.ReportMetric(testenv.Median(sdkB), "sdk-B/call")
-	b.ReportMetric(testenv.Median(rawB), "http-B/call")
+	runtime.ReadMemStats(&m1)
+	return float64(m1.TotalAlloc-m0.TotalAlloc) / benchBatch
 }

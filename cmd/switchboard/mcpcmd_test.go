@@ -150,21 +150,14 @@ func TestMCPHTTP(t *testing.T) {
 			if id := cs.ID(); (id == "") != tt.stateless {
 				t.Errorf("session id %q, stateless %v", id, tt.stateless)
 			}
-			res, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names := map[string]bool{}
-			for _, tl := range res.Tools {
-				names[tl.Name] = true
-			}
+			names, listed := listedTools(ctx, t, cs)
 			for name := range demoTools {
 				if !names[name] {
 					t.Errorf("demo tool %s missing", name)
 				}
 			}
-			if len(res.Tools) != len(demoTools) {
-				t.Errorf("gateway lists %d tools, want %d: %v", len(res.Tools), len(demoTools), names)
+			if listed != len(demoTools) {
+				t.Errorf("gateway lists %d tools, want %d: %v", listed, len(demoTools), names)
 			}
 			if err := cs.Close(); err != nil {
 				t.Logf("close: %v", err)
@@ -194,14 +187,7 @@ func TestMCPHTTPCapabilities(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, g.stderr.String())
 	}
-	res, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]bool{}
-	for _, tl := range res.Tools {
-		names[tl.Name] = true
-	}
+	names, _ := listedTools(ctx, t, cs)
 	for _, n := range []string{"echo", "trigger-sampling-request", "trigger-elicitation-request", "get-roots-list"} {
 		if !names[n] {
 			t.Errorf("tool %s not offered: %v", n, names)
@@ -360,14 +346,7 @@ func TestMCPStdioPassesClientCapabilities(t *testing.T) {
 				cs.Close()
 				waitGone(t, marker)
 			}()
-			res, err := cs.ListTools(ctx, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			names := map[string]bool{}
-			for _, tl := range res.Tools {
-				names[tl.Name] = true
-			}
+			names, _ := listedTools(ctx, t, cs)
 			if !names["echo"] {
 				t.Fatalf("server-everything's echo missing: %v", names)
 			}
@@ -475,4 +454,19 @@ func TestMCPSigtermDuringCall(t *testing.T) {
 			t.Errorf("exit %d after SIGTERM, want %d\n%s", code, exitOK, g.stderr.String())
 		}
 	})
+}
+
+// listedTools lists cs's tools: the set of their names, and how many were listed
+// (more than the set holds if a name came twice).
+func listedTools(ctx context.Context, t *testing.T, cs *mcp.ClientSession) (map[string]bool, int) {
+	t.Helper()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range res.Tools {
+		names[tl.Name] = true
+	}
+	return names, len(res.Tools)
 }
