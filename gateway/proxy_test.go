@@ -681,6 +681,36 @@ func TestProxySubscriptionsAndListChanges(t *testing.T) {
 	})
 }
 
+// A server that a reload restarts (its config changed) is subscribed again to what
+// the clients hold: the resource updates go on.
+func TestProxySubscriptionsOutliveAReload(t *testing.T) {
+	t.Parallel()
+	srv := conf(t, "conf")
+	h, c := proxy(t, srv)
+	const watched = "test://watched-resource"
+	updated := func() bool {
+		ok := false
+		c.snapshot(func(c *proxyClient) { ok = slices.Contains(c.updated, watched) })
+		return ok
+	}
+	if err := c.cs.Subscribe(ctx15(t), &mcp.SubscribeParams{URI: watched}); err != nil {
+		t.Fatal(err)
+	}
+	// The conformance server updates it every 3 seconds.
+	testenv.WaitFor(t, "an update of the watched resource", 10*time.Second, updated)
+
+	srv.Env = map[string]string{"SWITCHBOARD_TEST_RELOADED": "1"}
+	if err := h.Reload(&config.Config{Servers: []config.Server{srv}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, "the restarted server to be ready", 30*time.Second, func() bool {
+		st := h.Status()
+		return len(st) == 1 && st[0].State == upstream.Ready
+	})
+	c.snapshot(func(c *proxyClient) { c.updated = nil })
+	testenv.WaitFor(t, "an update of the watched resource from the restarted server", 10*time.Second, updated)
+}
+
 // Several clients on one gateway: a server's request and its log messages go to the
 // client whose call caused them, never to another. A client that cannot answer a
 // request gets an error result; so does a request made while several clients' calls

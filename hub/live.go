@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"context"
 	"fmt"
 	"reflect"
 	"sync"
@@ -26,11 +25,25 @@ func (h *Hub) Add(s config.Server) error {
 	h.order = append(h.order, s.Name)
 	level := h.logLevel
 	h.mu.Unlock()
-	if level != "" {
-		sup.SetLogLevel(context.Background(), level) // not connected yet: remembered for connect
-	}
+	// What the clients hold applies to the new server as to the others: a server that
+	// a reload restarts keeps the subscriptions made on the one it replaces.
+	sup.Preset(level, h.heldURIs(s.Name))
 	sup.Start()
 	return nil
+}
+
+// heldURIs are the resource URIs of the server named server that SubscribeResource
+// holds, as the server knows them.
+func (h *Hub) heldURIs(server string) []string {
+	h.holdMu.Lock()
+	defer h.holdMu.Unlock()
+	var uris []string
+	for key := range h.holds {
+		if key.Server == server {
+			uris = append(uris, key.Tool)
+		}
+	}
+	return uris
 }
 
 // Remove stops a server and drops its tools from the catalog.

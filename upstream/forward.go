@@ -107,6 +107,20 @@ func (s *Supervisor) Unsubscribe(ctx context.Context, uri string) error {
 	})
 }
 
+// Preset sets the log level (unless "") and the resource subscriptions that every
+// connection of s applies once made, as SetLogLevel and Subscribe would have set them
+// before: for a server that takes the place of another, before Start.
+func (s *Supervisor) Preset(level mcp.LoggingLevel, uris []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if level != "" {
+		s.logLevel = level
+	}
+	for _, uri := range uris {
+		s.subs[uri] = struct{}{}
+	}
+}
+
 // restore re-applies the log level and the subscriptions on a new connection. A
 // failure is logged: the connection serves anyway.
 func (s *Supervisor) restore(ctx context.Context, c *conn) {
