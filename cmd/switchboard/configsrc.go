@@ -42,7 +42,15 @@ func (a *app) loadConfig() (*config.Config, error) {
 		if err != nil {
 			return nil, &exitError{code: exitUsage, err: err}
 		}
+		a.log.Debug("config loaded", "source", path, "servers", len(cfg.Servers))
 	}
+	a.adopt(cfg)
+	return cfg, nil
+}
+
+// adopt registers a loaded config's secret values for redaction and logs its warnings
+// and skipped servers.
+func (a *app) adopt(cfg *config.Config) {
 	logging.AddSecrets(cfg.Secrets()...)
 	for _, w := range cfg.Warnings {
 		a.log.Warn("config: " + w)
@@ -50,7 +58,6 @@ func (a *app) loadConfig() (*config.Config, error) {
 	for _, name := range cfg.Skipped {
 		a.log.Info("config: skipping server that names this gateway", logging.KeyServer, name)
 	}
-	return cfg, nil
 }
 
 // target describes where a server runs or listens, with secrets masked.

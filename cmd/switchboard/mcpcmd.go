@@ -27,6 +27,7 @@ func (a *app) mcpCommand() *cobra.Command {
 		idle        time.Duration
 		token       string
 		printConfig string
+		watch       time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -39,6 +40,11 @@ Listening is on loopback unless told otherwise; any other address needs a bearer
 A client's HTTP session is closed after --session-timeout with none of its requests
 under way and no stream open (a client that was killed leaves one behind); a client
 that comes back then gets 404 and initializes anew.
+
+The gateway follows its config file: on SIGHUP, and when a check every --watch finds
+the file changed, servers added start, removed ones stop, changed ones restart and
+the others run on untouched; clients are told the catalog changed. A config that does
+not load is logged, and the servers stay as they are.
 
 --print-config claude|codex|vscode prints the snippet that host needs to use this
 gateway (with --listen: the HTTP form) and exits.`,
@@ -59,18 +65,25 @@ gateway (with --listen: the HTTP form) and exits.`,
 			case idle == 0:
 				idle = -1 // never; gateway.HTTPOptions takes 0 as its default
 			}
+			if watch < 0 {
+				return usageError("--watch %s: must be 0 (only on SIGHUP) or more", watch)
+			}
 			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token with --token or $%s", listen, tokenEnv)
 			}
+			hup, stopSignals := reloadSignals()
+			defer stopSignals()
+			file := a.readConfigFile()
 			cfg, err := a.loadConfig()
 			if err != nil {
 				return err
 			}
 			h := hub.New(cfg, &hub.Options{Logger: a.log})
 			defer h.Close()
+			follow := func() (stop func()) { return a.followConfig(h, file, watch, hup) }
 			opts := &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: a.log}
 			if listen == "" {
-				return a.serveStdio(cmd.Context(), h, opts)
+				return a.serveStdio(cmd.Context(), h, opts, follow)
 			}
 			// Over HTTP the clients are not known in advance: the servers are told
 			// every capability the gateway can forward, and a request goes to a
@@ -79,6 +92,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if err := h.Start(cmd.Context()); err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
+			defer follow()()
 			gw := gateway.New(h, opts)
 			defer gw.Close()
 			b, err := gw.Listen(listen, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle})
@@ -97,6 +111,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f.DurationVar(&idle, "session-timeout", time.Hour, "close a client's HTTP session after this long with no request or stream open (0: never)")
 	f.StringVar(&token, "token", "", "bearer token required on every HTTP request (default $"+tokenEnv+")")
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
+	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
 	return cmd
 }
 
@@ -104,21 +119,26 @@ gateway (with --listen: the HTTP form) and exits.`,
 // when the client's first request arrives, so that they see its capabilities (some
 // servers offer tools according to them); requests wait for the start. When a
 // required server does not come up, every request gets that error (hosts show it)
-// until the client disconnects, and the command ends with exit 1.
-func (a *app) serveStdio(ctx context.Context, h *hub.Hub, opts *gateway.Options) error {
-	var startErr error // written by Start, read after gw.Close has waited for it
+// until the client disconnects, and the command ends with exit 1. The config is
+// followed (follow) once the servers have started, with the client's capabilities.
+func (a *app) serveStdio(ctx context.Context, h *hub.Hub, opts *gateway.Options, follow func() (stop func())) error {
+	// Written by Start, read after gw.Close has waited for it.
+	var startErr error
+	stopFollowing := func() {}
 	opts.Start = func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
 		h.SetCapabilities(caps)
 		if err := h.Start(startCtx); err != nil {
 			startErr = err
 			return err
 		}
+		stopFollowing = follow()
 		a.log.Info("gateway serving on stdio", "tools", len(h.Tools()))
 		return nil
 	}
 	gw := gateway.New(h, opts)
 	err := gw.ServeStdio(ctx)
 	gw.Close()
+	stopFollowing()
 	if startErr != nil {
 		return &exitError{code: exitFailed, err: startErr}
 	}

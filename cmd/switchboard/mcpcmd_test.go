@@ -102,6 +102,9 @@ func TestMCPPrintConfig(t *testing.T) {
 	r = s.run("mcp", "--listen", "127.0.0.1:0", "--session-timeout", "-1m")
 	r.wantCode(t, exitUsage)
 	r.wantStderr(t, "--session-timeout -1m0s: must be 0 (never) or more")
+	r = s.run("mcp", "--listen", "127.0.0.1:0", "--watch", "-1s")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "--watch -1s: must be 0 (only on SIGHUP) or more")
 }
 
 // TestMCPHTTP serves the demo catalog over Streamable HTTP with a bearer token, given by
