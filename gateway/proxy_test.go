@@ -682,7 +682,8 @@ func TestProxySubscriptionsAndListChanges(t *testing.T) {
 }
 
 // A server that a reload restarts (its config changed) is subscribed again to what
-// the clients hold: the resource updates go on.
+// the clients hold: the resource updates go on. A server that a reload removes ends
+// the subscriptions to it.
 func TestProxySubscriptionsOutliveAReload(t *testing.T) {
 	t.Parallel()
 	srv := conf(t, "conf")
@@ -709,6 +710,14 @@ func TestProxySubscriptionsOutliveAReload(t *testing.T) {
 	})
 	c.snapshot(func(c *proxyClient) { c.updated = nil })
 	testenv.WaitFor(t, "an update of the watched resource from the restarted server", 10*time.Second, updated)
+
+	// A reload that removes the server: the client's subscription to it just ends.
+	if err := h.Reload(&config.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cs.Unsubscribe(ctx15(t), &mcp.UnsubscribeParams{URI: watched}); err != nil {
+		t.Errorf("unsubscribe from a server that a reload removed: %v", err)
+	}
 }
 
 // Several clients on one gateway: a server's request and its log messages go to the

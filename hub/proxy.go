@@ -396,11 +396,15 @@ func (h *Hub) subscription(uri string) (*upstream.Supervisor, tool.Key, error) {
 }
 
 // UnsubscribeResource ends a subscription made with SubscribeResource; the server's
-// ends with the last.
+// ends with the last. A subscription to a server that is gone (a reload removed it)
+// just ends.
 func (h *Hub) UnsubscribeResource(ctx context.Context, uri string) error {
 	sup, key, err := h.subscription(uri)
 	if err != nil {
-		return err
+		var held bool
+		if key, held = h.heldAs(uri); !held {
+			return err
+		}
 	}
 	h.holdMu.Lock()
 	defer h.holdMu.Unlock()
@@ -412,7 +416,22 @@ func (h *Hub) UnsubscribeResource(ctx context.Context, uri string) error {
 	h.subMu.Lock()
 	delete(h.subURIs, key)
 	h.subMu.Unlock()
+	if sup == nil {
+		return nil
+	}
 	return sup.Unsubscribe(ctx, key.Tool)
+}
+
+// heldAs finds the subscription that was made with uri.
+func (h *Hub) heldAs(uri string) (tool.Key, bool) {
+	h.subMu.Lock()
+	defer h.subMu.Unlock()
+	for key, as := range h.subURIs {
+		if as == uri {
+			return key, true
+		}
+	}
+	return tool.Key{}, false
 }
 
 // SetLogLevel asks every server with logging, now and after reconnects (and servers
