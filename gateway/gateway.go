@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -356,12 +357,16 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 }
 
 // ServeStdio serves the gateway on stdin/stdout until the client disconnects or ctx
-// ends.
+// ends. A client may disconnect by closing its end of stdout while the gateway writes
+// to it: unless the program ignores SIGPIPE (signal.Ignore(syscall.SIGPIPE)), Go then
+// ends the process at once instead of letting the write fail.
 func (g *Gateway) ServeStdio(ctx context.Context) error {
 	// The client's requests under way end with ctx (see inflight.go): the SDK's Run
 	// then closes the session, which waits for them.
 	err := g.server.Run(withCarrier(ctx, ctx), &mcp.StdioTransport{})
-	if ctx.Err() != nil {
+	// A client that closed its end of stdout while the gateway wrote to it has left,
+	// as one that closed stdin (a host leaves either way).
+	if ctx.Err() != nil || errors.Is(err, syscall.EPIPE) {
 		return nil
 	}
 	return err

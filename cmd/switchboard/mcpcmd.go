@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -71,6 +73,11 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token with --token or $%s", listen, tokenEnv)
 			}
+			// A client that goes away may leave stdout (or, over HTTP, a stderr read
+			// by a pipe) broken while the gateway writes to it. Go kills a process
+			// for that with SIGPIPE; ignored, the write fails, and the gateway shuts
+			// down as for any client that leaves, its servers included.
+			signal.Ignore(syscall.SIGPIPE)
 			hup, stopSignals := reloadSignals()
 			defer stopSignals()
 			file := a.readConfigFile()

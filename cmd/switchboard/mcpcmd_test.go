@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -472,4 +473,66 @@ func listedTools(ctx context.Context, t *testing.T, cs *mcp.ClientSession) (map[
 		names[tl.Name] = true
 	}
 	return names, len(res.Tools)
+}
+
+// A stdio client that goes away may leave the gateway writing to a broken pipe (a
+// reply, a notification): the write fails and the gateway shuts down as for any
+// client that leaves (exit 0), its servers included, rather than being killed by
+// SIGPIPE.
+func TestMCPStdioBrokenPipe(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	cmd, marker := s.command(context.Background(), "mcp")
+	var stderr testenv.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gwOut, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The client reads through a pipe of its own, which never ends: closing gwOut
+	// breaks the gateway's stdout without the client noticing and closing stdin.
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	go io.Copy(pw, gwOut)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.IOTransport{Reader: pr, Writer: stdin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, n := listedTools(ctx, t, cs); n != len(demoTools) {
+		t.Fatalf("gateway lists %d tools, want %d", n, len(demoTools))
+	}
+
+	gwOut.Close()
+	pingCtx, stopPing := context.WithTimeout(ctx, 2*time.Second)
+	defer stopPing()
+	_ = cs.Ping(pingCtx, nil) // its answer goes to the broken pipe
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("switchboard mcp still runs 15s after its stdout broke\n%s", stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitOK {
+		t.Errorf("%v, want exit %d\n%s", cmd.ProcessState, exitOK, stderr.String())
+	}
+	waitGone(t, marker)
 }

@@ -183,7 +183,7 @@ func TestMCPStdioReloadsOnSIGHUP(t *testing.T) {
 		t.Fatalf("switchboard mcp did not exit within 15s of its client leaving\n%s", stderr.String())
 	}
 	if code := cmd.ProcessState.ExitCode(); code != exitOK {
-		t.Errorf("exit %d, want %d\n%s", code, exitOK, stderr.String())
+		t.Errorf("%v, want exit %d\n%s", cmd.ProcessState, exitOK, stderr.String())
 	}
 	waitGone(t, marker)
 }
