@@ -405,6 +405,7 @@ func (h *Hub) UnsubscribeResource(ctx context.Context, uri string) error {
 		if key, held = h.heldAs(uri); !held {
 			return err
 		}
+		sup = h.supervisor(key.Server) // nil once gone
 	}
 	h.holdMu.Lock()
 	defer h.holdMu.Unlock()
