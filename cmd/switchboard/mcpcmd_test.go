@@ -203,12 +203,50 @@ func TestMCPHTTPCapabilities(t *testing.T) {
 	}
 }
 
-// httpGateway is a running `switchboard mcp --listen`.
-type httpGateway struct {
+// gatewayProc is a switchboard process of a test.
+type gatewayProc struct {
 	cmd    *exec.Cmd
 	marker string
 	stderr testenv.Buffer
 	exited chan struct{} // closed once cmd.Wait has returned
+}
+
+// startProc starts cmd, which carries marker (sandbox.command), collecting its stderr.
+// It is killed if the test ends while it runs.
+func startProc(t *testing.T, cmd *exec.Cmd, marker string) *gatewayProc {
+	t.Helper()
+	p := &gatewayProc{cmd: cmd, marker: marker, exited: make(chan struct{})}
+	cmd.Stderr = &p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // an error once it has exited
+		<-p.exited
+	})
+	return p
+}
+
+// waitExit waits up to 15 s for the process to exit after what made it, and for every
+// process it started, and returns its exit code.
+func (p *gatewayProc) waitExit(t *testing.T, what string) int {
+	t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(15 * time.Second):
+		t.Fatalf("switchboard did not exit within 15s of %s\n%s", what, p.stderr.String())
+	}
+	waitGone(t, p.marker)
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// httpGateway is a running `switchboard mcp --listen`.
+type httpGateway struct {
+	*gatewayProc
 	// From the "gateway listening" log line:
 	url   string
 	tools int
@@ -221,19 +259,7 @@ type httpGateway struct {
 func startHTTPGateway(t *testing.T, s *sandbox, args ...string) *httpGateway {
 	t.Helper()
 	cmd, marker := s.command(context.Background(), append([]string{"--log-format", "json", "mcp", "--listen", "127.0.0.1:0"}, args...)...)
-	g := &httpGateway{cmd: cmd, marker: marker, exited: make(chan struct{})}
-	cmd.Stderr = &g.stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = cmd.Wait()
-		close(g.exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // an error once it has exited
-		<-g.exited
-	})
+	g := &httpGateway{gatewayProc: startProc(t, cmd, marker)}
 	testenv.WaitFor(t, `the gateway's "gateway listening" log line`, 30*time.Second, func() bool {
 		select {
 		case <-g.exited:
@@ -278,13 +304,7 @@ func (g *httpGateway) stop(t *testing.T) int {
 	if err := g.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatalf("SIGTERM: %v", err)
 	}
-	select {
-	case <-g.exited:
-	case <-time.After(15 * time.Second):
-		t.Fatalf("switchboard mcp did not exit within 15s of SIGTERM\n%s", g.stderr.String())
-	}
-	waitGone(t, g.marker)
-	return g.cmd.ProcessState.ExitCode()
+	return g.waitExit(t, "SIGTERM")
 }
 
 // authorization is an http.RoundTripper that sets the Authorization header of every
@@ -482,34 +502,12 @@ func listedTools(ctx context.Context, t *testing.T, cs *mcp.ClientSession) (map[
 func TestMCPStdioBrokenPipe(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	cmd, marker := s.command(context.Background(), "mcp")
-	var stderr testenv.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	gwOut, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, stdin, gwOut := startStdioGateway(t, s, "mcp")
 	// The client reads through a pipe of its own, which never ends: closing gwOut
 	// breaks the gateway's stdout without the client noticing and closing stdin.
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	go io.Copy(pw, gwOut)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, nil).
@@ -526,13 +524,22 @@ func TestMCPStdioBrokenPipe(t *testing.T) {
 	pingCtx, stopPing := context.WithTimeout(ctx, 2*time.Second)
 	defer stopPing()
 	_ = cs.Ping(pingCtx, nil) // its answer goes to the broken pipe
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		t.Fatalf("switchboard mcp still runs 15s after its stdout broke\n%s", stderr.String())
+	if code := g.waitExit(t, "its stdout breaking"); code != exitOK {
+		t.Errorf("%v, want exit %d\n%s", g.cmd.ProcessState, exitOK, g.stderr.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != exitOK {
-		t.Errorf("%v, want exit %d\n%s", cmd.ProcessState, exitOK, stderr.String())
+}
+
+// startStdioGateway starts `switchboard ARGS` in s with pipes for its stdin and stdout.
+func startStdioGateway(t *testing.T, s *sandbox, args ...string) (*gatewayProc, io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	cmd, marker := s.command(context.Background(), args...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	waitGone(t, marker)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startProc(t, cmd, marker), stdin, stdout
 }

@@ -116,31 +116,9 @@ func TestMCPStdioReloadsOnSIGHUP(t *testing.T) {
 	s := newSandbox(t)
 	clock, notes := demoEntry(t, "clock"), demoEntry(t, "notes")
 	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"clock": `+clock+`}}`)
-	cmd, marker := s.command(context.Background(), "--log-level", "debug", "--log-format", "json", "mcp", "--config", cfg, "--watch", "0")
-	var stderr testenv.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
+	g, stdin, stdout := startStdioGateway(t, s, "--log-level", "debug", "--log-format", "json", "mcp", "--config", cfg, "--watch", "0")
 	testenv.WaitFor(t, `the "config loaded" log line`, 30*time.Second, func() bool {
-		for line := range strings.Lines(stderr.String()) {
+		for line := range strings.Lines(g.stderr.String()) {
 			var rec struct{ Msg string }
 			if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "config loaded" {
 				return true
@@ -150,7 +128,7 @@ func TestMCPStdioReloadsOnSIGHUP(t *testing.T) {
 	})
 
 	s.writeConfig("mcp.json", `{"mcpServers": {"clock": `+clock+`, "notes": `+notes+`}}`)
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -159,7 +137,7 @@ func TestMCPStdioReloadsOnSIGHUP(t *testing.T) {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cli-test", Version: "1"}, opts).
 		Connect(ctx, &mcp.IOTransport{Reader: stdout, Writer: stdin}, nil)
 	if err != nil {
-		t.Fatalf("connect after SIGHUP: %v\n%s", err, stderr.String())
+		t.Fatalf("connect after SIGHUP: %v\n%s", err, g.stderr.String())
 	}
 	defer cs.Close()
 	waitTools(ctx, t, cs, changed, demoToolsOf("clock", "notes"))
@@ -170,20 +148,14 @@ func TestMCPStdioReloadsOnSIGHUP(t *testing.T) {
 	if names, _ := listedTools(ctx, t, cs); len(names) != len(demoTools) {
 		t.Fatalf("with --watch 0 the file's change applied without SIGHUP: %v", names)
 	}
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	waitTools(ctx, t, cs, changed, demoToolsOf("notes"))
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	select {
-	case <-exited:
-	case <-time.After(15 * time.Second):
-		t.Fatalf("switchboard mcp did not exit within 15s of its client leaving\n%s", stderr.String())
+	if code := g.waitExit(t, "its client leaving"); code != exitOK {
+		t.Errorf("%v, want exit %d\n%s", g.cmd.ProcessState, exitOK, g.stderr.String())
 	}
-	if code := cmd.ProcessState.ExitCode(); code != exitOK {
-		t.Errorf("%v, want exit %d\n%s", cmd.ProcessState, exitOK, stderr.String())
-	}
-	waitGone(t, marker)
 }
