@@ -142,9 +142,11 @@ func TestMCPStdioReloadsOnSIGHUP(t *testing.T) {
 	defer cs.Close()
 	waitTools(ctx, t, cs, changed, demoToolsOf("clock", "notes"))
 
-	// Once running, a change of the file alone does nothing; SIGHUP applies it.
+	// Once running, a change of the file alone does nothing; SIGHUP applies it. The
+	// wait outlasts the two checks at the default --watch (1s) that would apply it if
+	// 0 were taken for the default.
 	s.writeConfig("mcp.json", `{"mcpServers": {"notes": `+notes+`}}`)
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(2500 * time.Millisecond)
 	if names, _ := listedTools(ctx, t, cs); len(names) != len(demoTools) {
 		t.Fatalf("with --watch 0 the file's change applied without SIGHUP: %v", names)
 	}
