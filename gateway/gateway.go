@@ -188,7 +188,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		so.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { g.up.NotifyRootsChanged() }
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
-	g.server.AddReceivingMiddleware(g.fwd.middleware)
+	g.server.AddReceivingMiddleware(eraFields, g.fwd.middleware) // see wire.go
 	if g.up != nil {
 		g.link = g.up.AddPeer(g.fwd)
 	}
