@@ -379,7 +379,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 func (g *Gateway) ServeStdio(ctx context.Context) error {
 	// The client's requests under way end with ctx (see inflight.go): the SDK's Run
 	// then closes the session, which waits for them.
-	err := g.server.Run(withCarrier(ctx, ctx), &mcp.StdioTransport{})
+	err := g.server.Run(withCarrier(ctx, ctx), stdioTransport{}) // see stdio.go
 	// A client that closed its end of stdout while the gateway wrote to it has left,
 	// as one that closed stdin (a host leaves either way).
 	if ctx.Err() != nil || errors.Is(err, syscall.EPIPE) {

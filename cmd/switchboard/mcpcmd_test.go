@@ -657,3 +657,51 @@ func TestMCPMaxRequestSize(t *testing.T) {
 		t.Errorf("exit %d after SIGTERM, want %d\n%s", code, exitOK, g.stderr.String())
 	}
 }
+
+// Over stdio a request before initialize gets a JSON-RPC error with its id (also
+// when stdin closes right after it), and input that is not JSON-RPC an error reply
+// and a message on stderr (exit 1); either way no server starts.
+func TestMCPStdioBeforeInitialize(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	started := filepath.Join(s.Dir, "server-started")
+	script := "echo > '" + started + "'; exec " + testExe(t) + " demo-server clock"
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"clock": {"command": "sh", "args": ["-c", `+jsonString(script)+`]}}}`)
+	type reply struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	tests := []struct {
+		name, stdin string
+		code        int
+		wantID      string
+		wantCode    int
+		wantStderr  string
+	}{
+		{"tools/list first", `{"jsonrpc":"2.0","id":41,"method":"tools/list"}` + "\n", exitOK, "41", -32600, ""},
+		{"junk", "hello there\n", exitFailed, "", -32700, "stdin is not JSON-RPC"},
+	}
+	for _, tt := range tests {
+		r := s.runStdin(&tt.stdin, "mcp", "--config", cfg)
+		if _, err := os.Stat(started); err == nil {
+			t.Errorf("%s: a server started\n%s", tt.name, r)
+			os.Remove(started)
+		}
+		r.wantCode(t, tt.code)
+		r.wantStderr(t, tt.wantStderr)
+		var got reply
+		if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &got); err != nil || got.Error == nil {
+			t.Errorf("%s: stdout is not one JSON-RPC error reply: %v\n%s", tt.name, err, r)
+			continue
+		}
+		if string(got.ID) != tt.wantID && !(tt.wantID == "" && (got.ID == nil || string(got.ID) == "null")) {
+			t.Errorf("%s: reply id %s, want %q", tt.name, got.ID, tt.wantID)
+		}
+		if got.Error.Code != tt.wantCode {
+			t.Errorf("%s: error code %d, want %d (%s)", tt.name, got.Error.Code, tt.wantCode, got.Error.Message)
+		}
+	}
+}
