@@ -3,6 +3,7 @@ package main
 //lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -703,5 +704,46 @@ func TestMCPStdioBeforeInitialize(t *testing.T) {
 		if got.Error.Code != tt.wantCode {
 			t.Errorf("%s: error code %d, want %d (%s)", tt.name, got.Error.Code, tt.wantCode, got.Error.Message)
 		}
+	}
+}
+
+// Over stdio too, a 2025-11-25 client's results carry only the fields its version
+// defines: no "ttlMs" or "cacheScope" (2026-07-28), which the SDK's result types
+// always marshal.
+func TestMCPStdioResultsOfTheClientsVersion(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	g, stdin, stdout := startStdioGateway(t, s, "mcp")
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 16<<20)
+	// call sends a request and returns the raw line of its reply.
+	call := func(id int, method, params string) string {
+		t.Helper()
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		for lines.Scan() {
+			var m struct {
+				ID int `json:"id"`
+			}
+			if json.Unmarshal(lines.Bytes(), &m) == nil && m.ID == id {
+				return lines.Text()
+			}
+		}
+		t.Fatalf("no reply to %s: %v\n%s", method, lines.Err(), g.stderr.String())
+		return ""
+	}
+	call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	reply := call(2, "tools/list", `{}`)
+	if !strings.Contains(reply, `"current_time"`) {
+		t.Fatalf("tools/list: %s", reply)
+	}
+	for _, field := range []string{`"ttlMs"`, `"cacheScope"`} {
+		if strings.Contains(reply, field) {
+			t.Errorf("tools/list of a 2025-11-25 client has %s: %.300s", field, reply)
+		}
+	}
+	stdin.Close()
+	if code := g.waitExit(t, "stdin closing"); code != exitOK {
+		t.Errorf("exit %d, want %d\n%s", code, exitOK, g.stderr.String())
 	}
 }
