@@ -300,7 +300,13 @@ func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.Read
 		defer done()
 		c := *p
 		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
-		return f.g.up.ReadResource(ctx, &c)
+		res, err := f.g.up.ReadResource(ctx, &c)
+		if res != nil && res.CacheScope == "" {
+			// A 2026-07-28 client must get a valid scope; absent means "public"
+			// (what a server of an older protocol, which sends none, implies).
+			res.CacheScope = "public"
+		}
+		return res, err
 	}
 	return roundTrip(ctx, f, ss, "resources/read "+p.URI, p.RequestState, p.InputResponses, call, // see mrtr.go
 		func(m mcp.InputRequestMap, state string) *mcp.ReadResourceResult {

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"log/slog"
 	"reflect"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -187,7 +188,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		so.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { g.up.NotifyRootsChanged() }
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
-	g.server.AddReceivingMiddleware(g.fwd.middleware)
+	g.server.AddReceivingMiddleware(eraFields, g.fwd.middleware) // see wire.go
 	if g.up != nil {
 		g.link = g.up.AddPeer(g.fwd)
 	}
@@ -198,7 +199,8 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 }
 
 // quietSDK keeps the SDK's per-request info logs (a line per subscription) out of
-// the gateway's log: only its warnings and errors are passed on.
+// the gateway's log: only its warnings and errors are passed on, but for a
+// notification that found no stream to go on (see levelFloor.Handle).
 func quietSDK(l *slog.Logger) *slog.Logger {
 	return slog.New(levelFloor{l.Handler(), slog.LevelWarn})
 }
@@ -210,6 +212,20 @@ type levelFloor struct {
 
 func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+// Handle passes r on, but at debug level when it is the SDK's warning that a
+// notification (a list change, to every session) was not delivered for want of a
+// stream: an HTTP client with no GET stream open does not get notifications, as
+// the protocol allows, and one catalog change would log a line per such client.
+func (h levelFloor) Handle(ctx context.Context, r slog.Record) error {
+	if strings.HasPrefix(r.Message, "calling notifications/") && strings.Contains(r.Message, "undelivered message") {
+		if !h.Handler.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		r.Level = slog.LevelDebug
+	}
+	return h.Handler.Handle(ctx, r)
 }
 
 func (h levelFloor) WithAttrs(attrs []slog.Attr) slog.Handler {
@@ -363,7 +379,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 func (g *Gateway) ServeStdio(ctx context.Context) error {
 	// The client's requests under way end with ctx (see inflight.go): the SDK's Run
 	// then closes the session, which waits for them.
-	err := g.server.Run(withCarrier(ctx, ctx), &mcp.StdioTransport{})
+	err := g.server.Run(withCarrier(ctx, ctx), stdioTransport{}) // see stdio.go
 	// A client that closed its end of stdout while the gateway wrote to it has left,
 	// as one that closed stdin (a host leaves either way).
 	if ctx.Err() != nil || errors.Is(err, syscall.EPIPE) {

@@ -335,3 +335,45 @@ func jsonSame(a, b []byte) bool {
 	jb, _ := json.Marshal(y)
 	return string(ja) == string(jb)
 }
+
+// An HTTP client with no GET stream open gets no notifications (the protocol allows
+// it): a catalog change is no warning per such session, only a debug line each.
+func TestUndeliveredNotificationsAreNotWarnings(t *testing.T) {
+	var logs testenv.Buffer
+	l := localTools(t)
+	g := gateway.New(l, &gateway.Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	t.Cleanup(func() { g.Close() })
+	b, err := g.Listen("127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	const idle = 3
+	for range idle {
+		c := mcp.NewClient(&mcp.Implementation{Name: "no-stream", Version: "1"}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: b.URL(), DisableStandaloneSSE: true},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+	}
+	if err := tool.Func(l, "late", "Added later.", func(context.Context, struct{}) (string, error) { return "late", nil }); err != nil {
+		t.Fatal(err)
+	}
+	undelivered := func(level string) int {
+		n := 0
+		for line := range strings.Lines(logs.String()) {
+			if strings.Contains(line, "undelivered message") && strings.Contains(line, "level="+level) {
+				n++
+			}
+		}
+		return n
+	}
+	testenv.WaitFor(t, "a debug line per session without a stream", 10*time.Second, func() bool {
+		return undelivered("DEBUG")+undelivered("WARN") >= idle
+	})
+	if n := undelivered("WARN"); n > 0 {
+		t.Errorf("%d warnings for notifications that had no stream to go on:\n%s", n, logs.String())
+	}
+}

@@ -27,7 +27,13 @@ type HTTPOptions struct {
 	// the protocol requires. Default 1 hour; negative: never. Legacy SSE sessions
 	// end with their stream anyway.
 	SessionTimeout time.Duration
+	// MaxRequestBytes caps the body of one request (a JSON-RPC message or batch);
+	// a larger one gets 413. Default 4 MiB, as the MCP SDK's; negative: no cap.
+	MaxRequestBytes int64
 }
+
+// DefaultMaxRequestBytes is the request body cap when HTTPOptions.MaxRequestBytes is 0.
+const DefaultMaxRequestBytes = mcp.DefaultMaxRequestBodyBytes
 
 // Handler serves the gateway over Streamable HTTP at /mcp and legacy SSE at /sse.
 // DNS-rebinding protection stays on: the SDK refuses a non-localhost Host on a
@@ -39,7 +45,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	}
 	getServer := func(*http.Request) *mcp.Server { return g.server }
 	mux := http.NewServeMux()
-	var streamable http.Handler = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: o.Stateless})
+	var streamable http.Handler = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: o.Stateless, MaxRequestBodyBytes: o.MaxRequestBytes})
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = defaultSessionTimeout
 	}
@@ -53,7 +59,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 		}
 	}
 	mux.Handle("/mcp", streamable)
-	mux.Handle("/sse", carried(mcp.NewSSEHandler(getServer, nil))) // the GET stream is the session
+	mux.Handle("/sse", carried(mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxRequestBytes}))) // the GET stream is the session
 	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
@@ -111,13 +117,20 @@ func (g *Gateway) Listen(addr string, opts *HTTPOptions) (*Bridge, error) {
 	if err != nil {
 		return nil, err
 	}
+	return g.Serve(ln, opts), nil
+}
+
+// Serve serves g on ln, which the bridge then owns. A program binds first and
+// serves once its servers are up, so that an address in use is found before any
+// server starts. Serve does not check that ln is loopback or opts has a token.
+func (g *Gateway) Serve(ln net.Listener, opts *HTTPOptions) *Bridge {
 	b := &Bridge{
 		ln:   ln,
 		srv:  &http.Server{Handler: g.Handler(opts), ReadHeaderTimeout: 10 * time.Second},
 		done: make(chan error, 1),
 	}
 	go func() { b.done <- b.srv.Serve(ln) }()
-	return b, nil
+	return b
 }
 
 // Addr is the address the bridge listens on.

@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +34,7 @@ func (a *app) mcpCommand() *cobra.Command {
 		token       string
 		printConfig string
 		watch       time.Duration
+		maxRequest  = byteSize(gateway.DefaultMaxRequestBytes)
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -58,6 +63,11 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if token != "" {
 				logging.AddSecrets(token)
 			}
+			if listen != "" {
+				if err := checkListenAddr(listen); err != nil {
+					return err
+				}
+			}
 			if printConfig != "" {
 				return a.printGatewayConfig(printConfig, listen, token != "")
 			}
@@ -85,6 +95,15 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if err != nil {
 				return err
 			}
+			// Bound before any server starts: an address in use ends the command
+			// at once, and clients that connect meanwhile wait for the servers.
+			var ln net.Listener
+			if listen != "" {
+				if ln, err = net.Listen("tcp", listen); err != nil {
+					return usageError("--listen %s: %v", listen, err)
+				}
+				defer ln.Close() // the bridge's once served; closing twice is harmless
+			}
 			h := hub.New(cfg, &hub.Options{Logger: a.log})
 			defer h.Close()
 			follow := func() (stop func()) { return a.followConfig(h, file, watch, hup) }
@@ -102,10 +121,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 			defer follow()()
 			gw := gateway.New(h, opts)
 			defer gw.Close()
-			b, err := gw.Listen(listen, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle})
-			if err != nil {
-				return &exitError{code: exitFailed, err: err}
-			}
+			b := gw.Serve(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			defer b.Close()
 			a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "")
 			<-cmd.Context().Done()
@@ -119,8 +135,65 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f.StringVar(&token, "token", "", "bearer token required on every HTTP request (default $"+tokenEnv+")")
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
+	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
 	return cmd
 }
+
+// checkListenAddr reports a --listen address that cannot be listened on as written
+// (no port, a port that is not a number or service name) as a usage error.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil && port != "" {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return usageError("--listen %s: %v (want host:port, e.g. 127.0.0.1:8931)", addr, err)
+	}
+	return nil
+}
+
+// byteSize is a flag value in bytes, written as a number with an optional binary
+// suffix (KiB, MiB, GiB; K, M, G and KB, MB, GB mean the same).
+type byteSize int64
+
+func (b *byteSize) Set(s string) error {
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range []struct {
+		suffixes []string
+		mult     int64
+	}{{[]string{"KiB", "KB", "K"}, 1 << 10}, {[]string{"MiB", "MB", "M"}, 1 << 20}, {[]string{"GiB", "GB", "G"}, 1 << 30}} {
+		for _, suf := range u.suffixes {
+			if len(num) > len(suf) && strings.EqualFold(num[len(num)-len(suf):], suf) {
+				num, mult = strings.TrimSpace(num[:len(num)-len(suf)]), u.mult
+				break
+			}
+		}
+		if mult != 1 {
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64/mult {
+		return fmt.Errorf("want a size above 0 in bytes, or with a KiB, MiB or GiB suffix")
+	}
+	*b = byteSize(n * mult)
+	return nil
+}
+
+func (b *byteSize) String() string {
+	n := int64(*b)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.mult && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (b *byteSize) Type() string { return "size" }
 
 // serveStdio serves the gateway to the one client on stdin/stdout. The servers start
 // when the client's first request arrives, so that they see its capabilities (some
@@ -159,17 +232,40 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool) error {
 	if err != nil {
 		return err
 	}
+	// The snippet is for later use, elsewhere: what would make it fail there, or
+	// not do what the user expects, is said on stderr (stdout stays the snippet).
+	warn := func(format string, args ...any) {
+		fmt.Fprintf(a.stderr, "switchboard: warning: "+format+"\n", args...)
+	}
 	args := []string{"mcp"}
 	if src := a.configSource(); src != "" {
 		abs, err := filepath.Abs(src)
 		if err != nil {
 			return err
 		}
+		if _, err := os.Stat(abs); err != nil {
+			warn("config file %s: %v: the gateway will not start until it can be read", abs, errors.Unwrap(err))
+		}
 		args = append(args, "--config", abs)
+	} else {
+		warn("no config file (--config, $SWITCHBOARD_CONFIG or ./mcp.json): the snippet runs the built-in demo servers")
 	}
 	url := ""
 	if listen != "" {
-		url = "http://" + listen + "/mcp"
+		host, port, _ := net.SplitHostPort(listen) // checked by checkListenAddr
+		if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+			// Listening on every interface: clients need a name they can reach.
+			name, err := os.Hostname()
+			if err != nil || name == "" {
+				name = "HOSTNAME"
+			}
+			warn("--listen %s serves on every interface; the URL names this host %q: replace it with a name or address your clients reach it by", listen, name)
+			host = name
+		}
+		if port == "0" {
+			warn("--listen %s takes a free port at each start: give a fixed port for the URL to stay right", listen)
+		}
+		url = "http://" + net.JoinHostPort(host, port) + "/mcp"
 	}
 	const name = "switchboard"
 	// jsonEntry is the entry of a host with a JSON config: over HTTP when listening

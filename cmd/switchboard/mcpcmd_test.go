@@ -3,12 +3,16 @@ package main
 //lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -542,4 +546,204 @@ func startStdioGateway(t *testing.T, s *sandbox, args ...string) (*gatewayProc, 
 		t.Fatal(err)
 	}
 	return startProc(t, cmd, marker), stdin, stdout
+}
+
+// --listen binds before any server starts: an address in use is a usage error naming
+// it, with no server started; an address that does not parse says why.
+func TestMCPListenBindsFirst(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	started := filepath.Join(s.Dir, "server-started")
+	script := "echo > '" + started + "'; exec " + testExe(t) + " demo-server clock"
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"clock": {"command": "sh", "args": ["-c", `+jsonString(script)+`]}}}`)
+
+	r := s.run("mcp", "--config", cfg, "--listen", addr)
+	if _, err := os.Stat(started); err == nil {
+		t.Errorf("a server started before the bind failed\n%s", r)
+	}
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "switchboard: --listen "+addr+": ")
+
+	r = s.run("mcp", "--config", cfg, "--listen", "nonsense")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "--listen nonsense: address nonsense: missing port in address")
+	if strings.Contains(r.stderr, "loopback") {
+		t.Errorf("a parse error reported as a loopback problem\n%s", r)
+	}
+	r = s.run("mcp", "--config", cfg, "--listen", "127.0.0.1:http-ish")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "--listen 127.0.0.1:http-ish: ", "unknown port")
+	if _, err := os.Stat(started); err == nil {
+		t.Errorf("a server started for an address that does not parse")
+	}
+}
+
+// --print-config warns on stderr about what would make the snippet fail or mislead:
+// a config file that does not exist, the built-in demo config, an address of every
+// interface (the URL then names this host) and port 0. stdout stays the snippet.
+func TestMCPPrintConfigWarnings(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	hostname, err := os.Hostname()
+	if err != nil {
+		t.Skip(err)
+	}
+	missing := filepath.Join(s.Dir, "missing.json")
+	r := s.run("mcp", "--config", missing, "--print-config", "claude")
+	r.wantCode(t, exitOK)
+	r.wantStderr(t, "switchboard: warning: config file "+missing+": no such file or directory")
+	r.wantStdout(t, jsonString(missing))
+
+	r = s.run("mcp", "--print-config", "claude") // the sandbox's work dir has no mcp.json
+	r.wantCode(t, exitOK)
+	r.wantStderr(t, "switchboard: warning: no config file", "built-in demo servers")
+
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {}}`)
+	for _, addr := range []string{"0.0.0.0:8931", "[::]:8931", ":8931"} {
+		r = s.run("mcp", "--config", cfg, "--print-config", "codex", "--listen", addr, "--token", "tok-123456")
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, `url = "http://`+hostname+`:8931/mcp"`)
+		r.wantStderr(t, "--listen "+addr+" serves on every interface", "replace it")
+		if strings.Contains(r.stderr, "config file") || strings.Contains(r.stderr, "free port") {
+			t.Errorf("warnings about nothing wrong\n%s", r)
+		}
+	}
+	r = s.run("mcp", "--config", cfg, "--print-config", "codex", "--listen", "127.0.0.1:0")
+	r.wantCode(t, exitOK)
+	r.wantStderr(t, "--listen 127.0.0.1:0 takes a free port at each start")
+}
+
+// --max-request-size sets the largest request body the HTTP gateway takes: a larger
+// one gets 413, one under it (and over the 4 MiB default) is served.
+func TestMCPMaxRequestSize(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	r := s.run("mcp", "--listen", "127.0.0.1:0", "--max-request-size", "lots")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, `invalid argument "lots" for "--max-request-size"`)
+
+	g := startHTTPGateway(t, s, "--max-request-size", "6MiB")
+	// post sends an initialize request padded to about size bytes.
+	post := func(size int) int {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},` +
+			`"clientInfo":{"name":"size-test","version":"1"},"_meta":{"pad":"` + strings.Repeat("x", size) + `"}}}`
+		req, err := http.NewRequest("POST", g.url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("POST %d bytes: %v", size, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := post(5 << 20); code != http.StatusOK {
+		t.Errorf("5 MiB under a 6 MiB limit: status %d, want 200\n%s", code, g.stderr.String())
+	}
+	if code := post(7 << 20); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("7 MiB over a 6 MiB limit: status %d, want 413", code)
+	}
+	if code := g.stop(t); code != exitOK {
+		t.Errorf("exit %d after SIGTERM, want %d\n%s", code, exitOK, g.stderr.String())
+	}
+}
+
+// Over stdio a request before initialize gets a JSON-RPC error with its id (also
+// when stdin closes right after it), and input that is not JSON-RPC an error reply
+// and a message on stderr (exit 1); either way no server starts.
+func TestMCPStdioBeforeInitialize(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	started := filepath.Join(s.Dir, "server-started")
+	script := "echo > '" + started + "'; exec " + testExe(t) + " demo-server clock"
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"clock": {"command": "sh", "args": ["-c", `+jsonString(script)+`]}}}`)
+	type reply struct {
+		ID    json.RawMessage `json:"id"`
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	tests := []struct {
+		name, stdin string
+		code        int
+		wantID      string
+		wantCode    int
+		wantStderr  string
+	}{
+		{"tools/list first", `{"jsonrpc":"2.0","id":41,"method":"tools/list"}` + "\n", exitOK, "41", -32600, ""},
+		{"junk", "hello there\n", exitFailed, "", -32700, "stdin is not JSON-RPC"},
+	}
+	for _, tt := range tests {
+		r := s.runStdin(&tt.stdin, "mcp", "--config", cfg)
+		if _, err := os.Stat(started); err == nil {
+			t.Errorf("%s: a server started\n%s", tt.name, r)
+			os.Remove(started)
+		}
+		r.wantCode(t, tt.code)
+		r.wantStderr(t, tt.wantStderr)
+		var got reply
+		if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &got); err != nil || got.Error == nil {
+			t.Errorf("%s: stdout is not one JSON-RPC error reply: %v\n%s", tt.name, err, r)
+			continue
+		}
+		if string(got.ID) != tt.wantID && !(tt.wantID == "" && (got.ID == nil || string(got.ID) == "null")) {
+			t.Errorf("%s: reply id %s, want %q", tt.name, got.ID, tt.wantID)
+		}
+		if got.Error.Code != tt.wantCode {
+			t.Errorf("%s: error code %d, want %d (%s)", tt.name, got.Error.Code, tt.wantCode, got.Error.Message)
+		}
+	}
+}
+
+// Over stdio too, a 2025-11-25 client's results carry only the fields its version
+// defines: no "ttlMs" or "cacheScope" (2026-07-28), which the SDK's result types
+// always marshal.
+func TestMCPStdioResultsOfTheClientsVersion(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	g, stdin, stdout := startStdioGateway(t, s, "mcp")
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 16<<20)
+	// call sends a request and returns the raw line of its reply.
+	call := func(id int, method, params string) string {
+		t.Helper()
+		fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, params)
+		for lines.Scan() {
+			var m struct {
+				ID int `json:"id"`
+			}
+			if json.Unmarshal(lines.Bytes(), &m) == nil && m.ID == id {
+				return lines.Text()
+			}
+		}
+		t.Fatalf("no reply to %s: %v\n%s", method, lines.Err(), g.stderr.String())
+		return ""
+	}
+	call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	reply := call(2, "tools/list", `{}`)
+	if !strings.Contains(reply, `"current_time"`) {
+		t.Fatalf("tools/list: %s", reply)
+	}
+	for _, field := range []string{`"ttlMs"`, `"cacheScope"`} {
+		if strings.Contains(reply, field) {
+			t.Errorf("tools/list of a 2025-11-25 client has %s: %.300s", field, reply)
+		}
+	}
+	stdin.Close()
+	if code := g.waitExit(t, "stdin closing"); code != exitOK {
+		t.Errorf("exit %d, want %d\n%s", code, exitOK, g.stderr.String())
+	}
 }

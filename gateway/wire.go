@@ -1,0 +1,64 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK's result types carry the fields of every protocol version, some without
+// omitempty: "ttlMs" and "cacheScope" (2026-07-28, SEP-2549) go out as 0 and ""
+// to any client unless removed. A client gets only what its version defines.
+
+// protocol2026 is the first protocol version whose results carry cache fields.
+const protocol2026 = "2026-07-28"
+
+// eraFields is a receiving middleware that drops from the result of a request of
+// an older protocol the fields only 2026-07-28 defines. The SDK decides a
+// request's era as here: by the protocol version in its _meta (SEP-2575).
+func eraFields(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || res == nil || reflect.ValueOf(res).IsNil() || requestOfNewEra(req) {
+			return res, err
+		}
+		if _, ok := res.(mcp.CacheableResult); ok {
+			return withoutFields{res, []string{"ttlMs", "cacheScope"}}, nil
+		}
+		return res, nil
+	}
+}
+
+// requestOfNewEra reports whether req follows the 2026-07-28 protocol.
+func requestOfNewEra(req mcp.Request) bool {
+	p := req.GetParams()
+	if p == nil || reflect.ValueOf(p).IsNil() {
+		return false
+	}
+	v, _ := p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
+	return v >= protocol2026
+}
+
+// withoutFields is a result that marshals as its embedded one without the named
+// top-level members.
+type withoutFields struct {
+	mcp.Result
+	drop []string
+}
+
+func (w withoutFields) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(w.Result)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, k := range w.drop {
+		delete(m, k)
+	}
+	return json.Marshal(m)
+}
