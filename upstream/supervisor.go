@@ -312,8 +312,13 @@ func (s *Supervisor) run() {
 			s.mu.Lock()
 			s.lastErr = msg
 			s.mu.Unlock()
-			s.log.Warn("connection attempt failed", "attempt", failures, "of", s.opts.Attempts, "err", msg)
-			if failures < s.opts.Attempts {
+			final := isPermanent(err)
+			if final {
+				s.log.Warn("connection attempt failed; not retrying, the next attempt would fail the same way", "attempt", failures, "err", msg)
+			} else {
+				s.log.Warn("connection attempt failed", "attempt", failures, "of", s.opts.Attempts, "err", msg)
+			}
+			if failures < s.opts.Attempts && !final {
 				if !s.sleep(s.backoff(failures)) {
 					return
 				}
