@@ -143,7 +143,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		o.Version = "0.1.0"
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler) // a library stays quiet unless given a logger
 	}
 	if o.Upstreams == nil {
 		o.Upstreams, _ = ts.(Upstreams)

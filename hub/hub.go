@@ -29,6 +29,8 @@ var ErrClosed = errors.New("hub: closed")
 
 // Options tune a Hub. nil means defaults.
 type Options struct {
+	// Logger receives the hub's and its servers' logs; nil discards them (a library
+	// stays quiet unless given a logger).
 	Logger *slog.Logger
 	// Upstream is the template for every server's supervisor; its OnEvent is the hub's.
 	Upstream *upstream.Options
@@ -98,7 +100,7 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		o = *opts
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Hub{
 		log:         o.Logger,

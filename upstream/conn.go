@@ -2,14 +2,18 @@ package upstream
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -46,6 +50,24 @@ type conn struct {
 	mu     sync.Mutex
 	dead   chan struct{}
 	reason string
+	// refused is the first HTTP error of the attempt that no retry heals (see
+	// permanentHTTP), kept because the SDK may not pass it on as it was.
+	refused error
+}
+
+// refuse records err as the reason the attempt cannot succeed, if it is the first.
+func (c *conn) refuse(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.refused == nil {
+		c.refused = err
+	}
+}
+
+func (c *conn) refusal() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refused
 }
 
 func newConn(parent context.Context) *conn {
@@ -225,6 +247,9 @@ func (s *Supervisor) connect() (*conn, error) {
 
 // attemptError explains a failed attempt in the terms a user can act on.
 func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error {
+	if refused := c.refusal(); refused != nil {
+		return permanent(refused)
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
 		return fmt.Errorf("no answer to initialize within %s", s.cfg.EffectiveInitTimeout())
 	}
@@ -255,12 +280,68 @@ func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 		c.writes = &countingWriter{w: p.stdin}
 		// MaxLineLength -1: a tool result may be far larger than the SDK's 16 MiB cap.
 		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log, c), Writer: c.writes, MaxLineLength: -1}, nil
+	case config.HTTP, config.SSE:
+		// config checks the scheme too; a Server built in code may skip config.
+		u, err := url.Parse(s.cfg.URL)
+		if err != nil {
+			return nil, permanent(fmt.Errorf("url does not parse: %v", errors.Unwrap(err)))
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return nil, permanent(fmt.Errorf("url: unsupported scheme %q (want http or https)", u.Scheme))
+		}
+	}
+	switch s.cfg.Transport {
 	case config.HTTP:
 		return &connScoped{&mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1}, c}, nil
 	case config.SSE:
 		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1}, c}, nil
 	}
-	return nil, fmt.Errorf("unknown transport %q", s.cfg.Transport)
+	return nil, permanent(fmt.Errorf("unknown transport %q", s.cfg.Transport))
+}
+
+// permanentError is an attempt's error that the next attempts of the series would meet
+// again (a missing command, a certificate nobody trusts): the supervisor fails the
+// server at once instead of backing off, and leaves healing to RetryFailed (the user
+// may install the command meanwhile). Everything else (refused connections, timeouts,
+// a process that exits, HTTP 5xx) is retried with backoff.
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string { return e.err.Error() }
+func (e *permanentError) Unwrap() error { return e.err }
+
+func permanent(err error) error { return &permanentError{err} }
+
+func isPermanent(err error) bool {
+	var p *permanentError
+	return errors.As(err, &p)
+}
+
+// permanentStart reports whether starting a process failed for a reason in the
+// file system that a retry meets again: the executable or its interpreter is missing
+// (ENOENT), not executable or on a noexec mount (EACCES), not a program (ENOEXEC,
+// exec format error), or a path is not a directory, loops or is too long. Resource
+// shortages (EAGAIN, ENOMEM, EMFILE) and a binary being written (ETXTBSY) pass.
+func permanentStart(err error) bool {
+	for _, errno := range []syscall.Errno{syscall.ENOENT, syscall.EACCES, syscall.ENOEXEC,
+		syscall.ENOTDIR, syscall.EISDIR, syscall.ELOOP, syscall.ENAMETOOLONG} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	return false
+}
+
+// permanentHTTP reports whether an HTTP request failed because the server's
+// certificate does not verify: untrusted, expired, or for another name. A server
+// that is down or overloaded answers otherwise.
+func permanentHTTP(err error) bool {
+	var (
+		verify   *tls.CertificateVerificationError
+		unknown  x509.UnknownAuthorityError
+		invalid  x509.CertificateInvalidError
+		hostname x509.HostnameError
+	)
+	return errors.As(err, &verify) || errors.As(err, &unknown) || errors.As(err, &invalid) || errors.As(err, &hostname)
 }
 
 // countingWriter counts the successful writes to a child's stdin, so that a failed
@@ -351,6 +432,9 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	}
 	resp, err := lingerRoundTrip(t.base, r)
+	if err != nil && permanentHTTP(err) {
+		t.notes.refuse(err)
+	}
 	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &noteCounter{ReadCloser: resp.Body, c: t.notes}
 	}

@@ -38,10 +38,11 @@ type process struct {
 func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, error) {
 	path, err := exec.LookPath(cfg.Command)
 	if err != nil {
+		// Not found, not executable, a directory: the same at every attempt.
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("command not found: %s", cfg.Command)
+			return nil, permanent(fmt.Errorf("command not found: %s", cfg.Command))
 		}
-		return nil, fmt.Errorf("command %s: %w", cfg.Command, err)
+		return nil, permanent(fmt.Errorf("command %s: %w", cfg.Command, err))
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = cfg.Command
@@ -71,11 +72,17 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 	if err := startLocked(cmd); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		if cfg.Cwd != "" {
-			if _, statErr := os.Stat(cfg.Cwd); statErr != nil {
-				return nil, fmt.Errorf("cwd %s: %w", cfg.Cwd, statErr)
+			if fi, statErr := os.Stat(cfg.Cwd); statErr != nil {
+				return nil, permanent(fmt.Errorf("cwd %s: %w", cfg.Cwd, statErr))
+			} else if !fi.IsDir() {
+				return nil, permanent(fmt.Errorf("cwd %s: not a directory", cfg.Cwd))
 			}
 		}
-		return nil, fmt.Errorf("start %s: %w", cfg.Command, err)
+		err = fmt.Errorf("start %s: %w", cfg.Command, err)
+		if permanentStart(err) {
+			err = permanent(err)
+		}
+		return nil, err
 	}
 	closeAll(inR, outW, errW) // the child has its copies
 	p := &process{

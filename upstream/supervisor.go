@@ -26,7 +26,7 @@ import (
 
 // Options tune a Supervisor. The zero value (or nil) gives DESIGN.md's defaults.
 type Options struct {
-	Logger *slog.Logger
+	Logger *slog.Logger // nil discards the logs
 	// ClientInfo is sent to the server as the client implementation.
 	ClientInfo *mcp.Implementation
 	// Attempts before a server is marked failed (default 3).
@@ -67,7 +67,7 @@ func (o *Options) withDefaults() Options {
 		r = *o
 	}
 	if r.Logger == nil {
-		r.Logger = slog.Default()
+		r.Logger = slog.New(slog.DiscardHandler) // a library stays quiet unless given a logger
 	}
 	if r.ClientInfo == nil {
 		r.ClientInfo = &mcp.Implementation{Name: "switchboard", Version: "0.1.0"}
@@ -312,8 +312,13 @@ func (s *Supervisor) run() {
 			s.mu.Lock()
 			s.lastErr = msg
 			s.mu.Unlock()
-			s.log.Warn("connection attempt failed", "attempt", failures, "of", s.opts.Attempts, "err", msg)
-			if failures < s.opts.Attempts {
+			final := isPermanent(err)
+			if final {
+				s.log.Warn("connection attempt failed; not retrying, the next attempt would fail the same way", "attempt", failures, "err", msg)
+			} else {
+				s.log.Warn("connection attempt failed", "attempt", failures, "of", s.opts.Attempts, "err", msg)
+			}
+			if failures < s.opts.Attempts && !final {
 				if !s.sleep(s.backoff(failures)) {
 					return
 				}

@@ -500,7 +500,7 @@ func TestLogging(t *testing.T) {
 	t.Run("log file", func(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
-		logFile := filepath.Join(s.Dir, "logs", "switchboard.log")
+		logFile := filepath.Join(s.Dir, "switchboard.log") // its directory must exist: TestLogFileRefused
 		r := s.run("--log-file", logFile, "--log-level", "debug", "tools")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "current_time")

@@ -7,10 +7,13 @@ package logging
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"gopkg.in/natefinch/lumberjack.v2"
@@ -65,6 +68,9 @@ func New(opts Options) (*slog.Logger, io.Closer, error) {
 	var closer io.Closer = io.NopCloser(nil)
 	switch {
 	case opts.File != "":
+		if err := checkFile(opts.File); err != nil {
+			return nil, nil, err
+		}
 		lj := &lumberjack.Logger{
 			Filename:   opts.File,
 			MaxSize:    orDefault(opts.MaxSizeMB, 10),
@@ -89,6 +95,89 @@ func New(opts Options) (*slog.Logger, io.Closer, error) {
 		r = Default()
 	}
 	return slog.New(NewHandler(h, r)), closer, nil
+}
+
+// checkFile makes sure path can take a log before lumberjack sees it: lumberjack opens
+// lazily, creates missing directories, and renames whatever it cannot open (a user's
+// directory became "dir-<time>") before writing a new file in its place. So a directory,
+// a special file, a missing parent or an unwritable file is refused here, with nothing
+// on disk moved or created but the log file itself in an existing directory.
+func checkFile(path string) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("log file %s: %s", path, fmt.Sprintf(format, args...))
+	}
+	info, err := os.Stat(path)
+	switch {
+	case err == nil:
+		if err := regular(info); err != nil {
+			return fail("%v", err)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		dir := filepath.Dir(path)
+		di, err := os.Stat(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return fail("directory %s does not exist", dir)
+		}
+		if err != nil {
+			return fail("%v", unwrapPath(err))
+		}
+		if !di.IsDir() {
+			return fail("%s is not a directory", dir)
+		}
+	default:
+		return fail("%v", unwrapPath(err))
+	}
+	// 0600 is the mode lumberjack gives the files it creates.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fail("cannot open for writing: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	// Checked again on the open file, in case path changed since the Stat above.
+	if info, err = f.Stat(); err != nil {
+		return fail("%v", unwrapPath(err))
+	}
+	if err := regular(info); err != nil {
+		return fail("%v", err)
+	}
+	if pseudoFS(f) {
+		return fail("is a kernel file (proc, sysfs and the like), not a log file")
+	}
+	// Some kernel files open for writing and then fail every write (/proc/version:
+	// input/output error); an empty write finds that out without changing anything.
+	if _, err := f.Write(nil); err != nil {
+		return fail("cannot write: %v", unwrapPath(err))
+	}
+	return nil
+}
+
+// regular refuses anything but a plain file: a directory, a FIFO (which blocks the
+// writer), a device, a socket; lumberjack would rename any of them on rotation.
+func regular(info fs.FileInfo) error {
+	m := info.Mode()
+	switch {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return errors.New("is a directory, not a file")
+	case m&fs.ModeNamedPipe != 0:
+		return errors.New("is a named pipe, not a regular file")
+	case m&fs.ModeDevice != 0:
+		return errors.New("is a device, not a regular file (omit --log-file to log to stderr)")
+	case m&fs.ModeSocket != 0:
+		return errors.New("is a socket, not a regular file")
+	}
+	return errors.New("is not a regular file")
+}
+
+// unwrapPath drops the operation and path from a *fs.PathError: the message names the
+// log file already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func orDefault(v, d int) int {

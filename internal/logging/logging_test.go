@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -160,4 +164,99 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestLogFileRefused: a path that cannot take a log is an error from New, and nothing
+// on disk is moved or created (lumberjack, left alone, renamed a directory given as
+// the log file to "dir-<time>" and wrote a file in its place).
+func TestLogFileRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "t"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "t", "keep"), []byte("user data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plain"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, path, want string }{
+		{"directory", filepath.Join(dir, "t"), "is a directory"},
+		{"directory with slash", filepath.Join(dir, "t") + "/", "is a directory"},
+		{"missing parent", filepath.Join(dir, "nonexistent", "dir", "x.log"), "directory " + filepath.Join(dir, "nonexistent", "dir") + " does not exist"},
+		{"parent is a file", filepath.Join(dir, "plain", "x.log"), "not a directory"},
+		{"named pipe", filepath.Join(dir, "fifo"), "is a named pipe"},
+		{"device", "/dev/null", "is a device"},
+	}
+	if runtime.GOOS == "linux" {
+		tests = append(tests, struct{ name, path, want string }{"proc file", "/proc/version", "kernel file"})
+	}
+	before := listTree(t, dir)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := New(Options{File: tt.path})
+			if err == nil {
+				t.Fatalf("New(File: %q) succeeded", tt.path)
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "log file "+tt.path) {
+				t.Errorf("New(File: %q): err = %q, want it to name the file and say %q", tt.path, err, tt.want)
+			}
+			if after := listTree(t, dir); after != before {
+				t.Errorf("the disk changed:\nbefore:\n%safter:\n%s", before, after)
+			}
+		})
+	}
+}
+
+func TestLogFileUnwritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes to a read-only file")
+	}
+	path := filepath.Join(t.TempDir(), "ro.log")
+	if err := os.WriteFile(path, []byte("old\n"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := New(Options{File: path})
+	if err == nil || !strings.Contains(err.Error(), "cannot open for writing: permission denied") {
+		t.Fatalf("err = %v, want permission denied", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != "old\n" {
+		t.Errorf("the file changed: %q", data)
+	}
+}
+
+// TestLogFileCreated: a new file in an existing directory is what --log-file asks for.
+func TestLogFileCreated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.log")
+	log, closer, err := New(Options{File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log.Info("hello")
+	if err := closer.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), "hello") {
+		t.Fatalf("log file: %q, %v", data, err)
+	}
+}
+
+// listTree lists every path under dir with its type, one a line.
+func listTree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%s %v\n", p, d.Type())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
