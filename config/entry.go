@@ -262,7 +262,7 @@ func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[stri
 		lit, _ := m.Value.Value.(hujson.Literal)
 		switch k := lit.Kind(); {
 		case k == '"':
-			out[key] = p.expand(lit.String(), kp)
+			out[key] = p.expandSecret(lit.String(), kp)
 		case isEnv && (k == '0' || k == 't' || k == 'f'):
 			out[key] = string(lit)
 		default:

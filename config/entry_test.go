@@ -244,13 +244,16 @@ func TestSecrets(t *testing.T) {
 	cfg := mustParse(t, `{"servers": {
 		"a": {"command": "a", "env": {"TOKEN": "${T}", "EMPTY": "", "DUP": "shared"}, "disabled": true},
 		"b": {"url": "https://h", "headers": {"Authorization": "Bearer ${T}", "X": "shared"}},
-		"c": {"command": "${BIN}", "args": ["--api-key", "${KEY}"], "cwd": "${DIR}"},
-		"d": {"url": "https://bob:pa55word@h/mcp?key=${QKEY}&plain=literal-value"}
-	}}`, map[string]string{"T": "tok", "KEY": "argsecret", "QKEY": "urlsecret", "BIN": "/usr/bin/tool", "DIR": "/srv"})
-	// Values substituted into args and urls are secrets too; commands and paths are not.
-	// So are a URL's password and query values (in that order, the values by parameter
-	// name), written or substituted.
-	want := []string{"shared", "tok", "Bearer tok", "pa55word", "urlsecret", "literal-value", "argsecret"}
+		"c": {"command": "${BIN}", "args": ["--api-key", "${API_KEY}", "--root", "${HOME}/x", "${GH_PAT}"], "cwd": "${DIR}"},
+		"d": {"url": "https://bob:pa55word@h/mcp?key=${QKEY}&plain=literal-value"},
+		"e": {"url": "https://${HOST}/${SECRET_PATH}/mcp"}
+	}}`, map[string]string{"T": "tok", "API_KEY": "argsecret", "QKEY": "urlsecret", "BIN": "/usr/bin/tool", "DIR": "/srv",
+		"HOME": "/home/someone", "GH_PAT": "patsecret", "HOST": "h.example", "SECRET_PATH": "pathsecret"})
+	// Variables named like credentials are secrets wherever they are used; others
+	// (${HOME}, ${HOST}, ${BIN}) only when they feed env or header values. A URL's
+	// password and query values are secrets too (in that order, the values by
+	// parameter name), written or substituted.
+	want := []string{"shared", "tok", "Bearer tok", "pa55word", "urlsecret", "literal-value", "argsecret", "patsecret", "pathsecret"}
 	if got := cfg.Secrets(); !slices.Equal(got, want) {
 		t.Errorf("Secrets = %q, want %q", got, want)
 	}

@@ -5,10 +5,35 @@ import (
 	"strings"
 )
 
+// secretWords mark a variable whose value is a credential by its name alone
+// (GITHUB_TOKEN, OPENAI_API_KEY, DB_PASSWORD), wherever it is used.
+var secretWords = []string{"token", "secret", "password", "passwd", "apikey", "api_key", "credential", "private"}
+
+// secretParts are name parts (split at '_', '-', '.') that mark a credential on their
+// own; as substrings they would catch MONKEY or AUTHOR.
+var secretParts = map[string]bool{"key": true, "pat": true, "auth": true, "pass": true, "pw": true}
+
+// secretName reports whether a variable's name says it holds a credential.
+func secretName(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	for _, part := range strings.FieldsFunc(n, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if secretParts[part] {
+			return true
+		}
+	}
+	return false
+}
+
 var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // expand replaces ${VAR}, ${VAR:-default}, ${env:VAR} and ${env:VAR:-default} in s,
-// the value at path fp. The default applies when VAR is unset or empty, as in the
+// the value at path fp, a field whose values are not secrets (command, args, cwd, url):
+// what it substitutes is a secret only when the variable's name says so (secretName). The default applies when VAR is unset or empty, as in the
 // shell. An unset VAR without a default becomes "" with a warning that names the
 // variable and fp, never a value. ${input:...} (VS Code prompts), unterminated ${ and
 // anything that isn't a variable name are left as written. Substituted text is not
@@ -17,10 +42,19 @@ func (p *parser) expand(s, fp string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return p.expandIn(s, fp, map[string]bool{})
+	return p.expandIn(s, fp, false, map[string]bool{})
 }
 
-func (p *parser) expandIn(s, fp string, warned map[string]bool) string {
+// expandSecret is expand for env and header values: everything it substitutes is a
+// secret, as the values themselves are.
+func (p *parser) expandSecret(s, fp string) string {
+	if !strings.Contains(s, "${") {
+		return s
+	}
+	return p.expandIn(s, fp, true, map[string]bool{})
+}
+
+func (p *parser) expandIn(s, fp string, secret bool, warned map[string]bool) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -51,11 +85,12 @@ func (p *parser) expandIn(s, fp string, warned map[string]bool) string {
 		switch {
 		case val != "":
 			b.WriteString(val)
-			if !strings.HasSuffix(fp, ".command") && !strings.HasSuffix(fp, ".cwd") {
+			// Only secrets are masked: ${HOME} in args is a path a user wants to see.
+			if secret || secretName(name) {
 				p.substituted = append(p.substituted, val)
 			}
 		case hasDef:
-			b.WriteString(p.expandIn(def, fp, warned))
+			b.WriteString(p.expandIn(def, fp, secret, warned))
 		case !set && !warned[name]:
 			warned[name] = true
 			p.warn(fp, `${%s} is not set (using "")`, name)

@@ -129,3 +129,20 @@ func TestExpansionUsesOSEnvByDefault(t *testing.T) {
 		}
 	}
 }
+
+func TestSecretName(t *testing.T) {
+	tests := []struct {
+		name   string
+		secret bool
+	}{
+		{"GITHUB_TOKEN", true}, {"OPENAI_API_KEY", true}, {"APIKEY", true}, {"DB_PASSWORD", true},
+		{"AWS_SECRET_ACCESS_KEY", true}, {"GH_PAT", true}, {"BASIC_AUTH", true}, {"ssh-key", true},
+		{"HOME", false}, {"PWD", false}, {"PATH", false}, {"MONKEY", false}, {"AUTHOR", false},
+		{"KEYBOARD", false}, {"WORKSPACE", false}, {"PATCH_DIR", false},
+	}
+	for _, tt := range tests {
+		if got := secretName(tt.name); got != tt.secret {
+			t.Errorf("secretName(%q) = %v, want %v", tt.name, got, tt.secret)
+		}
+	}
+}

@@ -75,8 +75,9 @@ type parser struct {
 	warns      []string
 	// inputsWarned keeps the VS Code inputs warning to one per config.
 	inputsWarned bool
-	// substituted holds values that expansion put into args, urls, env and headers:
-	// "--api-key ${KEY}" makes KEY's value a secret like any env value.
+	// substituted holds the secret values that expansion put into the config: those of
+	// variables feeding env and header values, and of variables named like credentials
+	// anywhere ("--api-key ${API_KEY}"); ${HOME} in args is not one.
 	substituted []string
 }
 

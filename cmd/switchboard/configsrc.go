@@ -27,6 +27,12 @@ func (a *app) configSource() string {
 // loadConfig loads the config for a command. Config problems are usage errors (exit 2).
 // Warnings and skipped servers are logged; secret values are registered for redaction.
 func (a *app) loadConfig() (*config.Config, error) {
+	return a.loadConfigFor(true)
+}
+
+// loadConfigFor is loadConfig; logWarnings false leaves the warnings and skipped servers
+// to a command that reports them itself (check).
+func (a *app) loadConfigFor(logWarnings bool) (*config.Config, error) {
 	path := a.configSource()
 	var cfg *config.Config
 	if path == "" {
@@ -44,7 +50,11 @@ func (a *app) loadConfig() (*config.Config, error) {
 		}
 		a.log.Debug("config loaded", "source", path, "servers", len(cfg.Servers))
 	}
-	a.adopt(cfg)
+	if logWarnings {
+		a.adopt(cfg)
+	} else {
+		logging.AddSecrets(cfg.Secrets()...)
+	}
 	return cfg, nil
 }
 
