@@ -12,6 +12,17 @@
 // object holds host settings ([Settings]). ${VAR}, ${VAR:-default} and ${env:VAR} expand
 // from the environment in command, args, env values, cwd, url and header values.
 //
+// Durations (timeout, toolTimeout, heartbeat, and heartbeat and retryFailed in the
+// "switchboard" object) follow one rule: a number of seconds (10, 2.5, "30") or a Go
+// duration string ("30s", "1m30s"); never negative (an error naming the place); 0 means
+// the default for timeouts and off for heartbeat and retryFailed. A plain number of
+// 1000 or more gets a warning: it is most likely milliseconds.
+//
+// Env values: a string is taken as written, after expansion; a number or boolean as its
+// JSON text exactly as written (42, 1.50, true), since a process sees only strings;
+// null, an object or an array is an error naming the place ("" is the empty value).
+// Header values are strings.
+//
 // Every problem is reported at once, each naming its place:
 //
 //	mcp.json:12:5: invalid character '}' looking for beginning of value

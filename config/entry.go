@@ -113,11 +113,11 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 	case "description":
 		s.Description, _ = p.str(v, fp)
 	case "timeout":
-		s.InitTimeout, _ = p.duration(v, fp, false, true)
+		s.InitTimeout, _ = p.duration(v, fp, zeroDefault)
 	case "toolTimeout":
-		s.ToolTimeout, _ = p.duration(v, fp, false, true)
+		s.ToolTimeout, _ = p.duration(v, fp, zeroDefault)
 	case "heartbeat":
-		s.Heartbeat = disableOnZero(p.duration(v, fp, true, false))
+		s.Heartbeat = disableOnZero(p.duration(v, fp, zeroOff))
 	case "tools":
 		s.Tools = p.tools(v, fp)
 	case "prefix":
@@ -233,8 +233,11 @@ func checkURL(raw string) string {
 	return ""
 }
 
-// stringMap reads env (isEnv) or headers. Env values that are numbers or booleans are
-// kept as their JSON text, as hosts do, since env values are strings anyway.
+// stringMap reads env (isEnv) or headers. The env value rule: a string is taken as
+// written (after ${VAR} expansion); a number or boolean as its JSON text, exactly as
+// written (42, 1.50, true), as hosts do, since a process sees only strings; null, an
+// object or an array is an error at its place (null is not "": say "" for empty).
+// Header values are strings only.
 func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[string]string {
 	p := st.p
 	obj, ok := v.Value.(*hujson.Object)
@@ -265,6 +268,10 @@ func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[stri
 			out[key] = p.expandSecret(lit.String(), kp)
 		case isEnv && (k == '0' || k == 't' || k == 'f'):
 			out[key] = string(lit)
+		case isEnv && k == 'n':
+			p.errAt(&m.Value, kp, `null is not a value (want a string, number or boolean; "" for empty)`)
+		case isEnv:
+			p.errAt(&m.Value, kp, "want a string, number or boolean")
 		default:
 			p.errAt(&m.Value, kp, "want a string")
 		}

@@ -334,9 +334,9 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 				p.errAt(&m.Value, path, "unknown naming %q (want auto, never or always)", s)
 			}
 		case "heartbeat":
-			st.Heartbeat = disableOnZero(p.duration(&m.Value, path, true, false))
+			st.Heartbeat = disableOnZero(p.duration(&m.Value, path, zeroOff))
 		case "retryFailed":
-			st.RetryFailed = disableOnZero(p.duration(&m.Value, path, true, false))
+			st.RetryFailed = disableOnZero(p.duration(&m.Value, path, zeroOff))
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := m.Value.Clone()

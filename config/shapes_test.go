@@ -152,11 +152,11 @@ func TestLegacyServicesDefaults(t *testing.T) {
 
 func TestSettings(t *testing.T) {
 	cfg := mustParse(t, `{
-		"switchboard": {"naming": "Never", "heartbeat": "15s", "retryFailed": -1, "future": {"a": [1, 2,]}},
+		"switchboard": {"naming": "Never", "heartbeat": "15s", "retryFailed": 0, "future": {"a": [1, 2,]}},
 		"mcpServers": {"a": {"command": "a"}}
 	}`, nil)
 	st := cfg.Settings
-	if st.Naming != NamingNever || st.Heartbeat != 15*time.Second || st.RetryFailed != -time.Second {
+	if st.Naming != NamingNever || st.Heartbeat != 15*time.Second || st.RetryFailed != -1 {
 		t.Errorf("Settings = %+v", st)
 	}
 	if got := string(st.Extra["future"]); got != `{"a":[1,2]}` {
