@@ -278,9 +278,13 @@ func TestDurationRule(t *testing.T) {
 			func(c *Config) time.Duration { return c.Server("x").ToolTimeout }},
 		{"servers.x.heartbeat", "off", func(v string) string { return `{"servers": {"x": {"command": "c", "heartbeat": ` + v + `}}}` },
 			func(c *Config) time.Duration { return c.Server("x").Heartbeat }},
-		{"switchboard.heartbeat", "off", func(v string) string { return `{"servers": {"x": {"command": "c"}}, "switchboard": {"heartbeat": ` + v + `}}` },
+		{"switchboard.heartbeat", "off", func(v string) string {
+			return `{"servers": {"x": {"command": "c"}}, "switchboard": {"heartbeat": ` + v + `}}`
+		},
 			func(c *Config) time.Duration { return c.Settings.Heartbeat }},
-		{"switchboard.retryFailed", "off", func(v string) string { return `{"servers": {"x": {"command": "c"}}, "switchboard": {"retryFailed": ` + v + `}}` },
+		{"switchboard.retryFailed", "off", func(v string) string {
+			return `{"servers": {"x": {"command": "c"}}, "switchboard": {"retryFailed": ` + v + `}}`
+		},
 			func(c *Config) time.Duration { return c.Settings.RetryFailed }},
 	}
 	values := []struct {
