@@ -70,7 +70,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 			st.command = v
 		}
 		if ok && raw != "" {
-			s.Command = p.expand(raw, fp)
+			s.Command = p.expand(raw, fp, v)
 			if s.Command == "" {
 				p.errAt(v, fp, "empty after expansion")
 			}
@@ -82,7 +82,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		}
 		if ok && raw != "" {
 			st.urlOK = true
-			s.URL = p.expand(raw, fp)
+			s.URL = p.expand(raw, fp, v)
 		}
 	case "args":
 		s.Args = p.strings(v, fp, true)
@@ -92,7 +92,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		st.stdioOnly = append(st.stdioOnly, key)
 	case "cwd":
 		if raw, ok := p.str(v, fp); ok {
-			s.Cwd = p.expand(raw, fp)
+			s.Cwd = p.expand(raw, fp, v)
 		}
 		st.stdioOnly = append(st.stdioOnly, key)
 	case "inheritEnv":
@@ -265,7 +265,7 @@ func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[stri
 		lit, _ := m.Value.Value.(hujson.Literal)
 		switch k := lit.Kind(); {
 		case k == '"':
-			out[key] = p.expandSecret(lit.String(), kp)
+			out[key] = p.expandSecret(lit.String(), kp, &m.Value)
 		case isEnv && (k == '0' || k == 't' || k == 'f'):
 			out[key] = string(lit)
 		case isEnv && k == 'n':
@@ -365,7 +365,7 @@ func (p *parser) strings(v *hujson.Value, fp string, expand bool) []string {
 		case !ok:
 			p.errAt(&arr.Elements[i], ep, "want a string")
 		case expand:
-			out[i] = p.expand(s, ep)
+			out[i] = p.expand(s, ep, &arr.Elements[i])
 		default:
 			out[i] = s
 		}

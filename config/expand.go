@@ -3,6 +3,8 @@ package config
 import (
 	"regexp"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // secretWords mark a variable whose value is a credential by its name alone
@@ -32,29 +34,30 @@ func secretName(name string) bool {
 var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // expand replaces ${VAR}, ${VAR:-default}, ${env:VAR} and ${env:VAR:-default} in s,
-// the value at path fp, a field whose values are not secrets (command, args, cwd, url):
-// what it substitutes is a secret only when the variable's name says so (secretName). The default applies when VAR is unset or empty, as in the
-// shell. An unset VAR without a default becomes "" with a warning that names the
-// variable and fp, never a value. ${input:...} (VS Code prompts), unterminated ${ and
-// anything that isn't a variable name are left as written. Substituted text is not
-// expanded again, so a value can't inject references.
-func (p *parser) expand(s, fp string) string {
+// the value v at path fp, a field whose values are not secrets (command, args, cwd,
+// url): what it substitutes is a secret only when the variable's name says so
+// (secretName). The default applies when VAR is unset or empty, as in the shell. An
+// unset VAR without a default becomes "" with a warning that names the variable and
+// fp, never a value. VS Code's ${workspaceFolder} and ${input:ID} are expanded too (see
+// Options). Unterminated ${ and anything that isn't a variable name are left as
+// written. Substituted text is not expanded again, so a value can't inject references.
+func (p *parser) expand(s, fp string, v *hujson.Value) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return p.expandIn(s, fp, false, map[string]bool{})
+	return p.expandIn(s, fp, v, false, map[string]bool{})
 }
 
 // expandSecret is expand for env and header values: everything it substitutes is a
 // secret, as the values themselves are.
-func (p *parser) expandSecret(s, fp string) string {
+func (p *parser) expandSecret(s, fp string, v *hujson.Value) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return p.expandIn(s, fp, true, map[string]bool{})
+	return p.expandIn(s, fp, v, true, map[string]bool{})
 }
 
-func (p *parser) expandIn(s, fp string, secret bool, warned map[string]bool) string {
+func (p *parser) expandIn(s, fp string, v *hujson.Value, secret bool, warned map[string]bool) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -71,9 +74,28 @@ func (p *parser) expandIn(s, fp string, secret bool, warned map[string]bool) str
 		whole, inner := s[i:end+1], s[i+2:end]
 		s = s[end+1:]
 
-		if strings.HasPrefix(inner, "input:") {
-			p.warnInputs()
-			b.WriteString(whole)
+		if id, ok := strings.CutPrefix(inner, "input:"); ok {
+			val, ok := p.input(id, fp, v)
+			if !ok {
+				b.WriteString(whole)
+				continue
+			}
+			b.WriteString(val)
+			if val != "" {
+				p.substituted = append(p.substituted, val) // input values are secrets
+			}
+			continue
+		}
+		if inner == "workspaceFolder" {
+			if p.workspace == "" {
+				if !p.workspaceWarned {
+					p.workspaceWarned = true
+					p.warn(fp, "${workspaceFolder} left as written: the config is not a file")
+				}
+				b.WriteString(whole)
+				continue
+			}
+			b.WriteString(p.workspace)
 			continue
 		}
 		name, def, hasDef := strings.Cut(strings.TrimPrefix(inner, "env:"), ":-")
@@ -90,7 +112,7 @@ func (p *parser) expandIn(s, fp string, secret bool, warned map[string]bool) str
 				p.substituted = append(p.substituted, val)
 			}
 		case hasDef:
-			b.WriteString(p.expandIn(def, fp, secret, warned))
+			b.WriteString(p.expandIn(def, fp, v, secret, warned))
 		case !set && !warned[name]:
 			warned[name] = true
 			p.warn(fp, `${%s} is not set (using "")`, name)

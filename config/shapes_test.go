@@ -32,11 +32,10 @@ func TestShapes(t *testing.T) {
 		},
 		{
 			name: "vscode servers with inputs",
-			src: `{"inputs": [{"type": "promptString", "id": "key", "password": true}],
+			src: `{"inputs": [{"type": "promptString", "id": "key", "password": true, "default": "dflt"}],
 				"servers": {"gh": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${input:key}"}}}}`,
-			shape:    "servers",
-			servers:  []string{"gh"},
-			warnings: []string{"inputs: not supported yet; ${input:...} references are left as-is"},
+			shape:   "servers",
+			servers: []string{"gh"},
 		},
 		{
 			name:    "vscode servers with empty inputs",
