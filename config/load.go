@@ -256,6 +256,10 @@ func (p *parser) top(root *hujson.Value, cfg *Config) {
 		if p.dupKey(seen, m, key) {
 			continue
 		}
+		if known := p.nearKey(key, &m.Value, bare); known != "" {
+			p.errAt(&m.Name, key, "unknown top-level key: did you mean %q?", known)
+			continue
+		}
 		switch {
 		case key == "switchboard":
 			p.settings(&m.Value, &cfg.Settings)
@@ -278,6 +282,56 @@ func (p *parser) top(root *hujson.Value, cfg *Config) {
 		}
 	}
 	p.servers(entries, cfg)
+}
+
+// topKeys are the top-level keys with a meaning, for did-you-mean.
+var topKeys = []string{"mcpServers", "servers", "services", "switchboard", "inputs"}
+
+// nearKey returns the known top-level key that key is most likely a typo of: one edit
+// away (see oneEdit) ignoring case ("mcpservers", "mcpServer", "switchbaord"); "" if
+// none. In a bare map every key is a server name, so there only a value that is not a
+// server entry (no command, url or type) counts: {"server": {"command": ...}} is a
+// server called "server".
+func (p *parser) nearKey(key string, v *hujson.Value, bare bool) string {
+	for _, k := range topKeys {
+		if key == k || !oneEdit(strings.ToLower(key), strings.ToLower(k)) {
+			continue
+		}
+		if bare {
+			obj, ok := v.Value.(*hujson.Object)
+			if !ok {
+				return ""
+			}
+			for i := range obj.Members {
+				switch keyOf(&obj.Members[i]) {
+				case "command", "url", "type", "transport":
+					return ""
+				}
+			}
+		}
+		return k
+	}
+	return ""
+}
+
+// oneEdit reports whether a and b are at most one insertion, deletion, substitution or
+// swap of neighbours apart (the typos people make).
+func oneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return i == len(a) || a[i+1:] == b[i+1:] ||
+			(i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:])
+	}
+	return a[i:] == b[i+1:]
 }
 
 // group collects the entries of one of mcpServers/servers/services.
