@@ -121,7 +121,7 @@ func TestCheckShapes(t *testing.T) {
 		{
 			name: "servers with inputs",
 			src: `{
-				"inputs": [{"type": "promptString", "id": "key", "password": true}],
+				"inputs": [{"type": "promptString", "id": "key", "password": true, "default": "k"}],
 				"servers": {
 					"gh": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${input:key}"}},
 					"local": {"type": "stdio", "command": "local-mcp", "args": ["--verbose"]}
@@ -132,7 +132,6 @@ func TestCheckShapes(t *testing.T) {
 				{"gh", "http", "enabled", "https://api.example.com/mcp"},
 				{"local", "stdio", "enabled", "local-mcp --verbose"},
 			},
-			warnings: []string{"inputs: not supported yet"},
 		},
 		{
 			name: "services",
