@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -87,7 +88,7 @@ func Discover(o *DiscoverOptions) (*Discovery, error) {
 	d := &Discovery{}
 	if f := opts.Flag; f != "" {
 		host := strings.ToLower(f)
-		if isShortcut(host) && !(strings.IndexAny(f, `/\`) < 0 && isFile(opts.project(f))) {
+		if isShortcut(host) && !isFile(opts.project(f)) {
 			return d, opts.shortcut(d, host)
 		}
 		d.Candidates = []Candidate{{Path: opts.rel(f), From: "--config"}}
@@ -112,14 +113,7 @@ func Discover(o *DiscoverOptions) (*Discovery, error) {
 	return d, nil
 }
 
-func isShortcut(s string) bool {
-	for _, x := range Shortcuts {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
+func isShortcut(s string) bool { return slices.Contains(Shortcuts, s) }
 
 // shortcut resolves --config claude|cursor|vscode.
 func (o *DiscoverOptions) shortcut(d *Discovery, host string) error {

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // TestConfigDiscovery runs the CLI in sandboxes holding one config where a host keeps
@@ -144,4 +150,41 @@ func TestCheckDidYouMean(t *testing.T) {
 	r := runInProcess(t, "check", "--config", path)
 	r.wantCode(t, exitUsage)
 	r.wantStderr(t, path+`:1:2: mcpservers: unknown top-level key: did you mean "mcpServers"?`, "1 problem(s) found")
+}
+
+// TestInputPrompt answers an ${input:...} on a real terminal: the CLI runs under
+// script(1), which gives it a pseudo-terminal as stdin. The prompt goes to the terminal
+// (stderr), and the answer is used and masked.
+func TestInputPrompt(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("uses util-linux script(1) for a terminal")
+	}
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		testenv.Missing(t, "script(1) not found: %v", err)
+	}
+	t.Parallel()
+	s := newSandbox(t)
+	writeFile(t, filepath.Join(s.Work, ".vscode", "mcp.json"), `{
+  "inputs": [{"type": "promptString", "id": "api-key", "description": "API key", "password": true}],
+  "servers": {"fs": {"command": "fs-server", "args": ["--key", "${input:api-key}"]}}
+}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, scriptBin, "-qec", "'"+testExe(t)+"' check", "/dev/null")
+	cmd.Dir = s.Work
+	cmd.Env = s.environ("prompt")
+	cmd.Stdin = strings.NewReader("typed-Ww3Ee4\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("check under script: %v\n%s", err, out)
+	}
+	r := result{args: []string{"check"}, stdout: string(out)}
+	r.wantStdout(t, `input "api-key" (API key) (shown as you type; $SWITCHBOARD_INPUT_API_KEY avoids typing it): `,
+		"fs-server --key [REDACTED]", "ok: 1 server(s)")
+	// The terminal echoes what is typed (no golang.org/x/term to turn that off); the
+	// CLI itself never prints it.
+	if n := strings.Count(string(out), "typed-Ww3Ee4"); n > 1 {
+		t.Errorf("the answer appears %d times, want at most the terminal's echo\n%s", n, out)
+	}
 }
