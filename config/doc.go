@@ -4,13 +4,37 @@
 // Accepted shapes:
 //
 //	{"mcpServers": {"name": {...}}}            Claude Desktop, Cursor, most hosts
-//	{"servers": {"name": {...}}, "inputs": []} VS Code ("inputs" not supported yet: a warning)
+//	{"servers": {"name": {...}}, "inputs": []} VS Code
 //	{"services": {"name": {...}}}              legacy; "enabled" defaults to true
 //	{"name": {...}}                            a bare map
 //
 // Files may contain comments and trailing commas (JSONC). A top-level "switchboard"
 // object holds host settings ([Settings]). ${VAR}, ${VAR:-default} and ${env:VAR} expand
-// from the environment in command, args, env values, cwd, url and header values.
+// from the environment in command, args, env values, cwd, url and header values. The
+// values of variables that feed env or header values, or whose names say they are
+// credentials (GITHUB_TOKEN, API_KEY), are secrets ([Config.Secrets]); others are not.
+//
+// VS Code's ${workspaceFolder} is the directory that holds the config's .vscode/ (P for
+// P/.vscode/mcp.json), else the config file's directory ([Options.WorkspaceFolder]
+// overrides). ${input:ID} takes the value of an input declared under "inputs" ([Input]):
+// from $SWITCHBOARD_INPUT_<ID>, else [Options.Prompt], else the input's default, else an
+// error naming the input and the variable. Input values are secrets.
+//
+// [Discover] finds the file a user most likely means (--config and its claude, cursor
+// and vscode shortcuts, $SWITCHBOARD_CONFIG, the working directory's mcp.json,
+// .mcp.json, .vscode/mcp.json and .cursor/mcp.json, then Claude Desktop's and Cursor's
+// user configs).
+//
+// Durations (timeout, toolTimeout, heartbeat, and heartbeat and retryFailed in the
+// "switchboard" object) follow one rule: a number of seconds (10, 2.5, "30") or a Go
+// duration string ("30s", "1m30s"); never negative (an error naming the place); 0 means
+// the default for timeouts and off for heartbeat and retryFailed. A plain number of
+// 1000 or more gets a warning: it is most likely milliseconds.
+//
+// Env values: a string is taken as written, after expansion; a number or boolean as its
+// JSON text exactly as written (42, 1.50, true), since a process sees only strings;
+// null, an object or an array is an error naming the place ("" is the empty value).
+// Header values are strings.
 //
 // Every problem is reported at once, each naming its place:
 //

@@ -56,10 +56,22 @@ func seconds(s string) (time.Duration, error) {
 	return time.Duration(ns), nil
 }
 
-// duration reads a duration field. Negative values are allowed only where they mean
-// "disabled" (allowNeg). warnLarge flags plain numbers of 1000 or more, which are most
+// Every duration field, of a server or of the "switchboard" section, follows one rule
+// (duration): a number of seconds (JSON number or digit string) or a Go duration
+// string; never negative, since "-5" is more likely a typo than a wish (0 is the way to
+// say default or off); a plain number of 1000 or more is warned about, being most
 // likely milliseconds copied from a host that counts in those.
-func (p *parser) duration(v *hujson.Value, fp string, allowNeg, warnLarge bool) (time.Duration, bool) {
+
+// zeroMeans says what 0 means for a field, for the message that refuses a negative.
+type zeroMeans string
+
+const (
+	zeroDefault zeroMeans = "the default"
+	zeroOff     zeroMeans = "off"
+)
+
+// duration reads a duration field at fp by the one rule above.
+func (p *parser) duration(v *hujson.Value, fp string, zero zeroMeans) (time.Duration, bool) {
 	lit, _ := v.Value.(hujson.Literal)
 	var x any
 	plain := false
@@ -78,11 +90,11 @@ func (p *parser) duration(v *hujson.Value, fp string, allowNeg, warnLarge bool) 
 	case err != nil:
 		p.errAt(v, fp, "%s", err)
 		return 0, false
-	case d < 0 && !allowNeg:
-		p.errAt(v, fp, "must not be negative")
+	case d < 0:
+		p.errAt(v, fp, "must not be negative (0 means %s)", zero)
 		return 0, false
 	}
-	if warnLarge && plain && d >= 1000*time.Second {
+	if plain && d >= 1000*time.Second {
 		p.warn(fp, "%s is taken as seconds, not milliseconds", lit)
 	}
 	return d, true

@@ -70,7 +70,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 			st.command = v
 		}
 		if ok && raw != "" {
-			s.Command = p.expand(raw, fp)
+			s.Command = p.expand(raw, fp, v)
 			if s.Command == "" {
 				p.errAt(v, fp, "empty after expansion")
 			}
@@ -82,7 +82,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		}
 		if ok && raw != "" {
 			st.urlOK = true
-			s.URL = p.expand(raw, fp)
+			s.URL = p.expand(raw, fp, v)
 		}
 	case "args":
 		s.Args = p.strings(v, fp, true)
@@ -92,7 +92,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		st.stdioOnly = append(st.stdioOnly, key)
 	case "cwd":
 		if raw, ok := p.str(v, fp); ok {
-			s.Cwd = p.expand(raw, fp)
+			s.Cwd = p.expand(raw, fp, v)
 		}
 		st.stdioOnly = append(st.stdioOnly, key)
 	case "inheritEnv":
@@ -113,11 +113,11 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 	case "description":
 		s.Description, _ = p.str(v, fp)
 	case "timeout":
-		s.InitTimeout, _ = p.duration(v, fp, false, true)
+		s.InitTimeout, _ = p.duration(v, fp, zeroDefault)
 	case "toolTimeout":
-		s.ToolTimeout, _ = p.duration(v, fp, false, true)
+		s.ToolTimeout, _ = p.duration(v, fp, zeroDefault)
 	case "heartbeat":
-		s.Heartbeat = disableOnZero(p.duration(v, fp, true, false))
+		s.Heartbeat = disableOnZero(p.duration(v, fp, zeroOff))
 	case "tools":
 		s.Tools = p.tools(v, fp)
 	case "prefix":
@@ -233,8 +233,11 @@ func checkURL(raw string) string {
 	return ""
 }
 
-// stringMap reads env (isEnv) or headers. Env values that are numbers or booleans are
-// kept as their JSON text, as hosts do, since env values are strings anyway.
+// stringMap reads env (isEnv) or headers. The env value rule: a string is taken as
+// written (after ${VAR} expansion); a number or boolean as its JSON text, exactly as
+// written (42, 1.50, true), as hosts do, since a process sees only strings; null, an
+// object or an array is an error at its place (null is not "": say "" for empty).
+// Header values are strings only.
 func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[string]string {
 	p := st.p
 	obj, ok := v.Value.(*hujson.Object)
@@ -262,9 +265,13 @@ func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[stri
 		lit, _ := m.Value.Value.(hujson.Literal)
 		switch k := lit.Kind(); {
 		case k == '"':
-			out[key] = p.expand(lit.String(), kp)
+			out[key] = p.expandSecret(lit.String(), kp, &m.Value)
 		case isEnv && (k == '0' || k == 't' || k == 'f'):
 			out[key] = string(lit)
+		case isEnv && k == 'n':
+			p.errAt(&m.Value, kp, `null is not a value (want a string, number or boolean; "" for empty)`)
+		case isEnv:
+			p.errAt(&m.Value, kp, "want a string, number or boolean")
 		default:
 			p.errAt(&m.Value, kp, "want a string")
 		}
@@ -358,7 +365,7 @@ func (p *parser) strings(v *hujson.Value, fp string, expand bool) []string {
 		case !ok:
 			p.errAt(&arr.Elements[i], ep, "want a string")
 		case expand:
-			out[i] = p.expand(s, ep)
+			out[i] = p.expand(s, ep, &arr.Elements[i])
 		default:
 			out[i] = s
 		}

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,7 +44,7 @@ func TestEntryFields(t *testing.T) {
 		"command": "npx", "args": ["-y", "pkg"], "cwd": "/srv",
 		"env": {"S": "v", "N": 42, "F": 1.50, "B": true, "E": ""},
 		"description": "Full entry", "disabled": false, "enabled": true,
-		"timeout": "1m30s", "toolTimeout": 2.5, "heartbeat": -1,
+		"timeout": "1m30s", "toolTimeout": 2.5, "heartbeat": 0,
 		"tools": {"allow": ["read_*", "list?"], "deny": ["read_secret"]},
 		"prefix": "fs_1", "required": true, "inheritEnv": false
 	}}}`, nil)
@@ -51,7 +53,7 @@ func TestEntryFields(t *testing.T) {
 		Name: "full", Transport: Stdio, Command: "npx", Args: []string{"-y", "pkg"}, Cwd: "/srv",
 		Env:         map[string]string{"S": "v", "N": "42", "F": "1.50", "B": "true", "E": ""},
 		Description: "Full entry", InitTimeout: 90 * time.Second, ToolTimeout: 2500 * time.Millisecond,
-		Heartbeat: -time.Second, Tools: ToolFilter{Allow: []string{"read_*", "list?"}, Deny: []string{"read_secret"}},
+		Heartbeat: -1, Tools: ToolFilter{Allow: []string{"read_*", "list?"}, Deny: []string{"read_secret"}},
 		Prefix: "fs_1", Required: true, InheritEnv: false,
 	}
 	if !equalServer(*s, want) {
@@ -147,12 +149,12 @@ func TestDurations(t *testing.T) {
 
 	// The same forms through a config, with JSON numbers.
 	cfg := mustParse(t, `{"a": {"command": "c", "timeout": 10, "toolTimeout": "30", "heartbeat": 0.5},
-		"switchboard": {"heartbeat": 5, "retryFailed": "-1s"}}`, nil)
+		"switchboard": {"heartbeat": 5, "retryFailed": "2m"}}`, nil)
 	a := cfg.Server("a")
 	if a.InitTimeout != 10*time.Second || a.ToolTimeout != 30*time.Second || a.Heartbeat != 500*time.Millisecond {
 		t.Errorf("a = %+v", a)
 	}
-	if cfg.Settings.Heartbeat != 5*time.Second || cfg.Settings.RetryFailed != -time.Second {
+	if cfg.Settings.Heartbeat != 5*time.Second || cfg.Settings.RetryFailed != 2*time.Minute {
 		t.Errorf("Settings = %+v", cfg.Settings)
 	}
 
@@ -195,7 +197,8 @@ func TestWarnings(t *testing.T) {
 			[]string{"servers.x.args: ignored for http servers", "servers.x.env: ignored for http servers", "servers.x.cwd: ignored for http servers"}},
 		{"headers on stdio", `{"command": "c", "headers": {}}`, []string{"servers.x.headers: ignored for stdio servers"}},
 		{"milliseconds", `{"command": "c", "timeout": 30000, "toolTimeout": "5000", "heartbeat": 5000}`,
-			[]string{"servers.x.timeout: 30000 is taken as seconds, not milliseconds", "servers.x.toolTimeout: 5000 is taken as seconds, not milliseconds"}},
+			[]string{"servers.x.timeout: 30000 is taken as seconds, not milliseconds", "servers.x.toolTimeout: 5000 is taken as seconds, not milliseconds",
+				"servers.x.heartbeat: 5000 is taken as seconds, not milliseconds"}},
 		{"large duration string is fine", `{"command": "c", "timeout": "30m"}`, nil},
 	}
 	for _, tt := range tests {
@@ -244,14 +247,138 @@ func TestSecrets(t *testing.T) {
 	cfg := mustParse(t, `{"servers": {
 		"a": {"command": "a", "env": {"TOKEN": "${T}", "EMPTY": "", "DUP": "shared"}, "disabled": true},
 		"b": {"url": "https://h", "headers": {"Authorization": "Bearer ${T}", "X": "shared"}},
-		"c": {"command": "${BIN}", "args": ["--api-key", "${KEY}"], "cwd": "${DIR}"},
-		"d": {"url": "https://bob:pa55word@h/mcp?key=${QKEY}&plain=literal-value"}
-	}}`, map[string]string{"T": "tok", "KEY": "argsecret", "QKEY": "urlsecret", "BIN": "/usr/bin/tool", "DIR": "/srv"})
-	// Values substituted into args and urls are secrets too; commands and paths are not.
-	// So are a URL's password and query values (in that order, the values by parameter
-	// name), written or substituted.
-	want := []string{"shared", "tok", "Bearer tok", "pa55word", "urlsecret", "literal-value", "argsecret"}
+		"c": {"command": "${BIN}", "args": ["--api-key", "${API_KEY}", "--root", "${HOME}/x", "${GH_PAT}"], "cwd": "${DIR}"},
+		"d": {"url": "https://bob:pa55word@h/mcp?key=${QKEY}&plain=literal-value"},
+		"e": {"url": "https://${HOST}/${SECRET_PATH}/mcp"}
+	}}`, map[string]string{"T": "tok", "API_KEY": "argsecret", "QKEY": "urlsecret", "BIN": "/usr/bin/tool", "DIR": "/srv",
+		"HOME": "/home/someone", "GH_PAT": "patsecret", "HOST": "h.example", "SECRET_PATH": "pathsecret"})
+	// Variables named like credentials are secrets wherever they are used; others
+	// (${HOME}, ${HOST}, ${BIN}) only when they feed env or header values. A URL's
+	// password and query values are secrets too (in that order, the values by
+	// parameter name), written or substituted.
+	want := []string{"shared", "tok", "Bearer tok", "pa55word", "urlsecret", "literal-value", "argsecret", "patsecret", "pathsecret"}
 	if got := cfg.Secrets(); !slices.Equal(got, want) {
 		t.Errorf("Secrets = %q, want %q", got, want)
+	}
+}
+
+// TestDurationRule runs every duration field, of a server and of the "switchboard"
+// section, through the one rule: seconds or a Go duration, never negative (refused at
+// its place), plain numbers of 1000 or more warned about.
+func TestDurationRule(t *testing.T) {
+	fields := []struct {
+		path string // as in messages
+		zero string // what 0 means, as the refusal says
+		src  func(v string) string
+		get  func(*Config) time.Duration
+	}{
+		{"servers.x.timeout", "the default", func(v string) string { return `{"servers": {"x": {"command": "c", "timeout": ` + v + `}}}` },
+			func(c *Config) time.Duration { return c.Server("x").InitTimeout }},
+		{"servers.x.toolTimeout", "the default", func(v string) string { return `{"servers": {"x": {"command": "c", "toolTimeout": ` + v + `}}}` },
+			func(c *Config) time.Duration { return c.Server("x").ToolTimeout }},
+		{"servers.x.heartbeat", "off", func(v string) string { return `{"servers": {"x": {"command": "c", "heartbeat": ` + v + `}}}` },
+			func(c *Config) time.Duration { return c.Server("x").Heartbeat }},
+		{"switchboard.heartbeat", "off", func(v string) string {
+			return `{"servers": {"x": {"command": "c"}}, "switchboard": {"heartbeat": ` + v + `}}`
+		},
+			func(c *Config) time.Duration { return c.Settings.Heartbeat }},
+		{"switchboard.retryFailed", "off", func(v string) string {
+			return `{"servers": {"x": {"command": "c"}}, "switchboard": {"retryFailed": ` + v + `}}`
+		},
+			func(c *Config) time.Duration { return c.Settings.RetryFailed }},
+	}
+	values := []struct {
+		in   string
+		want time.Duration // when accepted
+		bad  bool          // refused as negative
+		warn bool          // warned about as likely milliseconds
+	}{
+		{in: `5`, want: 5 * time.Second},
+		{in: `"5"`, want: 5 * time.Second},
+		{in: `2.5`, want: 2500 * time.Millisecond},
+		{in: `"1m30s"`, want: 90 * time.Second},
+		{in: `"2h"`, want: 2 * time.Hour},
+		{in: `5000`, want: 5000 * time.Second, warn: true},
+		{in: `"5000"`, want: 5000 * time.Second, warn: true},
+		{in: `-5`, bad: true},
+		{in: `-0.5`, bad: true},
+		{in: `"-1s"`, bad: true},
+		{in: `"-5"`, bad: true},
+		{in: `"-1m30s"`, bad: true},
+	}
+	for _, f := range fields {
+		for _, v := range values {
+			t.Run(f.path+"="+v.in, func(t *testing.T) {
+				src := f.src(v.in)
+				if v.bad {
+					col := strings.Index(src, v.in) + 1
+					want := []string{fmt.Sprintf("mcp.json:1:%d: %s: must not be negative (0 means %s)", col, f.path, f.zero)}
+					if got := parseErrs(t, src, nil); !slices.Equal(got, want) {
+						t.Errorf("errors = %q, want %q", got, want)
+					}
+					return
+				}
+				cfg := mustParse(t, src, nil)
+				if got := f.get(cfg); got != v.want {
+					t.Errorf("got %v, want %v", got, v.want)
+				}
+				var wantWarn []string
+				if v.warn {
+					wantWarn = []string{f.path + ": " + strings.Trim(v.in, `"`) + " is taken as seconds, not milliseconds"}
+				}
+				if !slices.Equal(cfg.Warnings, wantWarn) {
+					t.Errorf("warnings = %q, want %q", cfg.Warnings, wantWarn)
+				}
+			})
+		}
+		// 0 is the default for timeouts (a zero field) and off for the others
+		// (stored as -1, since a zero field means the default).
+		t.Run(f.path+"=0", func(t *testing.T) {
+			want := time.Duration(0)
+			if f.zero == "off" {
+				want = -1
+			}
+			if got := f.get(mustParse(t, f.src(`"0s"`), nil)); got != want {
+				t.Errorf("got %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestEnvValueRule: strings as written (expanded), numbers and booleans as their JSON
+// text, null, objects and arrays refused at their place.
+func TestEnvValueRule(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // when accepted
+		err  string // the message after "mcp.json:1:COL: servers.x.env.V: "
+	}{
+		{in: `"text"`, want: "text"},
+		{in: `""`, want: ""},
+		{in: `"${X}"`, want: "from-env"},
+		{in: `1`, want: "1"},
+		{in: `-2.50`, want: "-2.50"},
+		{in: `1e3`, want: "1e3"},
+		{in: `true`, want: "true"},
+		{in: `false`, want: "false"},
+		{in: `null`, err: `null is not a value (want a string, number or boolean; "" for empty)`},
+		{in: `{}`, err: "want a string, number or boolean"},
+		{in: `["a"]`, err: "want a string, number or boolean"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			src := `{"servers": {"x": {"command": "c", "env": {"V": ` + tt.in + `}}}}`
+			env := map[string]string{"X": "from-env"}
+			if tt.err != "" {
+				want := []string{fmt.Sprintf("mcp.json:1:%d: servers.x.env.V: %s", strings.Index(src, tt.in)+1, tt.err)}
+				if got := parseErrs(t, src, env); !slices.Equal(got, want) {
+					t.Errorf("errors = %q, want %q", got, want)
+				}
+				return
+			}
+			if got, ok := mustParse(t, src, env).Server("x").Env["V"]; !ok || got != tt.want {
+				t.Errorf("env V = %q (set %v), want %q", got, ok, tt.want)
+			}
+		})
 	}
 }

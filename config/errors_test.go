@@ -96,8 +96,8 @@ func TestErrors(t *testing.T) {
 		{"args elements", `{"servers": {"x": {"command": "c", "args": ["a", 2, true]}}}`, nil,
 			[]string{`mcp.json:1:50: servers.x.args[1]: want a string`, `mcp.json:1:53: servers.x.args[2]: want a string`}},
 		{"env not an object", `{"servers": {"x": {"command": "c", "env": ["A"]}}}`, nil, []string{`mcp.json:1:43: servers.x.env: want an object of strings`}},
-		{"env null value", `{"servers": {"x": {"command": "c", "env": {"A": null}}}}`, nil, []string{`mcp.json:1:49: servers.x.env.A: want a string`}},
-		{"env object value", `{"servers": {"x": {"command": "c", "env": {"A": {}}}}}`, nil, []string{`mcp.json:1:49: servers.x.env.A: want a string`}},
+		{"env null value", `{"servers": {"x": {"command": "c", "env": {"A": null}}}}`, nil, []string{`mcp.json:1:49: servers.x.env.A: null is not a value (want a string, number or boolean; "" for empty)`}},
+		{"env object value", `{"servers": {"x": {"command": "c", "env": {"A": {}}}}}`, nil, []string{`mcp.json:1:49: servers.x.env.A: want a string, number or boolean`}},
 		{"env duplicate name", `{"servers": {"x": {"command": "c", "env": {"A": "1", "A": "2"}}}}`, nil,
 			[]string{`mcp.json:1:54: servers.x.env.A: duplicate key (first at 1:44)`}},
 		{"env bad name", `{"servers": {"x": {"command": "c", "env": {"A=B": "v"}}}}`, nil, []string{`mcp.json:1:44: servers.x.env: invalid variable name "A=B"`}},
@@ -115,8 +115,8 @@ func TestErrors(t *testing.T) {
 
 		// Durations.
 		{"timeout not a duration", `{"servers": {"x": {"command": "c", "timeout": "abc"}}}`, nil, []string{`mcp.json:1:47: servers.x.timeout: "abc" is not a duration`}},
-		{"timeout negative", `{"servers": {"x": {"command": "c", "timeout": -5}}}`, nil, []string{`mcp.json:1:47: servers.x.timeout: must not be negative`}},
-		{"timeout negative string", `{"servers": {"x": {"command": "c", "timeout": "-1s"}}}`, nil, []string{`mcp.json:1:47: servers.x.timeout: must not be negative`}},
+		{"timeout negative", `{"servers": {"x": {"command": "c", "timeout": -5}}}`, nil, []string{`mcp.json:1:47: servers.x.timeout: must not be negative (0 means the default)`}},
+		{"timeout negative string", `{"servers": {"x": {"command": "c", "timeout": "-1s"}}}`, nil, []string{`mcp.json:1:47: servers.x.timeout: must not be negative (0 means the default)`}},
 		{"timeout out of range", `{"servers": {"x": {"command": "c", "timeout": 1e300}}}`, nil, []string{`mcp.json:1:47: servers.x.timeout: 1e300 seconds is out of range`}},
 		{"toolTimeout type", `{"servers": {"x": {"command": "c", "toolTimeout": true}}}`, nil,
 			[]string{`mcp.json:1:51: servers.x.toolTimeout: want a duration (a number of seconds or a string like "30s")`}},

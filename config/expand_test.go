@@ -9,35 +9,33 @@ import (
 
 func TestExpansion(t *testing.T) {
 	const secret = "s3cr3t-value"
-	env := map[string]string{"VAR": secret, "EMPTY": ""}
-	const inputsWarning = "inputs: not supported yet; ${input:...} references are left as-is"
+	env := map[string]string{"VAR": secret, "EMPTY": "", "SWITCHBOARD_INPUT_KEY": "input-value"}
 
 	forms := []struct {
 		name    string
 		in      string
 		want    string
 		missing string // variable reported as not set, if any
-		inputs  bool   // expects the inputs warning
 	}{
-		{"plain", "${VAR}", secret, "", false},
-		{"default unused", "${VAR:-dflt}", secret, "", false},
-		{"default when unset", "${UNSET:-dflt}", "dflt", "", false},
-		{"default when empty", "${EMPTY:-dflt}", "dflt", "", false},
-		{"empty default", "${UNSET:-}", "", "", false},
-		{"set but empty", "${EMPTY}", "", "", false},
-		{"env form", "${env:VAR}", secret, "", false},
-		{"env form with default", "${env:UNSET:-d}", "d", "", false},
-		{"missing", "${UNSET}", "", "UNSET", false},
-		{"missing env form", "${env:UNSET}", "", "UNSET", false},
-		{"nested default", "${UNSET:-${VAR}}", secret, "", false},
-		{"twice", "${VAR}-${VAR}", secret + "-" + secret, "", false},
-		{"lone dollar", "$VAR a$b$", "$VAR a$b$", "", false},
-		{"double dollar not special", "$${VAR}", "$" + secret, "", false},
-		{"unterminated", "${VAR", "${VAR", "", false},
-		{"unterminated after one", "${VAR}${VAR", secret + "${VAR", "", false},
-		{"not a name", "${not a name}", "${not a name}", "", false},
-		{"empty braces", "${}", "${}", "", false},
-		{"input left as is", "${input:key}", "${input:key}", "", true},
+		{"plain", "${VAR}", secret, ""},
+		{"default unused", "${VAR:-dflt}", secret, ""},
+		{"default when unset", "${UNSET:-dflt}", "dflt", ""},
+		{"default when empty", "${EMPTY:-dflt}", "dflt", ""},
+		{"empty default", "${UNSET:-}", "", ""},
+		{"set but empty", "${EMPTY}", "", ""},
+		{"env form", "${env:VAR}", secret, ""},
+		{"env form with default", "${env:UNSET:-d}", "d", ""},
+		{"missing", "${UNSET}", "", "UNSET"},
+		{"missing env form", "${env:UNSET}", "", "UNSET"},
+		{"nested default", "${UNSET:-${VAR}}", secret, ""},
+		{"twice", "${VAR}-${VAR}", secret + "-" + secret, ""},
+		{"lone dollar", "$VAR a$b$", "$VAR a$b$", ""},
+		{"double dollar not special", "$${VAR}", "$" + secret, ""},
+		{"unterminated", "${VAR", "${VAR", ""},
+		{"unterminated after one", "${VAR}${VAR", secret + "${VAR", ""},
+		{"not a name", "${not a name}", "${not a name}", ""},
+		{"empty braces", "${}", "${}", ""},
+		{"input from its variable", "${input:key}", "input-value", ""},
 	}
 	type field struct {
 		name string
@@ -79,9 +77,6 @@ func TestExpansion(t *testing.T) {
 				var want []string
 				if form.missing != "" {
 					want = append(want, f.path+": ${"+form.missing+`} is not set (using "")`)
-				}
-				if form.inputs {
-					want = append(want, inputsWarning)
 				}
 				if !slices.Equal(cfg.Warnings, want) {
 					t.Errorf("Warnings = %q, want %q", cfg.Warnings, want)
@@ -126,6 +121,23 @@ func TestExpansionUsesOSEnvByDefault(t *testing.T) {
 		cfg, err := Parse([]byte(`{"a": {"command": "${SWITCHBOARD_TEST_VAR}"}}`), "x", opts)
 		if err != nil || cfg.Server("a").Command != "from-os" {
 			t.Errorf("opts %+v: cfg, err = %+v, %v", opts, cfg, err)
+		}
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	tests := []struct {
+		name   string
+		secret bool
+	}{
+		{"GITHUB_TOKEN", true}, {"OPENAI_API_KEY", true}, {"APIKEY", true}, {"DB_PASSWORD", true},
+		{"AWS_SECRET_ACCESS_KEY", true}, {"GH_PAT", true}, {"BASIC_AUTH", true}, {"ssh-key", true},
+		{"HOME", false}, {"PWD", false}, {"PATH", false}, {"MONKEY", false}, {"AUTHOR", false},
+		{"KEYBOARD", false}, {"WORKSPACE", false}, {"PATCH_DIR", false},
+	}
+	for _, tt := range tests {
+		if got := secretName(tt.name); got != tt.secret {
+			t.Errorf("secretName(%q) = %v, want %v", tt.name, got, tt.secret)
 		}
 	}
 }

@@ -14,8 +14,35 @@ import (
 
 // Options adjust loading. A nil *Options is valid and means the defaults.
 type Options struct {
-	// LookupEnv resolves ${VAR} references; nil means os.LookupEnv.
+	// LookupEnv resolves ${VAR} references and SWITCHBOARD_INPUT_<ID>; nil means
+	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// WorkspaceFolder is what VS Code's ${workspaceFolder} expands to. "" means
+	// [WorkspaceFolder] of the file when the source is one (Load, or Parse given a
+	// file's path); otherwise ${workspaceFolder} is left as written, with a warning.
+	WorkspaceFolder string
+	// Prompt asks the user for an ${input:ID} that $SWITCHBOARD_INPUT_<ID> does not
+	// give (see [Input]); nil, or an error, means it can't be asked: the input's
+	// default if it has one, else an error naming the input and the variable to set.
+	// The config package never touches the terminal itself.
+	Prompt func(Input) (string, error)
+}
+
+func (o *Options) workspace(source string) string {
+	if o != nil && o.WorkspaceFolder != "" {
+		return o.WorkspaceFolder
+	}
+	if isFile(source) {
+		return WorkspaceFolder(source)
+	}
+	return ""
+}
+
+func (o *Options) prompt() func(Input) (string, error) {
+	if o == nil {
+		return nil
+	}
+	return o.Prompt
 }
 
 func (o *Options) lookupEnv() func(string) (string, bool) {
@@ -45,7 +72,7 @@ func Load(path string, opts *Options) (*Config, error) {
 // It reports every problem at once: on failure the error is a non-empty [Errors] and
 // the *Config is nil.
 func Parse(data []byte, source string, opts *Options) (*Config, error) {
-	p := &parser{source: source, data: data, lookup: opts.lookupEnv()}
+	p := &parser{source: source, data: data, lookup: opts.lookupEnv(), workspace: opts.workspace(source), ask: opts.prompt()}
 	return p.run()
 }
 
@@ -59,7 +86,10 @@ func FromValue(v any, opts *Options) (*Config, error) {
 	if err != nil {
 		return nil, Errors{{Source: source, Msg: "cannot encode value as JSON: " + err.Error(), err: err}}
 	}
-	p := &parser{source: source, data: data, lookup: opts.lookupEnv(), noPos: true}
+	p := &parser{source: source, data: data, lookup: opts.lookupEnv(), noPos: true, ask: opts.prompt()}
+	if opts != nil {
+		p.workspace = opts.WorkspaceFolder
+	}
 	return p.run()
 }
 
@@ -70,13 +100,22 @@ type parser struct {
 	noPos  bool // positions in data mean nothing to the user (FromValue)
 	lookup func(string) (string, bool)
 
+	workspace string                      // ${workspaceFolder}; "" leaves it as written
+	ask       func(Input) (string, error) // Options.Prompt
+
 	lineStarts []int
 	errs       Errors
 	warns      []string
-	// inputsWarned keeps the VS Code inputs warning to one per config.
-	inputsWarned bool
-	// substituted holds values that expansion put into args, urls, env and headers:
-	// "--api-key ${KEY}" makes KEY's value a secret like any env value.
+	// workspaceWarned keeps the ${workspaceFolder} warning to one per config.
+	workspaceWarned bool
+	// inputs are the declared VS Code inputs by id; inputVals the values found so far
+	// (each input is asked at most once), and inputFailed those already reported.
+	inputs      map[string]Input
+	inputVals   map[string]string
+	inputFailed map[string]bool
+	// substituted holds the secret values that expansion put into the config: those of
+	// variables feeding env and header values, and of variables named like credentials
+	// anywhere ("--api-key ${API_KEY}"); ${HOME} in args is not one.
 	substituted []string
 }
 
@@ -181,13 +220,6 @@ func (p *parser) dupKey(seen map[string]*hujson.Value, m *hujson.ObjectMember, p
 	return false
 }
 
-func (p *parser) warnInputs() {
-	if !p.inputsWarned {
-		p.inputsWarned = true
-		p.warn("inputs", "not supported yet; ${input:...} references are left as-is")
-	}
-}
-
 // groupKeys are the top-level keys that hold a map of servers, one per shape.
 var groupKeys = map[string]bool{"mcpServers": true, "servers": true, "services": true}
 
@@ -224,6 +256,10 @@ func (p *parser) top(root *hujson.Value, cfg *Config) {
 		if p.dupKey(seen, m, key) {
 			continue
 		}
+		if known := p.nearKey(key, &m.Value, bare); known != "" {
+			p.errAt(&m.Name, key, "unknown top-level key: did you mean %q?", known)
+			continue
+		}
 		switch {
 		case key == "switchboard":
 			p.settings(&m.Value, &cfg.Settings)
@@ -238,13 +274,7 @@ func (p *parser) top(root *hujson.Value, cfg *Config) {
 		case groupKeys[key]:
 			entries = p.group(m, key, entries)
 		case key == "inputs":
-			if arr, ok := m.Value.Value.(*hujson.Array); ok {
-				if len(arr.Elements) > 0 {
-					p.warnInputs()
-				}
-			} else if !isNull(&m.Value) {
-				p.errAt(&m.Value, key, "want an array")
-			}
+			p.declareInputs(&m.Value)
 		default:
 			// Hosts keep their own settings next to mcpServers (Claude Desktop's
 			// "globalShortcut"); not ours to judge.
@@ -252,6 +282,56 @@ func (p *parser) top(root *hujson.Value, cfg *Config) {
 		}
 	}
 	p.servers(entries, cfg)
+}
+
+// topKeys are the top-level keys with a meaning, for did-you-mean.
+var topKeys = []string{"mcpServers", "servers", "services", "switchboard", "inputs"}
+
+// nearKey returns the known top-level key that key is most likely a typo of: one edit
+// away (see oneEdit) ignoring case ("mcpservers", "mcpServer", "switchbaord"); "" if
+// none. In a bare map every key is a server name, so there only a value that is not a
+// server entry (no command, url or type) counts: {"server": {"command": ...}} is a
+// server called "server".
+func (p *parser) nearKey(key string, v *hujson.Value, bare bool) string {
+	for _, k := range topKeys {
+		if key == k || !oneEdit(strings.ToLower(key), strings.ToLower(k)) {
+			continue
+		}
+		if bare {
+			obj, ok := v.Value.(*hujson.Object)
+			if !ok {
+				return ""
+			}
+			for i := range obj.Members {
+				switch keyOf(&obj.Members[i]) {
+				case "command", "url", "type", "transport":
+					return ""
+				}
+			}
+		}
+		return k
+	}
+	return ""
+}
+
+// oneEdit reports whether a and b are at most one insertion, deletion, substitution or
+// swap of neighbours apart (the typos people make).
+func oneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return i == len(a) || a[i+1:] == b[i+1:] ||
+			(i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:])
+	}
+	return a[i:] == b[i+1:]
 }
 
 // group collects the entries of one of mcpServers/servers/services.
@@ -333,9 +413,9 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 				p.errAt(&m.Value, path, "unknown naming %q (want auto, never or always)", s)
 			}
 		case "heartbeat":
-			st.Heartbeat = disableOnZero(p.duration(&m.Value, path, true, false))
+			st.Heartbeat = disableOnZero(p.duration(&m.Value, path, zeroOff))
 		case "retryFailed":
-			st.RetryFailed = disableOnZero(p.duration(&m.Value, path, true, false))
+			st.RetryFailed = disableOnZero(p.duration(&m.Value, path, zeroOff))
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := m.Value.Clone()

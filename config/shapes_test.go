@@ -32,11 +32,10 @@ func TestShapes(t *testing.T) {
 		},
 		{
 			name: "vscode servers with inputs",
-			src: `{"inputs": [{"type": "promptString", "id": "key", "password": true}],
+			src: `{"inputs": [{"type": "promptString", "id": "key", "password": true, "default": "dflt"}],
 				"servers": {"gh": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${input:key}"}}}}`,
-			shape:    "servers",
-			servers:  []string{"gh"},
-			warnings: []string{"inputs: not supported yet; ${input:...} references are left as-is"},
+			shape:   "servers",
+			servers: []string{"gh"},
 		},
 		{
 			name:    "vscode servers with empty inputs",
@@ -152,11 +151,11 @@ func TestLegacyServicesDefaults(t *testing.T) {
 
 func TestSettings(t *testing.T) {
 	cfg := mustParse(t, `{
-		"switchboard": {"naming": "Never", "heartbeat": "15s", "retryFailed": -1, "future": {"a": [1, 2,]}},
+		"switchboard": {"naming": "Never", "heartbeat": "15s", "retryFailed": 0, "future": {"a": [1, 2,]}},
 		"mcpServers": {"a": {"command": "a"}}
 	}`, nil)
 	st := cfg.Settings
-	if st.Naming != NamingNever || st.Heartbeat != 15*time.Second || st.RetryFailed != -time.Second {
+	if st.Naming != NamingNever || st.Heartbeat != 15*time.Second || st.RetryFailed != -1 {
 		t.Errorf("Settings = %+v", st)
 	}
 	if got := string(st.Extra["future"]); got != `{"a":[1,2]}` {
@@ -271,4 +270,58 @@ func TestFromValue(t *testing.T) {
 			t.Errorf("cfg, err = %+v, %v", cfg, err)
 		}
 	})
+}
+
+// TestDidYouMean: a top-level key one edit from a known one (or equal but for case) is
+// an error that names the known key, in every shape, instead of being taken for a
+// server name (bare) or ignored (the others).
+func TestDidYouMean(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want string
+	}{
+		{"lower case", `{"mcpservers": {"a": {"command": "a"}}}`, `mcp.json:1:2: mcpservers: unknown top-level key: did you mean "mcpServers"?`},
+		{"missing letter", `{"mcpServer": {"a": {"command": "a"}}}`, `mcp.json:1:2: mcpServer: unknown top-level key: did you mean "mcpServers"?`},
+		{"underscore", `{"mcp_servers": {"a": {"command": "a"}}}`, `mcp.json:1:2: mcp_servers: unknown top-level key: did you mean "mcpServers"?`},
+		{"upper case", `{"SERVERS": {"a": {"command": "a"}}}`, `mcp.json:1:2: SERVERS: unknown top-level key: did you mean "servers"?`},
+		{"services", `{"service": {"a": {"command": "a"}}}`, `mcp.json:1:2: service: unknown top-level key: did you mean "services"?`},
+		{"next to mcpServers", `{"mcpServers": {"a": {"command": "a"}}, "switchbaord": {"naming": "never"}}`,
+			`mcp.json:1:41: switchbaord: unknown top-level key: did you mean "switchboard"?`},
+		{"inputs in the VS Code shape", `{"servers": {"a": {"command": "a"}}, "input": []}`,
+			`mcp.json:1:38: input: unknown top-level key: did you mean "inputs"?`},
+		{"bare map settings typo", `{"a": {"command": "a"}, "Switchboard": {"naming": "never"}}`,
+			`mcp.json:1:25: Switchboard: unknown top-level key: did you mean "switchboard"?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := parseErrs(t, tt.src, nil); !slices.Equal(got, []string{tt.want}) {
+				t.Errorf("errors = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	// A bare map's server may be called like a known key when it is a server entry.
+	cfg := mustParse(t, `{"server": {"command": "s"}, "service": {"url": "https://h"}}`, nil)
+	if got := names(cfg); !slices.Equal(got, []string{"server", "service"}) || cfg.Shape != "bare" {
+		t.Errorf("servers = %q, shape %q", got, cfg.Shape)
+	}
+	// Far from every known key: still a warning only, next to a servers key.
+	cfg = mustParse(t, `{"mcpServers": {"a": {"command": "a"}}, "globalShortcut": ""}`, nil)
+	if !slices.Equal(cfg.Warnings, []string{"globalShortcut: unknown top-level key (ignored)"}) {
+		t.Errorf("warnings = %q", cfg.Warnings)
+	}
+}
+
+func TestOneEdit(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"abc", "abc", true}, {"abc", "abd", true}, {"abc", "ab", true}, {"abc", "xabc", true}, {"abc", "acb", true}, {"abc", "cab", false},
+		{"abc", "a", false}, {"", "a", true}, {"mcpservers", "mcp_servers", true}, {"servers", "services", false},
+	} {
+		if got := oneEdit(tt.a, tt.b); got != tt.want {
+			t.Errorf("oneEdit(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
 }

@@ -114,7 +114,8 @@ type Settings struct {
 type Config struct {
 	// Source names where the config came from (a file path, or a label such as "<bytes>").
 	Source string `json:"source,omitempty"`
-	// Shape is the detected layout: "mcpServers", "servers", "services", "bare" or "value".
+	// Shape is the detected layout: "mcpServers", "servers", "services" or "bare". A config
+	// built in code names its own (the built-in demo is "demo").
 	Shape string `json:"shape,omitempty"`
 	// Servers in the order they appear in the source. Servers whose name starts with
 	// "switchboard" are not included (see Skipped). Disabled servers are included.
@@ -126,6 +127,6 @@ type Config struct {
 	// of an env var, header or other secret.
 	Warnings []string `json:"warnings,omitempty"`
 
-	// substituted: values that ${VAR} expansion put into args, urls, env and headers.
+	// substituted: secret values that ${VAR} expansion put into the config (see parser).
 	substituted []string
 }

@@ -20,7 +20,9 @@ transport and target and exits 0, or prints every problem (each naming its place
 file:line:col: path: message) and exits 2.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := a.loadConfig()
+			// The report lists the warnings and skipped servers: logging them too
+			// would print each twice.
+			cfg, err := a.loadConfigFor(false)
 			if err != nil {
 				var errs config.Errors
 				if errors.As(err, &errs) {
@@ -85,10 +87,18 @@ func (a *app) printCheckJSON(cfg *config.Config) error {
 		Servers  []checkServer `json:"servers"`
 		Skipped  []string      `json:"skipped"`
 		Warnings []string      `json:"warnings"`
-	}{Source: cfg.Source, Shape: cfg.Shape, Servers: []checkServer{}, Skipped: cfg.Skipped, Warnings: cfg.Warnings}
+	}{Source: cfg.Source, Shape: cfg.Shape, Servers: []checkServer{}, Skipped: orEmpty(cfg.Skipped), Warnings: orEmpty(cfg.Warnings)}
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
 		out.Servers = append(out.Servers, checkServer{s.Name, string(s.Transport), target(s), s.Disabled, s.Required})
 	}
 	return writeJSON(a.stdout, out)
+}
+
+// orEmpty makes a nil list an empty one: a JSON array is always an array, never null.
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

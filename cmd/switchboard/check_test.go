@@ -67,7 +67,7 @@ func TestCheckDemo(t *testing.T) {
 
 	r := s.run("check")
 	r.wantCode(t, exitOK)
-	r.wantStdout(t, "config: <built-in demo>", "ok: 2 server(s), 0 disabled, 0 warning(s)")
+	r.wantStdout(t, "config: <built-in demo> (demo)\n", "ok: 2 server(s), 0 disabled, 0 warning(s)")
 	rows := tableRows(r.stdout)
 	for _, name := range []string{"clock", "notes"} {
 		want := []string{name, "stdio", "enabled", exe, "demo-server", name}
@@ -78,8 +78,10 @@ func TestCheckDemo(t *testing.T) {
 
 	r = s.run("check", "--json")
 	r.wantCode(t, exitOK)
+	// Lists are arrays even when empty, never null.
+	r.wantStdout(t, `"skipped": []`, `"warnings": []`)
 	out := parseCheck(t, r)
-	if out.Source != "<built-in demo>" || !slices.Equal(out.names(), []string{"clock", "notes"}) {
+	if out.Source != "<built-in demo>" || out.Shape != "demo" || !slices.Equal(out.names(), []string{"clock", "notes"}) {
 		t.Errorf("check --json = %+v", out)
 	}
 	for _, srv := range out.Servers {
@@ -119,7 +121,7 @@ func TestCheckShapes(t *testing.T) {
 		{
 			name: "servers with inputs",
 			src: `{
-				"inputs": [{"type": "promptString", "id": "key", "password": true}],
+				"inputs": [{"type": "promptString", "id": "key", "password": true, "default": "k"}],
 				"servers": {
 					"gh": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${input:key}"}},
 					"local": {"type": "stdio", "command": "local-mcp", "args": ["--verbose"]}
@@ -130,7 +132,6 @@ func TestCheckShapes(t *testing.T) {
 				{"gh", "http", "enabled", "https://api.example.com/mcp"},
 				{"local", "stdio", "enabled", "local-mcp --verbose"},
 			},
-			warnings: []string{"inputs: not supported yet"},
 		},
 		{
 			name: "services",
@@ -246,6 +247,43 @@ func TestCheckShapes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckOutput covers what a newcomer first sees: each warning once (in the report,
+// not also in the log), variables that are not secrets shown expanded, and lists that
+// are JSON arrays when empty.
+func TestCheckOutput(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	s.env["SB_TOKEN"] = "tok-Hh5Jj8Kk2"
+	path := s.writeConfig("mcp.json", `{"mcpServers": {
+  "fs": {"command": "fs-server", "args": ["${HOME}/data", "--token", "${SB_TOKEN}"], "colour": "red"}
+}}`)
+	r := s.run("--config", path, "check")
+	r.wantCode(t, exitOK)
+	const warning = "mcpServers.fs.colour: unknown field (ignored)"
+	if n := strings.Count(r.stdout+r.stderr, warning); n != 1 {
+		t.Errorf("the warning is printed %d times, want once\n%s", n, r)
+	}
+	r.wantStdout(t, "warning: "+warning)
+	// ${HOME} is a path, not a secret; a variable named like a token is masked.
+	row := strings.Join(tableRows(r.stdout)["fs"], " ")
+	if want := "fs stdio enabled fs-server " + s.Home + "/data --token [REDACTED]"; row != want {
+		t.Errorf("row = %q, want %q\n%s", row, want, r)
+	}
+	if strings.Contains(r.stdout+r.stderr, "tok-Hh5Jj8Kk2") {
+		t.Errorf("output leaks the token\n%s", r)
+	}
+
+	r = s.run("--config", path, "check", "--json")
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, `"skipped": []`)
+	if strings.Contains(r.stderr, warning) {
+		t.Errorf("check --json logs the warning it reports\n%s", r)
+	}
+	if out := parseCheck(t, r); len(out.Warnings) != 1 || out.Warnings[0] != warning {
+		t.Errorf("warnings = %q", out.Warnings)
 	}
 }
 
@@ -419,8 +457,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		wantStdout []string
 		wantStderr []string
 	}{
-		{[]string{"check"}, exitOK, []string{"warning: " + missingWarning, "remote", "down"}, []string{missingWarning}},
-		{[]string{"check", "--json"}, exitOK, []string{missingWarning}, []string{missingWarning}},
+		{[]string{"check"}, exitOK, []string{"warning: " + missingWarning, "remote", "down"}, nil},
+		{[]string{"check", "--json"}, exitOK, []string{missingWarning}, nil},
 		{[]string{"tools"}, exitOK, []string{"current_time", "echo"}, []string{missingWarning, "server=down", "connection attempt failed"}},
 		{[]string{"tools", "--json"}, exitOK, []string{"current_time"}, []string{missingWarning}},
 		{[]string{"status", "--json"}, exitOK, []string{`"name": "down"`, "127.0.0.1:1"}, []string{missingWarning}},

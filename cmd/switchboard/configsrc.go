@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -9,43 +11,108 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
 
-// configSource says where the config comes from: --config, then $SWITCHBOARD_CONFIG,
-// then ./mcp.json; "" means the built-in demo.
+// discoverConfig finds the config file: --config (a path, or claude, cursor or vscode),
+// $SWITCHBOARD_CONFIG, then the files hosts keep in the working directory and the
+// user's home (config.Discover has the order). No Found means the built-in demo.
+func (a *app) discoverConfig() (*config.Discovery, error) {
+	return config.Discover(&config.DiscoverOptions{Flag: a.configPath})
+}
+
+// configSource is the path of the config file to load; "" means the built-in demo (or a
+// --config shortcut whose file is missing, which loadConfig reports).
 func (a *app) configSource() string {
-	if a.configPath != "" {
-		return a.configPath
+	d, err := a.discoverConfig()
+	if err != nil || d.Found == nil {
+		return ""
 	}
-	if p := os.Getenv("SWITCHBOARD_CONFIG"); p != "" {
-		return p
-	}
-	if _, err := os.Stat("mcp.json"); err == nil {
-		return "mcp.json"
-	}
-	return ""
+	return d.Found.Path
+}
+
+// configOptions are the options every load of the config file uses: ${input:...}
+// values the environment does not give are asked on the terminal.
+func (a *app) configOptions() *config.Options {
+	return &config.Options{Prompt: a.promptInput}
 }
 
 // loadConfig loads the config for a command. Config problems are usage errors (exit 2).
-// Warnings and skipped servers are logged; secret values are registered for redaction.
+// Which file was loaded (or that the demo runs, and where a config was looked for),
+// warnings and skipped servers are logged; secret values are registered for redaction.
 func (a *app) loadConfig() (*config.Config, error) {
-	path := a.configSource()
+	return a.loadConfigFor(true)
+}
+
+// loadConfigFor is loadConfig; report false leaves the file's name, the warnings and the
+// skipped servers to a command that reports them itself (check).
+func (a *app) loadConfigFor(report bool) (*config.Config, error) {
+	d, err := a.discoverConfig()
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
 	var cfg *config.Config
-	if path == "" {
+	if d.Found == nil {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, &exitError{code: exitFailed, err: err}
 		}
 		cfg = demo.Config(exe)
 		a.log.Debug("no config given: using the built-in demo servers", "source", cfg.Source)
+		// Said even by check: a newcomer should learn where a config would be found.
+		a.log.Info(demoNotice(d))
 	} else {
-		var err error
-		cfg, err = config.Load(path, nil)
+		cfg, err = config.Load(d.Found.Path, a.configOptions())
 		if err != nil {
 			return nil, &exitError{code: exitUsage, err: err}
 		}
-		a.log.Debug("config loaded", "source", path, "servers", len(cfg.Servers))
+		if report {
+			a.log.Info(loadedNotice(d.Found, cfg))
+		}
+		a.log.Debug("config loaded", "source", d.Found.Path, "servers", len(cfg.Servers))
 	}
-	a.adopt(cfg)
+	if report {
+		a.adopt(cfg)
+	} else {
+		logging.AddSecrets(cfg.Secrets()...)
+	}
 	return cfg, nil
+}
+
+// loadedNotice says which file was loaded: "config: .vscode/mcp.json (servers shape, 3
+// servers)", naming the host for a user-level file, which may surprise.
+func loadedNotice(c *config.Candidate, cfg *config.Config) string {
+	what := cfg.Shape + " shape, " + plural(len(cfg.Servers), "server")
+	if c.From == "user" {
+		what = c.Host + "'s user config, " + what
+	}
+	return fmt.Sprintf("config: %s (%s)", tildePath(c.Path), what)
+}
+
+// demoNotice says that no config was found, where one was looked for, and what to do.
+func demoNotice(d *config.Discovery) string {
+	looked := make([]string, len(d.Candidates))
+	for i, c := range d.Candidates {
+		looked[i] = tildePath(c.Path)
+	}
+	return fmt.Sprintf("no config found (looked in %s); using the built-in demo servers %s — point --config at your mcp.json",
+		strings.Join(looked, ", "), strings.Join(demo.Names(), " and "))
+}
+
+// tildePath shortens a path in the home directory to ~/...
+func tildePath(p string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, home+string(filepath.Separator)); ok {
+		return "~" + string(filepath.Separator) + rest
+	}
+	return p
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // adopt registers a loaded config's secret values for redaction and logs its warnings

@@ -109,7 +109,7 @@ func (a *app) followConfig(h *hub.Hub, f configFile, every time.Duration, hup <-
 
 // reloadConfig loads data, read from path, and applies it to h by difference.
 func (a *app) reloadConfig(h *hub.Hub, path string, data []byte, trigger string) {
-	cfg, err := config.Parse(data, path, nil)
+	cfg, err := config.Parse(data, path, a.configOptions())
 	if err != nil {
 		a.log.Error("config not reloaded: the servers stay as they are", "trigger", trigger, "err", err)
 		return

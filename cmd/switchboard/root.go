@@ -68,7 +68,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})
 	pf := root.PersistentFlags()
-	pf.StringVarP(&a.configPath, "config", "c", "", "config file (default $SWITCHBOARD_CONFIG, ./mcp.json, or the built-in demo)")
+	pf.StringVarP(&a.configPath, "config", "c", "", "config file, or claude, cursor or vscode for that host's config (default $SWITCHBOARD_CONFIG, then ./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, the Claude Desktop and Cursor user configs, else the built-in demo)")
 	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&a.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&a.logFile, "log-file", "", "write logs to this file (rotated by size) instead of stderr")

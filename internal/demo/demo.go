@@ -140,7 +140,7 @@ func DefaultNotesFile() string {
 func Config(executable string) *config.Config {
 	cfg := &config.Config{
 		Source: "<built-in demo>",
-		Shape:  "value",
+		Shape:  "demo",
 	}
 	for _, d := range servers {
 		cfg.Servers = append(cfg.Servers, config.Server{

@@ -104,8 +104,8 @@ func TestDefaultNotesFile(t *testing.T) {
 func TestConfig(t *testing.T) {
 	const exe = "/opt/switchboard/bin/switchboard"
 	cfg := demo.Config(exe)
-	if cfg.Source != "<built-in demo>" || cfg.Shape != "value" {
-		t.Errorf("Source, Shape = %q, %q; want <built-in demo>, value", cfg.Source, cfg.Shape)
+	if cfg.Source != "<built-in demo>" || cfg.Shape != "demo" {
+		t.Errorf("Source, Shape = %q, %q; want <built-in demo>, demo", cfg.Source, cfg.Shape)
 	}
 	if len(cfg.Servers) != 2 {
 		t.Fatalf("got %d servers, want 2: %+v", len(cfg.Servers), cfg.Servers)
