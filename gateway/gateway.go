@@ -1,21 +1,3 @@
-// Package gateway exposes any tool.Toolset — normally the hub — as one MCP server, so
-// that Claude Code, Codex, IDEs and any other MCP client use every configured server
-// through one entry, with the same names and filters that native agents see.
-//
-//	gw := gateway.New(h, nil)  // h: a started *hub.Hub, or any tool.Toolset
-//	defer gw.Close()
-//	err := gw.ServeStdio(ctx) // or: http.Handle("/", gw.Handler(nil))
-//
-// The served catalog follows the toolset: when it changes (a server joins,
-// reconnects, sends tools/list_changed), clients get notifications/tools/list_changed.
-//
-// In front of the hub (any toolset that also implements [Upstreams]) the gateway is
-// a full proxy: prompts, resources, resource templates, completions, resource
-// subscriptions and logging/setLevel go to the servers, and what the servers send
-// their client — progress, log messages, resource updates, and the requests
-// sampling/createMessage, elicitation/create and roots/list — comes to the
-// gateway's clients (see forward.go; clients of the 2026-07-28 protocol get those
-// requests as the input requests of a multi-round-trip tool call, see mrtr.go).
 package gateway
 
 //lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
