@@ -284,11 +284,7 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 		if closed {
 			return nil, ErrClosed
 		}
-		msg := fmt.Sprintf("unknown tool %q", name)
-		if s := Suggest(name, h.Tools(), 3); len(s) > 0 {
-			msg += "; did you mean " + strings.Join(s, ", ") + "?"
-		}
-		return tool.ErrorResult("%s", msg), nil
+		return tool.ErrorResult("%s", h.UnknownTool(name).Error()), nil
 	}
 	res, err := r.sup.Call(ctx, r.original, args)
 	if err != nil {
@@ -449,6 +445,26 @@ func marshalOrNil(v any) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// UnknownToolError is a name that no tool of the catalog has, with the names closest
+// to it. Every place that reports an unknown tool builds it here, so the wording is one.
+type UnknownToolError struct {
+	Name        string
+	Suggestions []string // at most 3, closest first
+}
+
+func (e *UnknownToolError) Error() string {
+	msg := fmt.Sprintf("unknown tool %q", e.Name)
+	if len(e.Suggestions) > 0 {
+		msg += " (did you mean " + strings.Join(e.Suggestions, ", ") + "?)"
+	}
+	return msg
+}
+
+// UnknownTool describes name as unknown to the current catalog.
+func (h *Hub) UnknownTool(name string) *UnknownToolError {
+	return &UnknownToolError{Name: name, Suggestions: Suggest(name, h.Tools(), 3)}
 }
 
 // Suggest returns up to n exposed names closest to name (by edit distance, then by a

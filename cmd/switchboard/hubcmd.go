@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,11 +134,7 @@ unknown tool.`,
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				name := args[0]
 				if _, ok := h.Lookup(name); !ok {
-					msg := fmt.Sprintf("unknown tool %q", name)
-					if s := hub.Suggest(name, h.Tools(), 3); len(s) > 0 {
-						msg += " (did you mean " + strings.Join(s, ", ") + "?)"
-					}
-					return usageError("%s", msg)
+					return usageError("%v; run 'switchboard tools' to list them", h.UnknownTool(name))
 				}
 				res, err := h.Call(cmd.Context(), name, callArgs)
 				if err != nil {
@@ -173,11 +171,50 @@ func readCallArgs(args []string, stdin io.Reader) (json.RawMessage, error) {
 		}
 		raw = b
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, usageError("ARGS must be a JSON object, like '{\"text\": \"hi\"}'")
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, usageError("ARGS is empty, want a JSON object like '{\"text\": \"hi\"}'")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, usageError("ARGS: %s", jsonProblem(raw, err))
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, usageError("ARGS is %s, want an object like '{\"text\": \"hi\"}'", jsonKind(v))
 	}
 	return json.RawMessage(raw), nil
+}
+
+// jsonProblem says what is wrong with raw and where: the offset, and the line and
+// column when raw spans several lines (ARGS read from a file on stdin).
+func jsonProblem(raw []byte, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || int(se.Offset) >= len(raw) {
+		return err.Error() // "unexpected end of JSON input"
+	}
+	// Offset counts the bytes read, the offending one included.
+	off := max(0, int(se.Offset)-1)
+	if line := bytes.Count(raw[:off], []byte("\n")) + 1; line > 1 {
+		col := off - bytes.LastIndexByte(raw[:off], '\n')
+		return fmt.Sprintf("%s at line %d, column %d", se, line, col)
+	}
+	return fmt.Sprintf("%s at offset %d", se, off)
+}
+
+// jsonKind names the type of a decoded JSON value, with its article.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "a JSON array"
+	case string:
+		return "a JSON string"
+	case float64:
+		return "a JSON number"
+	case bool:
+		return "a JSON boolean"
+	}
+	return "not an object"
 }
 
 func (a *app) statusCommand() *cobra.Command {

@@ -417,18 +417,23 @@ func TestUsageErrors(t *testing.T) {
 		{"bad log format", []string{"--log-format", "xml", "check"}, []string{`unknown log format "xml"`}, false},
 		{"unknown demo server", []string{"demo-server", "nope"}, []string{`unknown demo server "nope"`, "clock or notes"}, false},
 		{"demo server without a name", []string{"demo-server"}, []string{"want a server name"}, true},
-		{"call args an array", []string{"call", "current_time", "[1]"}, []string{"ARGS must be a JSON object"}, false},
-		{"call args not JSON", []string{"call", "current_time", "nope"}, []string{"ARGS must be a JSON object"}, false},
-		{"call args null", []string{"call", "current_time", "null"}, []string{"ARGS must be a JSON object"}, false},
-		{"call args a string", []string{"call", "current_time", `"x"`}, []string{"ARGS must be a JSON object"}, false},
+		{"call args an array", []string{"call", "current_time", "[1]"}, []string{"ARGS is a JSON array, want an object"}, false},
+		{"call args not JSON", []string{"call", "current_time", "nope"}, []string{"ARGS: invalid character 'o' in literal null (expecting 'u') at offset 1"}, false},
+		{"call args cut short", []string{"call", "current_time", `{"zone":`}, []string{"ARGS: unexpected end of JSON input"}, false},
+		{"call args null", []string{"call", "current_time", "null"}, []string{"ARGS is null, want an object"}, false},
+		{"call args a string", []string{"call", "current_time", `"x"`}, []string{"ARGS is a JSON string, want an object"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := runInProcess(t, tt.args...)
 			r.wantCode(t, exitUsage)
-			if !strings.HasPrefix(r.stderr, "switchboard: ") {
-				t.Errorf("stderr should start with %q\n%s", "switchboard: ", r)
+			// One program name in front: "switchboard: …" or a command path, never both.
+			if !strings.HasPrefix(r.stderr, "switchboard: ") && !strings.HasPrefix(r.stderr, "switchboard "+tt.args[0]+": ") {
+				t.Errorf("stderr should start with %q or the command path\n%s", "switchboard: ", r)
+			}
+			if strings.Contains(r.stderr, "switchboard: switchboard") {
+				t.Errorf("program name doubled\n%s", r)
 			}
 			r.wantStderr(t, tt.want...)
 			if got := strings.HasSuffix(r.stderr, helpHint+"\n"); got != tt.hint {
