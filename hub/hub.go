@@ -67,6 +67,12 @@ type Hub struct {
 	// tmplRE caches each resource template's compiled matcher the same way.
 	tmplRE map[string]*regexp.Regexp
 
+	// errMu guards starting (start-ups under way) and errLogged (the catalog error
+	// last logged or returned): see firstReport.
+	errMu     sync.Mutex
+	starting  int
+	errLogged string
+
 	subMu sync.Mutex
 	subs  map[int]func(upstream.Event)
 	subID int
@@ -146,8 +152,11 @@ func (h *Hub) applySettings(st config.Settings) {
 // Start connects every server at once and returns when each is ready, failed,
 // disabled, or past its init timeout; servers still trying keep going in the
 // background and join the catalog when ready. It fails when a required server is not
-// ready, or when the naming policy "never" finds a collision.
-func (h *Hub) Start(ctx context.Context) error {
+// ready, or with a *tool.CollisionError when the naming policy "never" finds a
+// collision.
+func (h *Hub) Start(ctx context.Context) (err error) {
+	done := h.startReporting()
+	defer func() { done(err) }()
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -324,7 +333,7 @@ func (h *Hub) Subscribe(fn func(upstream.Event)) (cancel func()) {
 // onEvent rebuilds the catalog on every server event: a new tool list, or a state
 // change that adds or drops a server's tools. Unchanged tools cost a map lookup.
 func (h *Hub) onEvent(e upstream.Event) {
-	if err := h.rebuild(); err != nil {
+	if err := h.rebuild(); h.firstReport(err) {
 		h.log.Error("catalog not updated", logging.KeyServer, e.Server, "err", err)
 	}
 	h.subMu.Lock()
@@ -335,6 +344,40 @@ func (h *Hub) onEvent(e upstream.Event) {
 	h.subMu.Unlock()
 	for _, fn := range subs {
 		fn(e)
+	}
+}
+
+// firstReport tells whether err (of a rebuild after a server event) should be logged:
+// not while Start runs (it returns the error), and once until the catalog builds again,
+// instead of once per server event.
+func (h *Hub) firstReport(err error) bool {
+	h.errMu.Lock()
+	defer h.errMu.Unlock()
+	if err == nil {
+		h.errLogged = ""
+		return false
+	}
+	if h.starting > 0 || err.Error() == h.errLogged {
+		return false
+	}
+	h.errLogged = err.Error()
+	return true
+}
+
+// startReporting holds the catalog errors of server events back from the log while a
+// start-up waits (its caller gets them); the returned function ends that, noting err
+// as already told.
+func (h *Hub) startReporting() (done func(err error)) {
+	h.errMu.Lock()
+	h.starting++
+	h.errMu.Unlock()
+	return func(err error) {
+		h.errMu.Lock()
+		defer h.errMu.Unlock()
+		h.starting--
+		if err != nil {
+			h.errLogged = err.Error()
+		}
 	}
 }
 
@@ -370,7 +413,7 @@ func (h *Hub) rebuild() error {
 			}
 			k := tool.Key{Server: name, Tool: t.Name}
 			entries[k] = entry{s, t}
-			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != ""})
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)

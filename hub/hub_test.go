@@ -422,7 +422,11 @@ func TestNamingPolicies(t *testing.T) {
 		if err == nil {
 			t.Fatalf("Start succeeded with colliding names under naming never: %v", namesOf(h))
 		}
-		for _, want := range []string{`"a"`, `"b"`, `"echo"`, "never"} {
+		var ce *tool.CollisionError
+		if !errors.As(err, &ce) || len(ce.Groups) != 1 || !slices.Contains(ce.Groups[0].Tools, "echo") {
+			t.Errorf("Start error %#v is not a *tool.CollisionError naming echo", err)
+		}
+		for _, want := range []string{`naming "never": `, ` tools collide between "a" and "b" (`} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("Start error %q does not mention %s", err, want)
 			}

@@ -28,9 +28,19 @@ func (a *app) withHub(ctx context.Context, fn func(*hub.Hub) error) error {
 	h := hub.New(cfg, &hub.Options{Logger: a.log})
 	defer h.Close()
 	if err := h.Start(ctx); err != nil {
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{code: startExitCode(err), err: err}
 	}
 	return fn(h)
+}
+
+// startExitCode maps a failed start: a naming collision is the config's fault (2);
+// a server that did not come up is a failure (1).
+func startExitCode(err error) int {
+	var ce *tool.CollisionError
+	if errors.As(err, &ce) {
+		return exitUsage
+	}
+	return exitFailed
 }
 
 func (a *app) toolsCommand() *cobra.Command {

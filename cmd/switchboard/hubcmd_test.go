@@ -480,3 +480,45 @@ func TestNoOrphans(t *testing.T) {
 		}
 	})
 }
+
+// TestNamingNever: under naming "never" a collision is one line, printed once, that
+// says what resolves it, with exit 2 (a configuration problem); a server's explicit
+// "prefix" resolves it.
+func TestNamingNever(t *testing.T) {
+	t.Parallel()
+	t.Run("collision", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		path := s.writeConfig("mcp.json", `{"switchboard": {"naming": "never"}, "mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "clock2": `+demoEntry(t, "clock")+`
+}}`)
+		r := s.run("--config", path, "tools")
+		r.wantCode(t, exitUsage)
+		want := `switchboard: naming "never": 3 tools collide between "clock" and "clock2" (add_duration, convert_time, current_time); ` +
+			`set "prefix" on one of them, allow/deny the tools, or use naming "auto"`
+		r.wantStderr(t, want+"\n")
+		if n := strings.Count(r.stderr, "collide"); n != 1 {
+			t.Errorf("the collision is told %d times, want once\n%s", n, r)
+		}
+		if r.stdout != "" {
+			t.Errorf("no catalog should be printed\n%s", r)
+		}
+	})
+	t.Run("explicit prefix", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		path := s.writeConfig("mcp.json", `{"switchboard": {"naming": "never"}, "mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "clock2": `+demoEntry(t, "clock", `"prefix": "c2"`)+`
+}}`)
+		r := s.run("--config", path, "tools")
+		r.wantCode(t, exitOK)
+		rows := tableRows(r.stdout)
+		for name, server := range map[string]string{"current_time": "clock", "c2__current_time": "clock2", "c2__add_duration": "clock2"} {
+			if row := rows[name]; len(row) < 2 || row[1] != server {
+				t.Errorf("row for %s = %q, want server %s\n%s", name, row, server, r)
+			}
+		}
+	})
+}
