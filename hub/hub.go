@@ -45,10 +45,12 @@ type Hub struct {
 	// fixedNaming: Options.Naming set the policy, so configs (and reloads) do not.
 	fixedNaming bool
 
-	mu     sync.Mutex // guards sups, order, closed and catalog rebuilds
-	sups   map[string]*upstream.Supervisor
-	order  []string // server names in config order
-	closed bool
+	mu    sync.Mutex // guards sups, order, closed and catalog rebuilds
+	sups  map[string]*upstream.Supervisor
+	order []string // server names in config order
+	// launched: when Launch started each server, for its init timeout.
+	launched map[*upstream.Supervisor]time.Time
+	closed   bool
 	// promptWarned is the prompt collision last warned about (naming "never").
 	promptWarned string
 
@@ -72,6 +74,8 @@ type Hub struct {
 	errMu     sync.Mutex
 	starting  int
 	errLogged string
+	// launchHold: Launch holds the errors back until a Start or WaitTool returns them.
+	launchHold bool
 
 	subMu sync.Mutex
 	subs  map[int]func(upstream.Event)
@@ -157,73 +161,32 @@ func (h *Hub) applySettings(st config.Settings) {
 func (h *Hub) Start(ctx context.Context) (err error) {
 	done := h.startReporting()
 	defer func() { done(err) }()
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return ErrClosed
+	if err := h.Launch(); err != nil {
+		return err
 	}
-	sups := h.supervisors()
-	h.mu.Unlock()
-	for _, s := range sups {
-		s.Start()
-	}
-	var wg sync.WaitGroup
-	for _, s := range sups {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			waitSettled(ctx, s)
-		}()
-	}
-	wg.Wait()
+	_ = h.WaitSettled(ctx) // a caller that gives up still gets the catalog so far
 	if err := h.rebuild(); err != nil {
 		return err
 	}
 	return h.startReport()
 }
 
-// waitSettled waits for s's first start-up cycle, at most its init timeout.
-func waitSettled(ctx context.Context, s *upstream.Supervisor) {
-	cfg := s.Config()
-	t := time.NewTimer(cfg.EffectiveInitTimeout())
-	defer t.Stop()
-	select {
-	case <-s.Settled():
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
 // startReport logs the start-up summary and checks required servers.
 func (h *Hub) startReport() error {
 	statuses := h.Status()
 	failed, tools := 0, len(h.Tools())
-	var missing []string
 	for _, st := range statuses {
 		if st.State != upstream.Ready && st.State != upstream.Disabled {
 			failed++
-		}
-		if s := h.supervisor(st.Name); s != nil && s.Config().Required && st.State != upstream.Ready {
-			missing = append(missing, fmt.Sprintf("%s (%s: %s)", st.Name, st.State, notReadyReason(st)))
 		}
 	}
 	h.log.Info(fmt.Sprintf("MCP initialized: %d servers, %d tools (%d failed)", len(statuses), tools, failed))
 	for _, st := range statuses {
 		if st.State != upstream.Ready && st.State != upstream.Disabled {
-			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", notReadyReason(st))
+			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", h.NotReadyReason(st))
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("required server(s) not ready: %s", strings.Join(missing, "; "))
-	}
-	return nil
-}
-
-func notReadyReason(st upstream.Status) string {
-	if st.LastError != "" {
-		return st.LastError
-	}
-	return "still " + string(st.State) + " after its init timeout"
+	return h.requiredErr()
 }
 
 // Close shuts every server down concurrently and waits for all of them.
@@ -375,6 +338,10 @@ func (h *Hub) startReporting() (done func(err error)) {
 		h.errMu.Lock()
 		defer h.errMu.Unlock()
 		h.starting--
+		if h.launchHold {
+			h.launchHold = false
+			h.starting--
+		}
 		if err != nil {
 			h.errLogged = err.Error()
 		}

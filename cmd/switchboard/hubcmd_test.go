@@ -330,7 +330,7 @@ func TestStatusDemo(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if want := []string{"error", "name", "restarts", "state", "stderr", "tools", "transport"}; !slices.Equal(keys, want) {
+		if want := []string{"error", "name", "restarts", "state", "stderr", "tools", "toolsTotal", "transport"}; !slices.Equal(keys, want) {
 			t.Errorf("server keys = %q, want %q", keys, want)
 		}
 		if string(srv["stderr"]) != "[]" {
@@ -369,7 +369,7 @@ func TestFailingServer(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		r := s.run("--config", config(s), "status", "--json")
-		r.wantCode(t, exitOK)
+		r.wantCode(t, exitFailed) // crashy failed
 		var st statusOutput
 		decodeJSON(t, r.stdout, &st)
 		if len(st.Servers) != 2 || st.Tools != 3 {
@@ -389,7 +389,7 @@ func TestFailingServer(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		r := s.run("--config", config(s), "status")
-		r.wantCode(t, exitOK)
+		r.wantCode(t, exitFailed)
 		rows := tableRows(r.stdout)
 		if row := rows["crashy"]; len(row) < 6 || row[1] != "failed" || !strings.Contains(strings.Join(row[5:], " "), "exited with status 2") {
 			t.Errorf("crashy row = %q\n%s", row, r)
@@ -520,5 +520,122 @@ func TestNamingNever(t *testing.T) {
 				t.Errorf("row for %s = %q, want server %s\n%s", name, row, server, r)
 			}
 		}
+	})
+}
+
+// TestCallDoesNotWaitForOthers: a server that never answers initialize does not hold up
+// a call to another server's tool. Its init timeout is 10 minutes, so a call that
+// waited for it would run past runStdin's 45 s limit.
+func TestCallDoesNotWaitForOthers(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	config := func(s *sandbox, timeout string, more ...string) string {
+		pidfile := filepath.Join(s.Dir, "hung.pid")
+		return s.writeConfig("mcp.json", `{"mcpServers": {
+  "hung": {"command": `+jsonString(bin)+`, "args": ["--hang-init", "--pidfile", `+jsonString(pidfile)+`], "timeout": "`+timeout+`"},
+  "clock": `+demoEntry(t, "clock")+strings.Join(more, "")+`
+}}`)
+	}
+	t.Run("owner ready", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s, "10m"), "call", "current_time", `{"zone": "UTC"}`)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "(UTC, ")
+		// runStdin found no process of the run alive; the hung server, if it got as far
+		// as writing its pid, is gone too.
+		if data, err := os.ReadFile(filepath.Join(s.Dir, "hung.pid")); err == nil {
+			var pid int
+			if _, err := fmt.Sscan(string(data), &pid); err == nil && testserver.ProcessAlive(pid) {
+				t.Errorf("hung server %d still alive after the call\n%s", pid, r)
+			}
+		}
+	})
+	t.Run("owner starts later", func(t *testing.T) {
+		t.Parallel()
+		// echo is nobody's until the slower server is ready: call waits for it.
+		s := newSandbox(t)
+		r := s.run("--config", config(s, "10m", `, "late": {"command": `+jsonString(bin)+`, "args": ["--init-delay", "300ms"]}`),
+			"call", "echo", `{"text": "late but there"}`)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "late but there")
+	})
+	t.Run("unknown tool once every server settled", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s, "1s"), "call", "nosuch")
+		r.wantCode(t, exitUsage)
+		r.wantStderr(t, `switchboard: unknown tool "nosuch"; run 'switchboard tools' to list them`)
+	})
+}
+
+// TestStatusNotReady: status says which servers it still waits for (once), why a
+// server is not ready, shows exposed/offered tools, and exits 1; tools names the
+// servers that are not ready in its summary.
+func TestStatusNotReady(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	config := func(s *sandbox) string {
+		return s.writeConfig("mcp.json", `{"mcpServers": {
+  "clock": `+demoEntry(t, "clock", `"tools": {"allow": ["current_time"]}`)+`,
+  "crashy": {"command": `+jsonString(bin)+`, "args": ["--crash-at-start"]},
+  "hung": {"command": `+jsonString(bin)+`, "args": ["--hang-init"], "timeout": "4s"},
+  "off": {"command": "nothing", "disabled": true}
+}}`)
+	}
+	t.Run("table", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "status")
+		r.wantCode(t, exitFailed)
+		// crashy may still be between attempts then, and be named too.
+		r.wantStderr(t, `msg="waiting for `, "hung (still connecting, within its 4s init timeout)")
+		if n := strings.Count(r.stderr, "waiting for"); n != 1 {
+			t.Errorf(`"waiting for" told %d times, want once`+"\n%s", n, r)
+		}
+		rows := tableRows(r.stdout)
+		for name, want := range map[string][]string{
+			"clock":  {"ready", "stdio", "1/3", "0"},
+			"crashy": {"failed", "stdio", "0", "0", "process", "exited", "with", "status", "2"},
+			"hung":   {"connecting", "stdio", "0", "0"},
+			"off":    {"disabled", "stdio", "0", "0"},
+		} {
+			if row := rows[name]; len(row) < len(want)+1 || !slices.Equal(row[1:len(want)+1], want) {
+				t.Errorf("row %s = %q, want %q…\n%s", name, row, want, r)
+			}
+		}
+		// Why hung is not ready: the hub's wait or the server's attempt ends first.
+		if row := strings.Join(rows["hung"], " "); !strings.Contains(row, "still connecting after its 4s init timeout") &&
+			!strings.Contains(row, "no answer to initialize within 4s") {
+			t.Errorf("row hung = %q does not say why it is not ready\n%s", row, r)
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "status", "--json")
+		r.wantCode(t, exitFailed)
+		var st struct {
+			Servers []struct {
+				Name       string `json:"name"`
+				Tools      int    `json:"tools"`
+				ToolsTotal int    `json:"toolsTotal"`
+				Error      string `json:"error"`
+			} `json:"servers"`
+		}
+		decodeJSON(t, r.stdout, &st)
+		if len(st.Servers) != 4 || st.Servers[0].Tools != 1 || st.Servers[0].ToolsTotal != 3 {
+			t.Errorf("servers = %+v", st.Servers)
+		}
+		if e := st.Servers[min(2, len(st.Servers)-1)].Error; e != "still connecting after its 4s init timeout" && e != "no answer to initialize within 4s" {
+			t.Errorf("hung error = %q", st.Servers[2].Error)
+		}
+	})
+	t.Run("tools", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "tools")
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "1 tools from 1 of 4 servers (1 failed: crashy; 1 connecting: hung; 1 disabled: off)\n")
 	})
 }
