@@ -92,7 +92,7 @@ func (a *app) toolsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tools",
 		Short: "Start every server, print the merged tool catalog, and stop them",
-		Long: `Tools starts every server itself (it does not ask a running switchboard), waits for
+		Long: `Tools starts the servers itself (it does not ask a running switchboard), waits for
 each to be ready, failed or past its init timeout, prints the merged catalog and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
 The summary line names the servers that are not ready.
@@ -284,7 +284,7 @@ func (a *app) statusCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Start every server, print each one's state, and stop them",
-		Long: `Status starts every server itself (it does not ask a running switchboard), waits for
+		Long: `Status starts the servers itself (it does not ask a running switchboard), waits for
 each to be ready, failed or past its init timeout, prints their states and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
 

@@ -372,6 +372,23 @@ func TestHelp(t *testing.T) {
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "call TOOL [ARGS]", "--json", "stdin")
 	})
+	// tools, call and status start the servers themselves, not a running switchboard's:
+	// both the command list and each command's help say so.
+	t.Run("own servers", func(t *testing.T) {
+		t.Parallel()
+		r := runInProcess(t, "--help")
+		r.wantStdout(t,
+			"Start every server, print the merged tool catalog, and stop them",
+			"Start the servers, call one tool, print its result, and stop them",
+			"Start every server, print each one's state, and stop them")
+		for _, c := range []string{"tools", "call", "status"} {
+			r := runInProcess(t, c, "--help")
+			r.wantCode(t, exitOK)
+			r.wantStdout(t, "starts the servers itself (it does not ask a running switchboard)")
+		}
+		r = runInProcess(t, "status", "--help")
+		r.wantStdout(t, "Exit codes: 0 every server is ready (or disabled), 1 a server is not ready", `"2/5"`)
+	})
 }
 
 // commandList returns the names under "Available Commands:" in cobra's help.
