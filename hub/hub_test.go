@@ -1137,6 +1137,23 @@ func TestNeverNamingPromptCollision(t *testing.T) {
 	if !slices.Contains(names, "a__test_simple_prompt") || !slices.Contains(names, "b__test_simple_prompt") {
 		t.Errorf("prompts = %v", names)
 	}
+
+	// b's explicit prefix resolves the collision under "never" as it does for tools:
+	// a keeps the plain names, and there is nothing to warn about.
+	b.Prefix = "bp"
+	cfg = cfgOf(a, b)
+	cfg.Settings.Naming = config.NamingNever
+	h, logs := startHub(t, cfg, nil)
+	names = nil
+	for _, p := range h.Prompts() {
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "test_simple_prompt") || !slices.Contains(names, "bp__test_simple_prompt") {
+		t.Errorf("prompts with b's prefix = %v", names)
+	}
+	if strings.Contains(logs.String(), "prompt names collide") {
+		t.Errorf("warned of a collision that b's prefix resolves:\n%s", logs)
+	}
 }
 
 // Resource URIs inside a tool's result lead back to the server that returned them:
