@@ -47,10 +47,12 @@ type Hub struct {
 	// fixedNaming: Options.Naming set the policy, so configs (and reloads) do not.
 	fixedNaming bool
 
-	mu     sync.Mutex // guards sups, order, closed and catalog rebuilds
-	sups   map[string]*upstream.Supervisor
-	order  []string // server names in config order
-	closed bool
+	mu    sync.Mutex // guards sups, order, closed and catalog rebuilds
+	sups  map[string]*upstream.Supervisor
+	order []string // server names in config order
+	// launched: when Launch started each server, for its init timeout.
+	launched map[*upstream.Supervisor]time.Time
+	closed   bool
 	// promptWarned is the prompt collision last warned about (naming "never").
 	promptWarned string
 
@@ -68,6 +70,14 @@ type Hub struct {
 	converted map[*mcp.Tool]tool.Tool
 	// tmplRE caches each resource template's compiled matcher the same way.
 	tmplRE map[string]*regexp.Regexp
+
+	// errMu guards starting (start-ups under way) and errLogged (the catalog error
+	// last logged or returned): see firstReport.
+	errMu     sync.Mutex
+	starting  int
+	errLogged string
+	// launchHold: Launch holds the errors back until a Start or WaitTool returns them.
+	launchHold bool
 
 	subMu sync.Mutex
 	subs  map[int]func(upstream.Event)
@@ -148,75 +158,37 @@ func (h *Hub) applySettings(st config.Settings) {
 // Start connects every server at once and returns when each is ready, failed,
 // disabled, or past its init timeout; servers still trying keep going in the
 // background and join the catalog when ready. It fails when a required server is not
-// ready, or when the naming policy "never" finds a collision.
-func (h *Hub) Start(ctx context.Context) error {
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return ErrClosed
+// ready, or with a *tool.CollisionError when the naming policy "never" finds a
+// collision.
+func (h *Hub) Start(ctx context.Context) (err error) {
+	done := h.startReporting()
+	defer func() { done(err) }()
+	if err := h.Launch(); err != nil {
+		return err
 	}
-	sups := h.supervisors()
-	h.mu.Unlock()
-	for _, s := range sups {
-		s.Start()
-	}
-	var wg sync.WaitGroup
-	for _, s := range sups {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			waitSettled(ctx, s)
-		}()
-	}
-	wg.Wait()
+	_ = h.WaitSettled(ctx) // a caller that gives up still gets the catalog so far
 	if err := h.rebuild(); err != nil {
 		return err
 	}
 	return h.startReport()
 }
 
-// waitSettled waits for s's first start-up cycle, at most its init timeout.
-func waitSettled(ctx context.Context, s *upstream.Supervisor) {
-	cfg := s.Config()
-	t := time.NewTimer(cfg.EffectiveInitTimeout())
-	defer t.Stop()
-	select {
-	case <-s.Settled():
-	case <-t.C:
-	case <-ctx.Done():
-	}
-}
-
 // startReport logs the start-up summary and checks required servers.
 func (h *Hub) startReport() error {
 	statuses := h.Status()
 	failed, tools := 0, len(h.Tools())
-	var missing []string
 	for _, st := range statuses {
 		if st.State != upstream.Ready && st.State != upstream.Disabled {
 			failed++
-		}
-		if s := h.supervisor(st.Name); s != nil && s.Config().Required && st.State != upstream.Ready {
-			missing = append(missing, fmt.Sprintf("%s (%s: %s)", st.Name, st.State, notReadyReason(st)))
 		}
 	}
 	h.log.Info(fmt.Sprintf("MCP initialized: %d servers, %d tools (%d failed)", len(statuses), tools, failed))
 	for _, st := range statuses {
 		if st.State != upstream.Ready && st.State != upstream.Disabled {
-			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", notReadyReason(st))
+			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", h.NotReadyReason(st))
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("required server(s) not ready: %s", strings.Join(missing, "; "))
-	}
-	return nil
-}
-
-func notReadyReason(st upstream.Status) string {
-	if st.LastError != "" {
-		return st.LastError
-	}
-	return "still " + string(st.State) + " after its init timeout"
+	return h.requiredErr()
 }
 
 // Close shuts every server down concurrently and waits for all of them.
@@ -286,11 +258,7 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 		if closed {
 			return nil, ErrClosed
 		}
-		msg := fmt.Sprintf("unknown tool %q", name)
-		if s := Suggest(name, h.Tools(), 3); len(s) > 0 {
-			msg += "; did you mean " + strings.Join(s, ", ") + "?"
-		}
-		return tool.ErrorResult("%s", msg), nil
+		return tool.ErrorResult("%s", h.UnknownTool(name).Error()), nil
 	}
 	res, err := r.sup.Call(ctx, r.original, args)
 	if err != nil {
@@ -330,7 +298,7 @@ func (h *Hub) Subscribe(fn func(upstream.Event)) (cancel func()) {
 // onEvent rebuilds the catalog on every server event: a new tool list, or a state
 // change that adds or drops a server's tools. Unchanged tools cost a map lookup.
 func (h *Hub) onEvent(e upstream.Event) {
-	if err := h.rebuild(); err != nil {
+	if err := h.rebuild(); h.firstReport(err) {
 		h.log.Error("catalog not updated", logging.KeyServer, e.Server, "err", err)
 	}
 	h.subMu.Lock()
@@ -341,6 +309,44 @@ func (h *Hub) onEvent(e upstream.Event) {
 	h.subMu.Unlock()
 	for _, fn := range subs {
 		fn(e)
+	}
+}
+
+// firstReport tells whether err (of a rebuild after a server event) should be logged:
+// not while Start runs (it returns the error), and once until the catalog builds again,
+// instead of once per server event.
+func (h *Hub) firstReport(err error) bool {
+	h.errMu.Lock()
+	defer h.errMu.Unlock()
+	if err == nil {
+		h.errLogged = ""
+		return false
+	}
+	if h.starting > 0 || err.Error() == h.errLogged {
+		return false
+	}
+	h.errLogged = err.Error()
+	return true
+}
+
+// startReporting holds the catalog errors of server events back from the log while a
+// start-up waits (its caller gets them); the returned function ends that, noting err
+// as already told.
+func (h *Hub) startReporting() (done func(err error)) {
+	h.errMu.Lock()
+	h.starting++
+	h.errMu.Unlock()
+	return func(err error) {
+		h.errMu.Lock()
+		defer h.errMu.Unlock()
+		h.starting--
+		if h.launchHold {
+			h.launchHold = false
+			h.starting--
+		}
+		if err != nil {
+			h.errLogged = err.Error()
+		}
 	}
 }
 
@@ -376,7 +382,7 @@ func (h *Hub) rebuild() error {
 			}
 			k := tool.Key{Server: name, Tool: t.Name}
 			entries[k] = entry{s, t}
-			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != ""})
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
@@ -451,6 +457,26 @@ func marshalOrNil(v any) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// UnknownToolError is a name that no tool of the catalog has, with the names closest
+// to it. Every place that reports an unknown tool builds it here, so the wording is one.
+type UnknownToolError struct {
+	Name        string
+	Suggestions []string // at most 3, closest first
+}
+
+func (e *UnknownToolError) Error() string {
+	msg := fmt.Sprintf("unknown tool %q", e.Name)
+	if len(e.Suggestions) > 0 {
+		msg += " (did you mean " + strings.Join(e.Suggestions, ", ") + "?)"
+	}
+	return msg
+}
+
+// UnknownTool describes name as unknown to the current catalog.
+func (h *Hub) UnknownTool(name string) *UnknownToolError {
+	return &UnknownToolError{Name: name, Suggestions: Suggest(name, h.Tools(), 3)}
 }
 
 // Suggest returns up to n exposed names closest to name (by edit distance, then by a

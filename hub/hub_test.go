@@ -422,7 +422,11 @@ func TestNamingPolicies(t *testing.T) {
 		if err == nil {
 			t.Fatalf("Start succeeded with colliding names under naming never: %v", namesOf(h))
 		}
-		for _, want := range []string{`"a"`, `"b"`, `"echo"`, "never"} {
+		var ce *tool.CollisionError
+		if !errors.As(err, &ce) || len(ce.Groups) != 1 || !slices.Contains(ce.Groups[0].Tools, "echo") {
+			t.Errorf("Start error %#v is not a *tool.CollisionError naming echo", err)
+		}
+		for _, want := range []string{`naming "never": `, ` tools collide between "a" and "b" (`} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("Start error %q does not mention %s", err, want)
 			}
@@ -1132,6 +1136,23 @@ func TestNeverNamingPromptCollision(t *testing.T) {
 	}
 	if !slices.Contains(names, "a__test_simple_prompt") || !slices.Contains(names, "b__test_simple_prompt") {
 		t.Errorf("prompts = %v", names)
+	}
+
+	// b's explicit prefix resolves the collision under "never" as it does for tools:
+	// a keeps the plain names, and there is nothing to warn about.
+	b.Prefix = "bp"
+	cfg = cfgOf(a, b)
+	cfg.Settings.Naming = config.NamingNever
+	h, logs := startHub(t, cfg, nil)
+	names = nil
+	for _, p := range h.Prompts() {
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "test_simple_prompt") || !slices.Contains(names, "bp__test_simple_prompt") {
+		t.Errorf("prompts with b's prefix = %v", names)
+	}
+	if strings.Contains(logs.String(), "prompt names collide") {
+		t.Errorf("warned of a collision that b's prefix resolves:\n%s", logs)
 	}
 }
 

@@ -3,7 +3,6 @@ package tool
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -35,6 +34,9 @@ type Key struct{ Server, Tool string }
 type NameInput struct {
 	Key
 	Prefix string
+	// Explicit: the user set Prefix for this server, so it resolves the server's
+	// collisions under policy "never" too (where no prefix is ever made up).
+	Explicit bool
 }
 
 // sanitize maps any string into the provider-safe alphabet, shortened to max runes with
@@ -109,8 +111,9 @@ type entry struct {
 }
 
 // AssignNames derives exposed names for all tools under the policy.
-// Returns map Key → exposed name, or an error for policy "never" when two servers
-// expose the same name. The result depends only on the set of inputs, not their order.
+// Returns map Key → exposed name, or a *CollisionError for policy "never" when two
+// servers without a prefix expose the same name (a server's explicit prefix resolves
+// its collisions under "never" too). The result depends only on the set of inputs, not their order.
 func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error) {
 	switch policy {
 	case "", config.NamingAuto, config.NamingNever, config.NamingAlways:
@@ -146,39 +149,110 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 		servers[plain][in.Server] = true
 	}
 
-	// Cross-server collisions on the plain name: prefix (auto) or refuse (never).
-	var problems []string
-	for plain, set := range servers {
-		if len(set) > 1 && policy == config.NamingNever {
-			problems = append(problems, collision(plain, set))
-		}
-	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return nil, errors.New(strings.Join(problems, "; "))
-	}
+	// Cross-server collisions on the plain name: auto prefixes every tool involved.
+	// never prefixes only the tools of servers with an explicit prefix (the user asked
+	// for it), and refuses when two or more servers without one are left.
+	bare := map[string][]string{} // colliding plain name → servers without a prefix
 	for _, e := range entries {
-		if policy == config.NamingAlways || (policy != config.NamingNever && len(servers[e.name]) > 1) {
+		switch {
+		case policy == config.NamingAlways:
 			e.name, e.exact = prefixed(e.in)
+		case len(servers[e.name]) < 2:
+		case policy != config.NamingNever || (e.in.Explicit && e.in.Prefix != ""):
+			e.name, e.exact = prefixed(e.in)
+		default:
+			bare[e.name] = append(bare[e.name], e.in.Server)
 		}
+	}
+	if err := collisions(bare); err != nil {
+		return nil, err
 	}
 
 	return uniquify(entries), nil
 }
 
-// collision describes one name exposed by several servers under policy "never".
-func collision(name string, set map[string]bool) string {
-	var names []string
-	for s := range set {
-		names = append(names, fmt.Sprintf("%q", s))
+// CollisionError is naming policy "never" refusing a catalog: tools of the same name
+// on servers without a prefix. It is a configuration problem, not a failure of the
+// servers.
+type CollisionError struct {
+	// Groups are the collisions by set of servers, sorted by servers.
+	Groups []Collision
+}
+
+// Collision is the tools that the same servers all expose under policy "never".
+type Collision struct {
+	Servers []string // sorted
+	Tools   []string // sorted
+}
+
+// maxListed is how many tool names a collision message names before "…".
+const maxListed = 5
+
+// Error is one line, e.g. naming "never": 3 tools collide between "clock" and "clock2"
+// (add_duration, convert_time, current_time); set "prefix" on one of them, allow/deny
+// the tools, or use naming "auto".
+func (e *CollisionError) Error() string {
+	var parts []string
+	most := 0
+	for _, g := range e.Groups {
+		n := fmt.Sprintf("%d tools collide", len(g.Tools))
+		if len(g.Tools) == 1 {
+			n = "1 tool collides"
+		}
+		listed := g.Tools
+		if len(listed) > maxListed {
+			listed = append(listed[:maxListed:maxListed], "…")
+		}
+		parts = append(parts, fmt.Sprintf("%s between %s (%s)", n, andList(g.Servers), strings.Join(listed, ", ")))
+		most = max(most, len(g.Servers))
 	}
-	sort.Strings(names)
-	by := "both " + names[0] + " and " + names[1]
-	if len(names) > 2 {
-		by = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	on := "one of them"
+	if most > 2 {
+		on = "all but one of them"
 	}
-	return fmt.Sprintf("tool %q is exposed by %s (naming policy %q); set a prefix or use naming %q",
-		name, by, config.NamingNever, config.NamingAuto)
+	return fmt.Sprintf("naming %q: %s; set %q on %s, allow/deny the tools, or use naming %q",
+		config.NamingNever, strings.Join(parts, "; "), "prefix", on, config.NamingAuto)
+}
+
+// collisions groups the colliding names by the servers that expose them; nil when
+// every name has at most one server without a prefix.
+func collisions(bare map[string][]string) error {
+	groups := map[string]*Collision{}
+	for name, servers := range bare {
+		if len(servers) < 2 {
+			continue
+		}
+		sort.Strings(servers)
+		key := strings.Join(servers, "\x00")
+		if groups[key] == nil {
+			groups[key] = &Collision{Servers: servers}
+		}
+		groups[key].Tools = append(groups[key].Tools, name)
+	}
+	if len(groups) == 0 {
+		return nil
+	}
+	e := &CollisionError{}
+	for _, g := range groups {
+		sort.Strings(g.Tools)
+		e.Groups = append(e.Groups, *g)
+	}
+	sort.Slice(e.Groups, func(i, j int) bool {
+		return strings.Join(e.Groups[i].Servers, "\x00") < strings.Join(e.Groups[j].Servers, "\x00")
+	})
+	return e
+}
+
+// andList is "a" and "b", or "a", "b" and "c".
+func andList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // uniquify is the final pass: whatever collisions sanitizing or prefixing left (a.b vs

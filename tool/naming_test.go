@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -88,6 +89,12 @@ func inP(server, prefix, tool string) NameInput {
 	return NameInput{Key: Key{server, tool}, Prefix: prefix}
 }
 
+// explicit marks in's prefix as set by the user (a server's "prefix").
+func explicit(in NameInput) NameInput {
+	in.Explicit = true
+	return in
+}
+
 func TestAssignNames(t *testing.T) {
 	long := strings.Repeat("t", 70) + strings.Repeat("1", 58) // 128 chars
 	long2 := strings.Repeat("t", 70) + strings.Repeat("2", 58)
@@ -138,14 +145,38 @@ func TestAssignNames(t *testing.T) {
 			want:   map[Key]string{{"github", "search"}: "search", {"gitlab", "mrs"}: "mrs"},
 		},
 		{
-			name:   "never with collisions reports all, sorted",
+			name:   "never with collisions reports all in one line, grouped by servers",
 			policy: config.NamingNever,
-			tools:  []NameInput{in("gitlab", "search"), in("github", "search"), in("a", "zz"), in("b", "zz"), in("c", "zz")},
+			tools: []NameInput{in("gitlab", "search"), in("github", "search"), in("a", "zz"), in("b", "zz"), in("c", "zz"),
+				in("gitlab", "list"), in("github", "list"), in("github", "only")},
 			wantErr: []string{
-				`tool "search" is exposed by both "github" and "gitlab" (naming policy "never"); set a prefix or use naming "auto"`,
-				`tool "zz" is exposed by "a", "b" and "c"`,
-				`"auto"; tool "zz"`, // sorted and joined with "; "
+				`naming "never": 1 tool collides between "a", "b" and "c" (zz); ` +
+					`2 tools collide between "github" and "gitlab" (list, search); set "prefix" on all but one of them, allow/deny the tools, or use naming "auto"`,
 			},
+		},
+		{
+			name:    "never lists five tools of a group, then …",
+			policy:  config.NamingNever,
+			tools:   []NameInput{in("a", "t1"), in("b", "t1"), in("a", "t2"), in("b", "t2"), in("a", "t3"), in("b", "t3"), in("a", "t4"), in("b", "t4"), in("a", "t5"), in("b", "t5"), in("a", "t6"), in("b", "t6")},
+			wantErr: []string{`naming "never": 6 tools collide between "a" and "b" (t1, t2, t3, t4, t5, …); set "prefix" on one of them,`},
+		},
+		{
+			name:   "never applies an explicit prefix to resolve a collision",
+			policy: config.NamingNever,
+			tools:  []NameInput{explicit(inP("clock2", "c2", "now")), in("clock", "now"), explicit(inP("clock2", "c2", "mine"))},
+			want:   map[Key]string{{"clock2", "now"}: "c2__now", {"clock", "now"}: "now", {"clock2", "mine"}: "mine"},
+		},
+		{
+			name:    "never: a prefix on one of three servers leaves two colliding",
+			policy:  config.NamingNever,
+			tools:   []NameInput{explicit(inP("a", "pa", "x")), in("b", "x"), inP("c", "pc", "x")},
+			wantErr: []string{`naming "never": 1 tool collides between "b" and "c" (x); set "prefix" on one of them`},
+		},
+		{
+			name:   "auto prefixes every colliding tool, explicit prefix or not",
+			policy: config.NamingAuto,
+			tools:  []NameInput{explicit(inP("clock2", "c2", "now")), in("clock", "now")},
+			want:   map[Key]string{{"clock2", "now"}: "c2__now", {"clock", "now"}: "clock__now"},
 		},
 		{
 			name:    "unknown policy",
@@ -252,6 +283,13 @@ func TestAssignNames(t *testing.T) {
 			if tc.wantErr != nil {
 				if err == nil {
 					t.Fatalf("want error, got names %v", got)
+				}
+				var ce *CollisionError
+				if tc.policy == config.NamingNever && !errors.As(err, &ce) {
+					t.Errorf("error %T is not a *CollisionError", err)
+				}
+				if strings.Contains(err.Error(), "\n") {
+					t.Errorf("error %q spans several lines", err)
 				}
 				for _, s := range tc.wantErr {
 					if !strings.Contains(err.Error(), s) {

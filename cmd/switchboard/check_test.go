@@ -461,8 +461,8 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{[]string{"check", "--json"}, exitOK, []string{missingWarning}, nil},
 		{[]string{"tools"}, exitOK, []string{"current_time", "echo"}, []string{missingWarning, "server=down", "connection attempt failed"}},
 		{[]string{"tools", "--json"}, exitOK, []string{"current_time"}, []string{missingWarning}},
-		{[]string{"status", "--json"}, exitOK, []string{`"name": "down"`, "127.0.0.1:1"}, []string{missingWarning}},
-		{[]string{"--log-format", "json", "status"}, exitOK, []string{"down"}, []string{"SB_E2E_MISSING"}},
+		{[]string{"status", "--json"}, exitFailed, []string{`"name": "down"`, "127.0.0.1:1"}, []string{missingWarning}}, // down is not ready
+		{[]string{"--log-format", "json", "status"}, exitFailed, []string{"down"}, []string{"SB_E2E_MISSING"}},
 		{[]string{"call", "echo", `{"text": "hi"}`}, exitOK, []string{"hi"}, []string{missingWarning}},
 	}
 	// The runs share the sandbox, the config and the HTTP server, and write nothing
@@ -507,7 +507,11 @@ func TestSecretsInURLs(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			r := s.forTest(t).run(append([]string{"--config", path, "--log-level", "debug"}, args...)...)
-			r.wantCode(t, exitOK)
+			if args[0] == "status" {
+				r.wantCode(t, exitFailed) // down is not ready
+			} else {
+				r.wantCode(t, exitOK)
+			}
 			for _, secret := range []string{password, key, sig} {
 				if strings.Contains(r.stdout+r.stderr, secret) {
 					t.Errorf("output leaks %q\n%s", secret, r)

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,18 +20,67 @@ import (
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
-// withHub loads the config, starts a hub, runs fn, and closes the hub whatever happens.
+// waitNotice is how long tools and status wait for the servers before they say which
+// ones they still wait for.
+const waitNotice = 2 * time.Second
+
+// withHub loads the config, starts a hub and waits for every server, runs fn, and
+// closes the hub whatever happens. When servers take longer than waitNotice, it says
+// once which ones it still waits for.
 func (a *app) withHub(ctx context.Context, fn func(*hub.Hub) error) error {
+	return a.withLaunchedHub(ctx, func(h *hub.Hub) error {
+		wctx, cancel := context.WithTimeout(ctx, waitNotice)
+		err := h.WaitSettled(wctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			if pending := h.Pending(); len(pending) > 0 {
+				a.log.Info("waiting for " + waitingFor(h, pending))
+			}
+		}
+		if err := h.Start(ctx); err != nil {
+			return &exitError{code: startExitCode(err), err: err}
+		}
+		return fn(h)
+	})
+}
+
+// withLaunchedHub loads the config, starts the servers without waiting for them, runs
+// fn, and closes the hub whatever happens.
+func (a *app) withLaunchedHub(ctx context.Context, fn func(*hub.Hub) error) error {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
 	}
 	h := hub.New(cfg, &hub.Options{Logger: a.log})
 	defer h.Close()
-	if err := h.Start(ctx); err != nil {
-		return &exitError{code: exitFailed, err: err}
+	if err := h.Launch(); err != nil {
+		return err
 	}
 	return fn(h)
+}
+
+// waitingFor is e.g. `slow (still connecting, within its 10m0s init timeout), flaky
+// (connecting; last attempt: process exited with status 2 …)`.
+func waitingFor(h *hub.Hub, pending []upstream.Status) string {
+	parts := make([]string, len(pending))
+	for i, st := range pending {
+		why := h.NotReadyReason(st)
+		if st.LastError != "" {
+			why = fmt.Sprintf("%s; last attempt: %s", st.State, firstLine(st.LastError, 60))
+		}
+		parts[i] = fmt.Sprintf("%s (%s)", st.Name, why)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// startExitCode maps a failed start: a naming collision is the config's fault (2);
+// a server that did not come up is a failure (1).
+func startExitCode(err error) int {
+	var ce *tool.CollisionError
+	if errors.As(err, &ce) {
+		return exitUsage
+	}
+	return exitFailed
 }
 
 func (a *app) toolsCommand() *cobra.Command {
@@ -39,8 +91,11 @@ func (a *app) toolsCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "tools",
-		Short: "Start every server and print the merged tool catalog",
-		Long: `Tools starts every server, prints the merged catalog and closes everything.
+		Short: "Start every server, print the merged tool catalog, and stop them",
+		Long: `Tools starts the servers itself (it does not ask a running switchboard), waits for
+each to be ready, failed or past its init timeout, prints the merged catalog and closes
+everything. After a couple of seconds it says on stderr which servers it still waits for.
+The summary line names the servers that are not ready.
 
 --format prints the catalog exactly as a provider's API takes it (implies --json):
   mcp               MCP tool definitions {name, description, inputSchema, ...}
@@ -81,7 +136,7 @@ func (a *app) toolsCommand() *cobra.Command {
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Server, firstLine(t.Description, 80))
 				}
 				tw.Flush()
-				fmt.Fprintf(a.stdout, "%d tools from %d servers\n", len(tools), countReady(h.Status()))
+				fmt.Fprintln(a.stdout, toolsSummary(len(tools), h.Status()))
 				return nil
 			})
 		},
@@ -112,9 +167,11 @@ func (a *app) callCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "call TOOL [ARGS]",
-		Short: "Call one tool and print its result",
-		Long: `Call starts the servers, calls TOOL with ARGS (a JSON object; '-' reads it from
-stdin; default {}), prints the result as text, and closes everything.
+		Short: "Start the servers, call one tool, print its result, and stop them",
+		Long: `Call starts the servers itself (it does not ask a running switchboard), calls TOOL
+with ARGS (a JSON object; '-' reads it from stdin; default {}) as soon as the server that
+owns TOOL is ready, prints the result as text, and closes everything. It waits for the
+other servers only while TOOL is not found yet.
 
 Exit codes: 0 the tool succeeded, 1 the tool returned an error, 2 bad arguments or an
 unknown tool.`,
@@ -129,14 +186,17 @@ unknown tool.`,
 			if err != nil {
 				return err
 			}
-			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
+			return a.withLaunchedHub(cmd.Context(), func(h *hub.Hub) error {
 				name := args[0]
-				if _, ok := h.Lookup(name); !ok {
-					msg := fmt.Sprintf("unknown tool %q", name)
-					if s := hub.Suggest(name, h.Tools(), 3); len(s) > 0 {
-						msg += " (did you mean " + strings.Join(s, ", ") + "?)"
+				// Only the server that owns the tool matters: the call goes as soon as
+				// it is ready, whatever the others are doing. Under naming "auto" the
+				// name is taken as the catalog has it then (see hub.WaitTool).
+				if _, err := h.WaitTool(cmd.Context(), name); err != nil {
+					var unknown *hub.UnknownToolError
+					if errors.As(err, &unknown) {
+						return usageError("%v; run 'switchboard tools' to list them", unknown)
 					}
-					return usageError("%s", msg)
+					return &exitError{code: startExitCode(err), err: err}
 				}
 				res, err := h.Call(cmd.Context(), name, callArgs)
 				if err != nil {
@@ -173,31 +233,90 @@ func readCallArgs(args []string, stdin io.Reader) (json.RawMessage, error) {
 		}
 		raw = b
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return nil, usageError("ARGS must be a JSON object, like '{\"text\": \"hi\"}'")
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, usageError("ARGS is empty, want a JSON object like '{\"text\": \"hi\"}'")
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, usageError("ARGS: %s", jsonProblem(raw, err))
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, usageError("ARGS is %s, want an object like '{\"text\": \"hi\"}'", jsonKind(v))
 	}
 	return json.RawMessage(raw), nil
+}
+
+// jsonProblem says what is wrong with raw and where: the offset, and the line and
+// column when raw spans several lines (ARGS read from a file on stdin).
+func jsonProblem(raw []byte, err error) string {
+	var se *json.SyntaxError
+	if !errors.As(err, &se) || int(se.Offset) >= len(raw) {
+		return err.Error() // "unexpected end of JSON input"
+	}
+	// Offset counts the bytes read, the offending one included.
+	off := max(0, int(se.Offset)-1)
+	if line := bytes.Count(raw[:off], []byte("\n")) + 1; line > 1 {
+		col := off - bytes.LastIndexByte(raw[:off], '\n')
+		return fmt.Sprintf("%s at line %d, column %d", se, line, col)
+	}
+	return fmt.Sprintf("%s at offset %d", se, off)
+}
+
+// jsonKind names the type of a decoded JSON value, with its article.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case []any:
+		return "a JSON array"
+	case string:
+		return "a JSON string"
+	case float64:
+		return "a JSON number"
+	case bool:
+		return "a JSON boolean"
+	}
+	return "not an object"
 }
 
 func (a *app) statusCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Start every server and print each one's state",
-		Args:  exactArgs(0, "no arguments"),
+		Short: "Start every server, print each one's state, and stop them",
+		Long: `Status starts the servers itself (it does not ask a running switchboard), waits for
+each to be ready, failed or past its init timeout, prints their states and closes
+everything. After a couple of seconds it says on stderr which servers it still waits for.
+
+TOOLS is the number of tools the server offers to the catalog; "2/5" when its
+allow/deny list hides 3 of its 5. ERROR says why a server is not ready.
+
+Exit codes: 0 every server is ready (or disabled), 1 a server is not ready (failed,
+or still connecting after its init timeout), 2 usage or configuration error.`,
+		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				sts := h.Status()
+				rows := serverRows(h, sts)
 				if asJSON {
-					return writeJSON(a.stdout, statusJSON(sts, len(h.Tools())))
+					if err := writeJSON(a.stdout, map[string]any{"servers": rows, "tools": len(h.Tools())}); err != nil {
+						return err
+					}
+				} else {
+					tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+					fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tRESTARTS\tERROR")
+					for _, r := range rows {
+						tools := fmt.Sprint(r.Tools)
+						if r.Tools != r.ToolsTotal {
+							tools = fmt.Sprintf("%d/%d", r.Tools, r.ToolsTotal)
+						}
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.State, r.Transport, tools, r.Restarts, firstLine(r.Error, 60))
+					}
+					tw.Flush()
 				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tRESTARTS\tERROR")
-				for _, st := range sts {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", st.Name, st.State, st.Transport, st.Tools, st.Restarts, firstLine(st.LastError, 60))
+				if len(notReady(sts)) > 0 {
+					return silentExit(exitFailed)
 				}
-				tw.Flush()
 				return nil
 			})
 		},
@@ -207,35 +326,74 @@ func (a *app) statusCommand() *cobra.Command {
 }
 
 type serverStatusJSON struct {
-	Name      string   `json:"name"`
-	State     string   `json:"state"`
-	Transport string   `json:"transport"`
-	Tools     int      `json:"tools"`
-	Restarts  int      `json:"restarts"`
-	Error     string   `json:"error"`
-	Stderr    []string `json:"stderr"`
+	Name      string `json:"name"`
+	State     string `json:"state"`
+	Transport string `json:"transport"`
+	// Tools is what the catalog shows of the server's ToolsTotal after allow/deny.
+	Tools      int      `json:"tools"`
+	ToolsTotal int      `json:"toolsTotal"`
+	Restarts   int      `json:"restarts"`
+	Error      string   `json:"error"`
+	Stderr     []string `json:"stderr"`
 }
 
-func statusJSON(sts []upstream.Status, tools int) any {
-	servers := make([]serverStatusJSON, 0, len(sts))
+// serverRows is what status shows of each server: exposed and offered tools, and why
+// a server is not ready.
+func serverRows(h *hub.Hub, sts []upstream.Status) []serverStatusJSON {
+	exposed := map[string]int{}
+	for _, t := range h.Tools() {
+		exposed[t.Server]++
+	}
+	rows := make([]serverStatusJSON, 0, len(sts))
 	for _, st := range sts {
 		stderr := st.Stderr
 		if stderr == nil {
 			stderr = []string{}
 		}
-		servers = append(servers, serverStatusJSON{st.Name, string(st.State), string(st.Transport), st.Tools, st.Restarts, st.LastError, stderr})
+		why := st.LastError
+		if r := h.NotReadyReason(st); r != "" {
+			why = r
+		}
+		rows = append(rows, serverStatusJSON{st.Name, string(st.State), string(st.Transport), exposed[st.Name], st.Tools, st.Restarts, why, stderr})
 	}
-	return map[string]any{"servers": servers, "tools": tools}
+	return rows
 }
 
-func countReady(sts []upstream.Status) int {
-	n := 0
+// notReady lists the servers that are neither ready nor disabled.
+func notReady(sts []upstream.Status) []upstream.Status {
+	var out []upstream.Status
 	for _, st := range sts {
-		if st.State == upstream.Ready {
-			n++
+		if st.State != upstream.Ready && st.State != upstream.Disabled {
+			out = append(out, st)
 		}
 	}
-	return n
+	return out
+}
+
+// toolsSummary is e.g. "6 tools from 2 servers", or with servers not ready
+// "6 tools from 2 of 6 servers (3 failed: a, b, c; 1 connecting: d)".
+func toolsSummary(tools int, sts []upstream.Status) string {
+	ready := 0
+	var states []upstream.State
+	byState := map[upstream.State][]string{}
+	for _, st := range sts {
+		if st.State == upstream.Ready {
+			ready++
+			continue
+		}
+		if byState[st.State] == nil {
+			states = append(states, st.State)
+		}
+		byState[st.State] = append(byState[st.State], st.Name)
+	}
+	if len(states) == 0 {
+		return fmt.Sprintf("%d tools from %d servers", tools, ready)
+	}
+	var parts []string
+	for _, state := range states {
+		parts = append(parts, fmt.Sprintf("%d %s: %s", len(byState[state]), state, strings.Join(byState[state], ", ")))
+	}
+	return fmt.Sprintf("%d tools from %d of %d servers (%s)", tools, ready, len(sts), strings.Join(parts, "; "))
 }
 
 func firstLine(s string, max int) string {

@@ -208,12 +208,14 @@ func TestCall(t *testing.T) {
 		{"args from stdin", stdin(`{"zone": "Europe/Paris"}`), []string{"current_time", "-"}, exitOK, []string{"Europe/Paris"}, nil},
 		{"convert", nil, []string{"convert_time", `{"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}`}, exitOK, []string{"2026-01-02T12:04:05+09:00 (Asia/Tokyo, Friday)"}, nil},
 		{"tool error", nil, []string{"current_time", `{"zone":"Not/AZone"}`}, exitFailed, []string{`unknown time zone "Not/AZone"`}, nil},
-		{"unknown tool", nil, []string{"curent_time"}, exitUsage, nil, []string{`unknown tool "curent_time"`, "did you mean current_time"}},
-		{"unknown tool without suggestion", nil, []string{"zzzzzzzzzzzzzz"}, exitUsage, nil, []string{`unknown tool "zzzzzzzzzzzzzz"`}},
-		{"array args", nil, []string{"current_time", "[1]"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
-		{"word args", nil, []string{"current_time", "nope"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
-		{"array on stdin", stdin("[1]"), []string{"current_time", "-"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
-		{"empty stdin", stdin(""), []string{"current_time", "-"}, exitUsage, nil, []string{"ARGS must be a JSON object"}},
+		{"unknown tool", nil, []string{"curent_time"}, exitUsage, nil, []string{`switchboard: unknown tool "curent_time" (did you mean current_time?); run 'switchboard tools' to list them`}},
+		{"unknown tool without suggestion", nil, []string{"zzzzzzzzzzzzzz"}, exitUsage, nil, []string{`switchboard: unknown tool "zzzzzzzzzzzzzz"; run 'switchboard tools' to list them`}},
+		{"array args", nil, []string{"current_time", "[1]"}, exitUsage, nil, []string{"switchboard: ARGS is a JSON array, want an object"}},
+		{"word args", nil, []string{"current_time", "nope"}, exitUsage, nil, []string{"switchboard: ARGS: invalid character 'o' in literal null (expecting 'u') at offset 1"}},
+		{"bad value in args", nil, []string{"current_time", `{"zone": x}`}, exitUsage, nil, []string{"switchboard: ARGS: invalid character 'x' looking for beginning of value at offset 9"}},
+		{"array on stdin", stdin("[1]"), []string{"current_time", "-"}, exitUsage, nil, []string{"switchboard: ARGS is a JSON array, want an object"}},
+		{"bad stdin on line 2", stdin("{\n  \"zone\" \"UTC\"}"), []string{"current_time", "-"}, exitUsage, nil, []string{"switchboard: ARGS: invalid character '\"' after object key at line 2, column 10"}},
+		{"empty stdin", stdin(""), []string{"current_time", "-"}, exitUsage, nil, []string{"switchboard: ARGS is empty, want a JSON object"}},
 		{"bad arguments for the tool", nil, []string{"current_time", `{"zone": 7}`}, exitFailed, []string{"zone"}, nil},
 	}
 	for _, tt := range tests {
@@ -328,7 +330,7 @@ func TestStatusDemo(t *testing.T) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		if want := []string{"error", "name", "restarts", "state", "stderr", "tools", "transport"}; !slices.Equal(keys, want) {
+		if want := []string{"error", "name", "restarts", "state", "stderr", "tools", "toolsTotal", "transport"}; !slices.Equal(keys, want) {
 			t.Errorf("server keys = %q, want %q", keys, want)
 		}
 		if string(srv["stderr"]) != "[]" {
@@ -367,7 +369,7 @@ func TestFailingServer(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		r := s.run("--config", config(s), "status", "--json")
-		r.wantCode(t, exitOK)
+		r.wantCode(t, exitFailed) // crashy failed
 		var st statusOutput
 		decodeJSON(t, r.stdout, &st)
 		if len(st.Servers) != 2 || st.Tools != 3 {
@@ -387,7 +389,7 @@ func TestFailingServer(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		r := s.run("--config", config(s), "status")
-		r.wantCode(t, exitOK)
+		r.wantCode(t, exitFailed)
 		rows := tableRows(r.stdout)
 		if row := rows["crashy"]; len(row) < 6 || row[1] != "failed" || !strings.Contains(strings.Join(row[5:], " "), "exited with status 2") {
 			t.Errorf("crashy row = %q\n%s", row, r)
@@ -476,5 +478,164 @@ func TestNoOrphans(t *testing.T) {
 		if d := time.Since(start); d > 20*time.Second {
 			t.Errorf("interrupted call took %v", d)
 		}
+	})
+}
+
+// TestNamingNever: under naming "never" a collision is one line, printed once, that
+// says what resolves it, with exit 2 (a configuration problem); a server's explicit
+// "prefix" resolves it.
+func TestNamingNever(t *testing.T) {
+	t.Parallel()
+	t.Run("collision", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		path := s.writeConfig("mcp.json", `{"switchboard": {"naming": "never"}, "mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "clock2": `+demoEntry(t, "clock")+`
+}}`)
+		r := s.run("--config", path, "tools")
+		r.wantCode(t, exitUsage)
+		want := `switchboard: naming "never": 3 tools collide between "clock" and "clock2" (add_duration, convert_time, current_time); ` +
+			`set "prefix" on one of them, allow/deny the tools, or use naming "auto"`
+		r.wantStderr(t, want+"\n")
+		if n := strings.Count(r.stderr, "collide"); n != 1 {
+			t.Errorf("the collision is told %d times, want once\n%s", n, r)
+		}
+		if r.stdout != "" {
+			t.Errorf("no catalog should be printed\n%s", r)
+		}
+	})
+	t.Run("explicit prefix", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		path := s.writeConfig("mcp.json", `{"switchboard": {"naming": "never"}, "mcpServers": {
+  "clock": `+demoEntry(t, "clock")+`,
+  "clock2": `+demoEntry(t, "clock", `"prefix": "c2"`)+`
+}}`)
+		r := s.run("--config", path, "tools")
+		r.wantCode(t, exitOK)
+		rows := tableRows(r.stdout)
+		for name, server := range map[string]string{"current_time": "clock", "c2__current_time": "clock2", "c2__add_duration": "clock2"} {
+			if row := rows[name]; len(row) < 2 || row[1] != server {
+				t.Errorf("row for %s = %q, want server %s\n%s", name, row, server, r)
+			}
+		}
+	})
+}
+
+// TestCallDoesNotWaitForOthers: a server that never answers initialize does not hold up
+// a call to another server's tool. Its init timeout is 10 minutes, so a call that
+// waited for it would run past runStdin's 45 s limit.
+func TestCallDoesNotWaitForOthers(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	config := func(s *sandbox, timeout string, more ...string) string {
+		pidfile := filepath.Join(s.Dir, "hung.pid")
+		return s.writeConfig("mcp.json", `{"mcpServers": {
+  "hung": {"command": `+jsonString(bin)+`, "args": ["--hang-init", "--pidfile", `+jsonString(pidfile)+`], "timeout": "`+timeout+`"},
+  "clock": `+demoEntry(t, "clock")+strings.Join(more, "")+`
+}}`)
+	}
+	t.Run("owner ready", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s, "10m"), "call", "current_time", `{"zone": "UTC"}`)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "(UTC, ")
+		// runStdin found no process of the run alive; the hung server, if it got as far
+		// as writing its pid, is gone too.
+		if data, err := os.ReadFile(filepath.Join(s.Dir, "hung.pid")); err == nil {
+			var pid int
+			if _, err := fmt.Sscan(string(data), &pid); err == nil && testserver.ProcessAlive(pid) {
+				t.Errorf("hung server %d still alive after the call\n%s", pid, r)
+			}
+		}
+	})
+	t.Run("owner starts later", func(t *testing.T) {
+		t.Parallel()
+		// echo is nobody's until the slower server is ready: call waits for it.
+		s := newSandbox(t)
+		r := s.run("--config", config(s, "10m", `, "late": {"command": `+jsonString(bin)+`, "args": ["--init-delay", "300ms"]}`),
+			"call", "echo", `{"text": "late but there"}`)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "late but there")
+	})
+	t.Run("unknown tool once every server settled", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s, "1s"), "call", "nosuch")
+		r.wantCode(t, exitUsage)
+		r.wantStderr(t, `switchboard: unknown tool "nosuch"; run 'switchboard tools' to list them`)
+	})
+}
+
+// TestStatusNotReady: status says which servers it still waits for (once), why a
+// server is not ready, shows exposed/offered tools, and exits 1; tools names the
+// servers that are not ready in its summary.
+func TestStatusNotReady(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	config := func(s *sandbox) string {
+		return s.writeConfig("mcp.json", `{"mcpServers": {
+  "clock": `+demoEntry(t, "clock", `"tools": {"allow": ["current_time"]}`)+`,
+  "crashy": {"command": `+jsonString(bin)+`, "args": ["--crash-at-start"]},
+  "hung": {"command": `+jsonString(bin)+`, "args": ["--hang-init"], "timeout": "4s"},
+  "off": {"command": "nothing", "disabled": true}
+}}`)
+	}
+	t.Run("table", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "status")
+		r.wantCode(t, exitFailed)
+		// crashy may still be between attempts then, and be named too.
+		r.wantStderr(t, `msg="waiting for `, "hung (still connecting, within its 4s init timeout)")
+		if n := strings.Count(r.stderr, "waiting for"); n != 1 {
+			t.Errorf(`"waiting for" told %d times, want once`+"\n%s", n, r)
+		}
+		rows := tableRows(r.stdout)
+		for name, want := range map[string][]string{
+			"clock":  {"ready", "stdio", "1/3", "0"},
+			"crashy": {"failed", "stdio", "0", "0", "process", "exited", "with", "status", "2"},
+			"hung":   {"connecting", "stdio", "0", "0"},
+			"off":    {"disabled", "stdio", "0", "0"},
+		} {
+			if row := rows[name]; len(row) < len(want)+1 || !slices.Equal(row[1:len(want)+1], want) {
+				t.Errorf("row %s = %q, want %q…\n%s", name, row, want, r)
+			}
+		}
+		// Why hung is not ready: the hub's wait or the server's attempt ends first.
+		if row := strings.Join(rows["hung"], " "); !strings.Contains(row, "still connecting after its 4s init timeout") &&
+			!strings.Contains(row, "no answer to initialize within 4s") {
+			t.Errorf("row hung = %q does not say why it is not ready\n%s", row, r)
+		}
+	})
+	t.Run("json", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "status", "--json")
+		r.wantCode(t, exitFailed)
+		var st struct {
+			Servers []struct {
+				Name       string `json:"name"`
+				Tools      int    `json:"tools"`
+				ToolsTotal int    `json:"toolsTotal"`
+				Error      string `json:"error"`
+			} `json:"servers"`
+		}
+		decodeJSON(t, r.stdout, &st)
+		if len(st.Servers) != 4 || st.Servers[0].Tools != 1 || st.Servers[0].ToolsTotal != 3 {
+			t.Errorf("servers = %+v", st.Servers)
+		}
+		if e := st.Servers[min(2, len(st.Servers)-1)].Error; e != "still connecting after its 4s init timeout" && e != "no answer to initialize within 4s" {
+			t.Errorf("hung error = %q", st.Servers[2].Error)
+		}
+	})
+	t.Run("tools", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		r := s.run("--config", config(s), "tools")
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "1 tools from 1 of 4 servers (1 failed: crashy; 1 connecting: hung; 1 disabled: off)\n")
 	})
 }

@@ -372,6 +372,23 @@ func TestHelp(t *testing.T) {
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "call TOOL [ARGS]", "--json", "stdin")
 	})
+	// tools, call and status start the servers themselves, not a running switchboard's:
+	// both the command list and each command's help say so.
+	t.Run("own servers", func(t *testing.T) {
+		t.Parallel()
+		r := runInProcess(t, "--help")
+		r.wantStdout(t,
+			"Start every server, print the merged tool catalog, and stop them",
+			"Start the servers, call one tool, print its result, and stop them",
+			"Start every server, print each one's state, and stop them")
+		for _, c := range []string{"tools", "call", "status"} {
+			r := runInProcess(t, c, "--help")
+			r.wantCode(t, exitOK)
+			r.wantStdout(t, "starts the servers itself (it does not ask a running switchboard)")
+		}
+		r = runInProcess(t, "status", "--help")
+		r.wantStdout(t, "Exit codes: 0 every server is ready (or disabled), 1 a server is not ready", `"2/5"`)
+	})
 }
 
 // commandList returns the names under "Available Commands:" in cobra's help.
@@ -417,18 +434,23 @@ func TestUsageErrors(t *testing.T) {
 		{"bad log format", []string{"--log-format", "xml", "check"}, []string{`unknown log format "xml"`}, false},
 		{"unknown demo server", []string{"demo-server", "nope"}, []string{`unknown demo server "nope"`, "clock or notes"}, false},
 		{"demo server without a name", []string{"demo-server"}, []string{"want a server name"}, true},
-		{"call args an array", []string{"call", "current_time", "[1]"}, []string{"ARGS must be a JSON object"}, false},
-		{"call args not JSON", []string{"call", "current_time", "nope"}, []string{"ARGS must be a JSON object"}, false},
-		{"call args null", []string{"call", "current_time", "null"}, []string{"ARGS must be a JSON object"}, false},
-		{"call args a string", []string{"call", "current_time", `"x"`}, []string{"ARGS must be a JSON object"}, false},
+		{"call args an array", []string{"call", "current_time", "[1]"}, []string{"ARGS is a JSON array, want an object"}, false},
+		{"call args not JSON", []string{"call", "current_time", "nope"}, []string{"ARGS: invalid character 'o' in literal null (expecting 'u') at offset 1"}, false},
+		{"call args cut short", []string{"call", "current_time", `{"zone":`}, []string{"ARGS: unexpected end of JSON input"}, false},
+		{"call args null", []string{"call", "current_time", "null"}, []string{"ARGS is null, want an object"}, false},
+		{"call args a string", []string{"call", "current_time", `"x"`}, []string{"ARGS is a JSON string, want an object"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := runInProcess(t, tt.args...)
 			r.wantCode(t, exitUsage)
-			if !strings.HasPrefix(r.stderr, "switchboard: ") {
-				t.Errorf("stderr should start with %q\n%s", "switchboard: ", r)
+			// One program name in front: "switchboard: …" or a command path, never both.
+			if !strings.HasPrefix(r.stderr, "switchboard: ") && !strings.HasPrefix(r.stderr, "switchboard "+tt.args[0]+": ") {
+				t.Errorf("stderr should start with %q or the command path\n%s", "switchboard: ", r)
+			}
+			if strings.Contains(r.stderr, "switchboard: switchboard") {
+				t.Errorf("program name doubled\n%s", r)
 			}
 			r.wantStderr(t, tt.want...)
 			if got := strings.HasSuffix(r.stderr, helpHint+"\n"); got != tt.hint {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,13 +38,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code, msg := exitCode(err)
 	if msg != "" {
-		fmt.Fprintf(stderr, "switchboard: %s\n", logging.Redact(msg))
+		fmt.Fprintln(stderr, errorLine(logging.Redact(msg)))
 		var ee *exitError
 		if code == exitUsage && (!errors.As(err, &ee) || ee.hint) {
 			fmt.Fprintln(stderr, "Run 'switchboard --help' for usage.")
 		}
 	}
 	return code
+}
+
+// errorLine is msg as the one line that names the program: messages that already
+// start with a command path ("switchboard call: …") keep it rather than doubling it.
+func errorLine(msg string) string {
+	if strings.HasPrefix(msg, "switchboard ") || strings.HasPrefix(msg, "switchboard:") {
+		return msg
+	}
+	return "switchboard: " + msg
 }
 
 func (a *app) rootCommand() *cobra.Command {
