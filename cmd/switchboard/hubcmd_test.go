@@ -493,16 +493,23 @@ func TestNamingNever(t *testing.T) {
   "clock": `+demoEntry(t, "clock")+`,
   "clock2": `+demoEntry(t, "clock")+`
 }}`)
-		r := s.run("--config", path, "tools")
-		r.wantCode(t, exitUsage)
 		want := `switchboard: naming "never": 3 tools collide between "clock" and "clock2" (add_duration, convert_time, current_time); ` +
 			`set "prefix" on one of them, allow/deny the tools, or use naming "auto"`
-		r.wantStderr(t, want+"\n")
-		if n := strings.Count(r.stderr, "collide"); n != 1 {
-			t.Errorf("the collision is told %d times, want once\n%s", n, r)
-		}
-		if r.stdout != "" {
-			t.Errorf("no catalog should be printed\n%s", r)
+		// The gateway refuses the same config with the same line and code.
+		for _, args := range [][]string{{"tools"}, {"mcp", "--listen", "127.0.0.1:0"}} {
+			r := s.run(append([]string{"--config", path}, args...)...)
+			r.wantCode(t, exitUsage)
+			if args[0] == "tools" {
+				r.wantStderr(t, want+"\n")
+			} else if !strings.HasSuffix(r.stderr, want+"\n") { // after the servers' state lines
+				t.Errorf("%v: stderr does not end with %q\n%s", args, want, r)
+			}
+			if n := strings.Count(r.stderr, "collide"); n != 1 {
+				t.Errorf("%v: the collision is told %d times, want once\n%s", args, n, r)
+			}
+			if r.stdout != "" {
+				t.Errorf("%v: nothing should be printed on stdout\n%s", args, r)
+			}
 		}
 	})
 	t.Run("explicit prefix", func(t *testing.T) {

@@ -116,7 +116,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 			// client that has it.
 			h.SetCapabilities(gateway.AllForwardable())
 			if err := h.Start(cmd.Context()); err != nil {
-				return &exitError{code: exitFailed, err: err}
+				return &exitError{code: startExitCode(err), err: err}
 			}
 			defer follow()()
 			gw := gateway.New(h, opts)
@@ -199,7 +199,8 @@ func (b *byteSize) Type() string { return "size" }
 // when the client's first request arrives, so that they see its capabilities (some
 // servers offer tools according to them); requests wait for the start. When a
 // required server does not come up, every request gets that error (hosts show it)
-// until the client disconnects, and the command ends with exit 1. The config is
+// until the client disconnects, and the command ends with exit 1 (2 for a naming
+// collision, which is the config's fault). The config is
 // followed (follow) once the servers have started, with the client's capabilities.
 func (a *app) serveStdio(ctx context.Context, h *hub.Hub, opts *gateway.Options, follow func() (stop func())) error {
 	// Written by Start, read after gw.Close has waited for it.
@@ -220,7 +221,7 @@ func (a *app) serveStdio(ctx context.Context, h *hub.Hub, opts *gateway.Options,
 	gw.Close()
 	stopFollowing()
 	if startErr != nil {
-		return &exitError{code: exitFailed, err: startErr}
+		return &exitError{code: startExitCode(startErr), err: startErr}
 	}
 	return err
 }
