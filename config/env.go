@@ -84,7 +84,7 @@ func (s *Server) Environ(host []string) []string {
 	return out
 }
 
-// EffectiveInitTimeout is InitTimeout, or DefaultInitTimeout when unset.
+// EffectiveInitTimeout is InitTimeout, or [DefaultInitTimeout] when unset.
 func (s *Server) EffectiveInitTimeout() time.Duration {
 	if s.InitTimeout <= 0 {
 		return DefaultInitTimeout
@@ -92,7 +92,7 @@ func (s *Server) EffectiveInitTimeout() time.Duration {
 	return s.InitTimeout
 }
 
-// EffectiveToolTimeout is ToolTimeout, or DefaultToolTimeout when unset.
+// EffectiveToolTimeout is ToolTimeout, or [DefaultToolTimeout] when unset.
 func (s *Server) EffectiveToolTimeout() time.Duration {
 	if s.ToolTimeout <= 0 {
 		return DefaultToolTimeout

@@ -20,14 +20,6 @@ const (
 	SSE Transport = "sse"
 )
 
-// Defaults that apply when a server or the settings leave a value unset (zero).
-const (
-	DefaultInitTimeout = 10 * time.Second
-	DefaultToolTimeout = 60 * time.Second
-	DefaultHeartbeat   = 30 * time.Second
-	DefaultRetryFailed = 60 * time.Second
-)
-
 // BaseEnv is what a child with inheritEnv=false receives from the host's environment,
 // before the entry's own env is added.
 var BaseEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR"}
@@ -70,12 +62,15 @@ type Server struct {
 	Disabled    bool   `json:"disabled,omitempty"`
 	Description string `json:"description,omitempty"`
 
-	// InitTimeout bounds one connection attempt (config key "timeout").
+	// InitTimeout bounds one connection attempt (config key "timeout"; default
+	// [DefaultInitTimeout]).
 	InitTimeout time.Duration `json:"timeout,omitempty"`
-	// ToolTimeout bounds one tool call (config key "toolTimeout").
+	// ToolTimeout bounds one tool call (config key "toolTimeout"; default
+	// [DefaultToolTimeout]).
 	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
 	// Heartbeat is the health-check interval (config key "heartbeat"); 0 in the file
-	// disables it and is stored as -1 (a zero field means the default).
+	// disables it and is stored as -1 (a zero field means the settings' heartbeat, or
+	// [DefaultHeartbeat]).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 
 	Tools ToolFilter `json:"tools,omitempty"`
@@ -101,10 +96,11 @@ const (
 // not know are kept in Extra (and reported as warnings) so later versions can add them.
 type Settings struct {
 	Naming Naming `json:"naming,omitempty"`
-	// Heartbeat is the default health-check interval for every server.
+	// Heartbeat is the default health-check interval for every server (unset:
+	// [DefaultHeartbeat]).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
-	// RetryFailed is how often failed servers are retried; 0 in the file disables it
-	// and is stored as -1.
+	// RetryFailed is how often failed servers are retried (unset: [DefaultRetryFailed]);
+	// 0 in the file disables it and is stored as -1.
 	RetryFailed time.Duration `json:"retryFailed,omitempty"`
 	// Extra holds keys of the "switchboard" object that this version does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`

@@ -24,30 +24,34 @@ import (
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// Options tune a Supervisor. The zero value (or nil) gives DESIGN.md's defaults.
+// Options tune a Supervisor. The zero value (or nil) gives the defaults, which the
+// config package declares (config.Default…) with where each comes from.
 type Options struct {
 	Logger *slog.Logger // nil discards the logs
 	// ClientInfo is sent to the server as the client implementation.
 	ClientInfo *mcp.Implementation
-	// Attempts before a server is marked failed (default 3).
+	// Attempts before a server is marked failed (default [config.DefaultAttempts]).
 	Attempts int
 	// BackoffBase and BackoffMax bound the exponential backoff between attempts
-	// (defaults 1s and 30s); each delay gets ±20% jitter.
+	// (defaults [config.DefaultBackoffBase] and [config.DefaultBackoffMax]); each
+	// delay gets ±20% jitter.
 	BackoffBase, BackoffMax time.Duration
 	// Heartbeat is the health-check interval when the server config has none
-	// (default 30s); negative disables heartbeats.
+	// (default [config.DefaultHeartbeat]); negative disables heartbeats.
 	Heartbeat time.Duration
-	// HeartbeatMisses is how many probes in a row may fail before reconnecting (default 2).
+	// HeartbeatMisses is how many probes in a row may fail before reconnecting
+	// (default [config.DefaultHeartbeatMisses]).
 	HeartbeatMisses int
-	// RetryFailed is how often a failed server is tried again (default 60s); negative
-	// disables.
+	// RetryFailed is how often a failed server is tried again (default
+	// [config.DefaultRetryFailed]); negative disables.
 	RetryFailed time.Duration
-	// StopGrace bounds each step of a stdio shutdown (default 2s).
+	// StopGrace bounds each step of a stdio shutdown (default [config.DefaultStopGrace]).
 	StopGrace time.Duration
-	// ListChangedDebounce coalesces bursts of tools/list_changed (default 100ms).
+	// ListChangedDebounce coalesces bursts of tools/list_changed (default
+	// [config.DefaultListChangedDebounce]).
 	ListChangedDebounce time.Duration
 	// ProtocolVersion is the MCP version asked for at connect (default
-	// DefaultProtocolVersion). "latest" asks for the SDK's newest.
+	// [DefaultProtocolVersion]). "latest" asks for the SDK's newest.
 	ProtocolVersion string
 	// Peer, if set, receives server-to-client requests and notifications (a
 	// gateway forwards them to its clients). Without one, requests get the SDK's
@@ -72,14 +76,14 @@ func (o *Options) withDefaults() Options {
 	if r.ClientInfo == nil {
 		r.ClientInfo = &mcp.Implementation{Name: "switchboard", Version: "0.1.0"}
 	}
-	setDefault(&r.Attempts, 3)
-	setDefault(&r.HeartbeatMisses, 2)
-	setDefault(&r.BackoffBase, time.Second)
-	setDefault(&r.BackoffMax, 30*time.Second)
+	setDefault(&r.Attempts, config.DefaultAttempts)
+	setDefault(&r.HeartbeatMisses, config.DefaultHeartbeatMisses)
+	setDefault(&r.BackoffBase, config.DefaultBackoffBase)
+	setDefault(&r.BackoffMax, config.DefaultBackoffMax)
 	setDefault(&r.Heartbeat, config.DefaultHeartbeat)
 	setDefault(&r.RetryFailed, config.DefaultRetryFailed)
-	setDefault(&r.StopGrace, 2*time.Second)
-	setDefault(&r.ListChangedDebounce, 100*time.Millisecond)
+	setDefault(&r.StopGrace, config.DefaultStopGrace)
+	setDefault(&r.ListChangedDebounce, config.DefaultListChangedDebounce)
 	switch r.ProtocolVersion {
 	case "":
 		r.ProtocolVersion = DefaultProtocolVersion
@@ -95,12 +99,9 @@ func setDefault[T int | time.Duration](v *T, d T) {
 	}
 }
 
-// DefaultProtocolVersion is the protocol version upstream connections ask for. It is
-// the last version with sessions: servers may send requests to their client
-// (sampling, elicitation, roots), take logging/setLevel and resource subscriptions.
-// The 2026-07-28 era forbids a server to send those requests on its own, so a
-// gateway could not forward them to clients of the versions in use today.
-const DefaultProtocolVersion = "2025-11-25"
+// DefaultProtocolVersion is the protocol version upstream connections ask for:
+// [config.DefaultProtocolVersion], which says why.
+const DefaultProtocolVersion = config.DefaultProtocolVersion
 
 // Supervisor owns one connection to one MCP server and keeps it healthy: it connects
 // with retries, watches the process and the transport, sends heartbeats, reconnects,
