@@ -1,53 +1,23 @@
 package hub_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"log"
-	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the supervisors' goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestNilLoggerIsQuiet: a hub given no logger writes nothing through the process's
 // default logger (slog.Default, and the log package, which it also takes over): a
 // library stays quiet unless given a logger. It logged INFO lines to stderr before.
 // Not parallel: it replaces the process-wide default logger for its duration.
 func TestNilLoggerIsQuiet(t *testing.T) {
-	var out lockedBuffer
-	prev, prevOut, prevFlags := slog.Default(), log.Writer(), log.Flags()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	t.Cleanup(func() {
-		// SetDefault with the original handler does not give the log package its
-		// writer back.
-		slog.SetDefault(prev)
-		log.SetOutput(prevOut)
-		log.SetFlags(prevFlags)
-	})
+	out := testenv.CaptureDefaultLog(t)
 
 	// A healthy server, one whose command is missing (a warning), and a tool call that
 	// writes to the server's stderr (an info line per stderr line when logged).

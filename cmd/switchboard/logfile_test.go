@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"io/fs"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // TestLogFileRefused: a --log-file that cannot take a log stops the CLI at start-up with
@@ -27,9 +26,9 @@ func TestLogFileRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := tree(t, s.Dir)
+			before := testenv.Tree(t, s.Dir)
 			r := s.forTest(t).run("--log-file", tt.path, "tools")
-			if after := tree(t, s.Dir); after != before {
+			if after := testenv.Tree(t, s.Dir); after != before {
 				t.Errorf("the disk changed:\nbefore:\n%safter:\n%s", before, after)
 			}
 			r.wantCode(t, exitUsage)
@@ -39,21 +38,4 @@ func TestLogFileRefused(t *testing.T) {
 			}
 		})
 	}
-}
-
-// tree lists every path under dir with its type, one a line.
-func tree(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %v\n", p, d.Type())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 func TestRedactorString(t *testing.T) {
@@ -194,7 +194,7 @@ func TestLogFileRefused(t *testing.T) {
 	if runtime.GOOS == "linux" {
 		tests = append(tests, struct{ name, path, want string }{"proc file", "/proc/version", "kernel file"})
 	}
-	before := listTree(t, dir)
+	before := testenv.Tree(t, dir)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := New(Options{File: tt.path})
@@ -204,7 +204,7 @@ func TestLogFileRefused(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "log file "+tt.path) {
 				t.Errorf("New(File: %q): err = %q, want it to name the file and say %q", tt.path, err, tt.want)
 			}
-			if after := listTree(t, dir); after != before {
+			if after := testenv.Tree(t, dir); after != before {
 				t.Errorf("the disk changed:\nbefore:\n%safter:\n%s", before, after)
 			}
 		})
@@ -242,21 +242,4 @@ func TestLogFileCreated(t *testing.T) {
 	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), "hello") {
 		t.Fatalf("log file: %q, %v", data, err)
 	}
-}
-
-// listTree lists every path under dir with its type, one a line.
-func listTree(t *testing.T, dir string) string {
-	t.Helper()
-	var b strings.Builder
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(&b, "%s %v\n", p, d.Type())
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
 }
