@@ -68,7 +68,7 @@
 // The hub goes one step further, because its caller is usually a model's tool loop.
 // The specification would have an error in finding the tool be a protocol error,
 // which the model never sees; the hub answers an unknown tool with a result too
-// (`unknown tool "convert_tim"; did you mean convert_time?`). A dead or unreachable
+// (`unknown tool "convert_tim" (did you mean convert_time?)`). A dead or unreachable
 // server, a timeout and a protocol error of the server come back as a result with
 // IsError set and a message naming the server and the tool. The Go error of Call is
 // for the program, not the model: it is [ErrClosed] once the hub is closed.

@@ -75,7 +75,7 @@ func Example() {
 	// convert_time from clock
 	// current_time from clock
 	// 2026-01-02T12:04:05+09:00 (Asia/Tokyo, Friday)
-	// true unknown tool "convert_tim"; did you mean convert_time?
+	// true unknown tool "convert_tim" (did you mean convert_time?)
 }
 
 // Reload applies a new config by difference: the server that did not change keeps
