@@ -1,6 +1,7 @@
 # Switchboard: build, run the demo, test.
 #   make run    build the binary, print the demo catalog, serve it as one MCP server
 #   make test   install test dependencies (npm reference servers, node 22 tools) and run every test
+#   make cross  vet every package for macOS, Windows and FreeBSD (part of `make lint`)
 
 GO      ?= go
 BIN     := bin/switchboard
@@ -8,7 +9,7 @@ NPM_DIR := testdata/npm
 NODE22_DIR := testdata/node22
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run test deps vet lint fuzz bench bench-sdk-patched clean
+.PHONY: build run test deps vet cross lint fuzz bench bench-sdk-patched clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
@@ -35,7 +36,18 @@ vet:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-lint: vet
+# The platforms that are built and vetted but not tested here: vet compiles every
+# package, the binary and the tests for each, so a Linux-only call cannot land
+# unnoticed. FreeBSD stands in for the other BSDs.
+CROSS := darwin/amd64 darwin/arm64 windows/amd64 freebsd/amd64
+
+cross:
+	@set -e; for p in $(CROSS); do \
+		echo "GOOS=$${p%/*} GOARCH=$${p#*/} go vet ./..."; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./...; \
+	done
+
+lint: vet cross
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 test: deps vet

@@ -3,6 +3,7 @@ package config
 import (
 	"maps"
 	"net/url"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -59,27 +60,51 @@ func (c *Config) Secrets() []string {
 	return out
 }
 
+// BaseEnv is what a child with inheritEnv=false receives from the host's environment,
+// before the entry's own env is added: on Windows, the variables without which
+// programs there fail to start or to find their files (the list of the MCP SDKs' stdio
+// clients, plus PATHEXT, ComSpec, TMP and windir, which cmd.exe and npx.cmd use).
+var BaseEnv = baseEnv(runtime.GOOS)
+
+func baseEnv(goos string) []string {
+	if goos == "windows" {
+		return []string{"APPDATA", "COMSPEC", "HOMEDRIVE", "HOMEPATH", "LOCALAPPDATA", "PATH", "PATHEXT",
+			"PROCESSOR_ARCHITECTURE", "PROGRAMFILES", "SYSTEMDRIVE", "SYSTEMROOT", "TEMP", "TMP",
+			"USERNAME", "USERPROFILE", "WINDIR"}
+	}
+	return []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR"}
+}
+
 // Environ returns the child process environment as "KEY=value" entries sorted by key:
 // with InheritEnv, all of host plus s.Env; without, only the host variables named in
 // BaseEnv plus s.Env. s.Env wins over host; among duplicate host entries the last wins,
-// as in os/exec.
+// as in os/exec. On Windows names are case-insensitive: an env "PATH" replaces the
+// host's "Path".
 func (s *Server) Environ(host []string) []string {
-	env := map[string]string{}
+	return environ(host, s.InheritEnv, s.Env, BaseEnv, runtime.GOOS == "windows")
+}
+
+func environ(host []string, inherit bool, own map[string]string, base []string, foldCase bool) []string {
+	key := func(k string) string { return k }
+	if foldCase {
+		key = strings.ToUpper
+	}
+	env := map[string]string{} // key(name) → "name=value"
 	for _, kv := range host {
-		k, v, ok := strings.Cut(kv, "=")
+		k, _, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			continue
 		}
-		if s.InheritEnv || slices.Contains(BaseEnv, k) {
-			env[k] = v
+		if inherit || slices.Contains(base, key(k)) {
+			env[key(k)] = kv
 		}
 	}
-	for k, v := range s.Env {
-		env[k] = v
+	for k, v := range own {
+		env[key(k)] = k + "=" + v
 	}
 	out := make([]string, 0, len(env))
-	for _, k := range sortedKeys(env) {
-		out = append(out, k+"="+env[k])
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		out = append(out, env[k])
 	}
 	return out
 }

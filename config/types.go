@@ -20,10 +20,6 @@ const (
 	SSE Transport = "sse"
 )
 
-// BaseEnv is what a child with inheritEnv=false receives from the host's environment,
-// before the entry's own env is added.
-var BaseEnv = []string{"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "TMPDIR"}
-
 // ToolFilter selects which of a server's tools are exposed. Globs use path.Match syntax
 // (`*`, `?`, `[...]`) against the server's original tool names. An empty Allow allows
 // everything; Deny wins over Allow.

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -364,7 +363,7 @@ func (g *Gateway) ServeStdio(ctx context.Context) error {
 	err := g.server.Run(withCarrier(ctx, ctx), stdioTransport{}) // see stdio.go
 	// A client that closed its end of stdout while the gateway wrote to it has left,
 	// as one that closed stdin (a host leaves either way).
-	if ctx.Err() != nil || errors.Is(err, syscall.EPIPE) {
+	if ctx.Err() != nil || isBrokenPipe(err) {
 		return nil
 	}
 	return err

@@ -1,3 +1,5 @@
+//go:build unix
+
 package hub_test
 
 // Benchmarks of the hub against the direct path (one official SDK client talking to

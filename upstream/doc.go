@@ -18,5 +18,8 @@
 //   - calls that wait for a reconnecting server within their deadline, and are re-sent
 //     only when they provably never left;
 //   - shutdown: close stdin, SIGTERM to the group, SIGKILL to the group, each wait
-//     bounded, and Pdeathsig so children die with the host.
+//     bounded, and Pdeathsig (Linux, FreeBSD) so children die with the host; macOS
+//     has no Pdeathsig (see process_nopdeathsig.go for what outlives a killed host).
+//     On Windows the group is a kill-on-close Job Object: close stdin, then end the
+//     job, and the whole tree dies with the host however it ends.
 package upstream

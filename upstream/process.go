@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -22,7 +21,7 @@ import (
 // we own, and the goroutines that watch it. Every field is owned by one attempt.
 type process struct {
 	cmd    *exec.Cmd
-	pgid   int
+	group  *group   // the child and its descendants, stopped as one (process_*.go)
 	stdin  *os.File // our write end
 	stdout *os.File // our read end
 	stderr *os.File // our read end
@@ -45,10 +44,9 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 		return nil, permanent(fmt.Errorf("command %s: %w", cfg.Command, err))
 	}
 	cmd := exec.Command(path, cfg.Args...)
-	cmd.Args[0] = cfg.Command
+	cmd.Args[0] = argv0(cfg.Command, path)
 	cmd.Env = cfg.Environ(os.Environ())
 	cmd.Dir = cfg.Cwd
-	cmd.SysProcAttr = sysProcAttr()
 
 	// os.Pipe rather than cmd.StdoutPipe: Wait must not close our read ends (we read
 	// after the child exits), and EOF must mean "every writer is gone", grandchildren
@@ -69,7 +67,8 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 
-	if err := startLocked(cmd); err != nil {
+	grp, err := startGroup(cmd)
+	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		if cfg.Cwd != "" {
 			if fi, statErr := os.Stat(cfg.Cwd); statErr != nil {
@@ -87,7 +86,7 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 	closeAll(inR, outW, errW) // the child has its copies
 	p := &process{
 		cmd:        cmd,
-		pgid:       cmd.Process.Pid,
+		group:      grp,
 		stdin:      inW,
 		stdout:     outR,
 		stderr:     errR,
@@ -98,15 +97,6 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 	go p.wait()
 	go p.readStderr(tail)
 	return p, nil
-}
-
-// startLocked starts cmd from a locked OS thread. Pdeathsig fires when the thread
-// that forked the child exits, so the fork must not happen on a thread that the
-// runtime may retire; a locked thread that is then unlocked stays alive.
-func startLocked(cmd *exec.Cmd) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	return cmd.Start()
 }
 
 func closeAll(files ...*os.File) {
@@ -155,16 +145,12 @@ func (p *process) exitDescription() string {
 // "the client SHOULD initiate shutdown by first closing the input stream to the child
 // process, waiting for the server to exit, or sending SIGTERM if the server does not
 // exit within a reasonable time, and SIGKILL if the server does not exit within a
-// reasonable time after SIGTERM." We signal the whole process group so that
-// grandchildren (npx → node) go too. Every wait is bounded.
+// reasonable time after SIGTERM." The later steps reach the whole process group (a
+// Job Object on Windows) so that grandchildren (npx → node) go too; group.terminate
+// has each OS's sequence. Every wait is bounded.
 func (p *process) stop(grace time.Duration) {
 	p.stdin.Close()
-	if !p.waitExit(grace) || groupAlive(p.pgid) {
-		signalGroup(p.pgid, syscall.SIGTERM)
-		if !p.waitExit(grace) || !waitGroupGone(p.pgid, grace) {
-			signalGroup(p.pgid, syscall.SIGKILL)
-		}
-	}
+	p.group.terminate(p.waitExit, grace)
 	p.waitExit(grace) // after SIGKILL the reap is immediate
 	// Our read ends: closing them ends the stderr reader even if an escaped
 	// descendant still holds the write end.

@@ -3,20 +3,28 @@ package upstream
 import (
 	"bytes"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // sysProcAttr puts the child in its own process group (so the group can be signalled
 // as one) and asks the kernel to kill it if this process dies, even by SIGKILL.
+// Pdeathsig covers the child only: a grandchild whose parent was killed this way is
+// left with stdin at EOF, which ends any well-behaved MCP server.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-func signalGroup(pgid int, sig syscall.Signal) {
-	_ = syscall.Kill(-pgid, sig)
+// startLocked starts cmd from a locked OS thread. Pdeathsig fires when the thread
+// that forked the child exits, so the fork must not happen on a thread that the
+// runtime may retire; a locked thread that is then unlocked stays alive.
+func startLocked(cmd *exec.Cmd) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	return cmd.Start()
 }
 
 // groupAlive reports whether any live (non-zombie) process is still in the group.
@@ -50,15 +58,4 @@ func groupAlive(pgid int) bool {
 		}
 	}
 	return false
-}
-
-func waitGroupGone(pgid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for groupAlive(pgid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
 }

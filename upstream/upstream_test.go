@@ -1,3 +1,5 @@
+//go:build unix
+
 package upstream_test
 
 //lint:file-ignore SA1019 logging is deprecated in the 2026-07-28 protocol but lives in the versions servers use today; the supervisor passes it on.

@@ -122,8 +122,11 @@ func Run(ctx context.Context, name string, opts *Options) error {
 }
 
 // DefaultNotesFile returns the notebook used when [Options.NotesFile] is empty:
-// $SWITCHBOARD_NOTES_FILE if set, else <user config dir>/switchboard/notes.json
-// (falling back to the temporary directory when there is no user config directory).
+// $SWITCHBOARD_NOTES_FILE if set, else <user config dir>/switchboard/notes.json, the
+// user config dir being each OS's own ([os.UserConfigDir]): $XDG_CONFIG_HOME or
+// ~/.config on Linux and the BSDs, ~/Library/Application Support on macOS, %AppData%
+// (roaming, as a user's notes should be) on Windows. It falls back to the temporary
+// directory when there is no user config directory.
 func DefaultNotesFile() string {
 	if f := os.Getenv(NotesFileEnv); f != "" {
 		return f

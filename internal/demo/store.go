@@ -43,7 +43,7 @@ var errCorrupt = errors.New("corrupt notes file")
 // load reads the notebook; a missing (or empty) file is an empty notebook.
 func (s *noteStore) load() (*notebook, error) {
 	nb := &notebook{notes: map[string]*storedNote{}, extra: map[string]json.RawMessage{}}
-	data, err := os.ReadFile(s.path)
+	data, err := readFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nb, nil
 	}
@@ -162,5 +162,5 @@ func writeFileAtomic(path string, data []byte) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, path)
+	return replaceFile(tmp, path)
 }
