@@ -1,0 +1,178 @@
+// Package llm is the seam between Switchboard's agent and a language model: one small
+// interface, [Model], with provider-neutral messages and stream events, and backends
+// that speak each provider's wire format through its official Go SDK
+// (llm/openai for any OpenAI-compatible Chat Completions endpoint, llm/anthropic for
+// the Anthropic Messages API).
+//
+// A conversation is a list of [Message]s: the user's text, the assistant's text and
+// tool calls, and one tool message per call with the tool's [tool.Result]. A backend
+// turns the history and the tools exposed now into the provider's request (tool
+// definitions, calls and results through the format package, so there is one converter
+// for every use), streams the reply, and hands back the assistant message whole:
+//
+//	res, err := model.Generate(ctx, &llm.Request{
+//		System:   "You are terse.",
+//		Messages: history,
+//		Tools:    toolset.Tools(),
+//	}, func(e llm.Event) {
+//		if e.Kind == llm.TextDelta {
+//			fmt.Print(e.Text) // the answer as it arrives
+//		}
+//	})
+//	if err != nil {
+//		return err // the model could not be reached: *llm.Error says where and why
+//	}
+//	history = append(history, res.Message) // text and/or res.Message.Calls
+//
+// Errors from Generate are for the caller: the model or the network failed (after the
+// SDK's own retries on 429 and 5xx). What a tool does wrong never becomes an error
+// here; the agent sends it back to the model as a tool message.
+package llm
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// Role says who wrote a message.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	// RoleTool is the answer to one tool call (Message.CallID).
+	RoleTool Role = "tool"
+)
+
+// Message is one entry of a conversation, in no provider's format. The system prompt
+// is not a message: it travels in Request.System.
+type Message struct {
+	Role Role `json:"role"`
+	// Text is the user's or the assistant's text; empty for a tool message.
+	Text string `json:"text,omitempty"`
+	// Calls are the tool calls of an assistant message, in the model's order.
+	Calls []Call `json:"calls,omitempty"`
+	// CallID, Name and Result make a tool message: the call it answers, the tool's
+	// name as the model called it, and what the tool returned (errors included, with
+	// IsError set). Kept as MCP content so that each backend renders it in its own
+	// provider's form (images where the provider takes them).
+	CallID string       `json:"callId,omitempty"`
+	Name   string       `json:"name,omitempty"`
+	Result *tool.Result `json:"result,omitempty"`
+}
+
+// Call is one tool call the model asked for.
+type Call struct {
+	// ID is the provider's call id, echoed in the tool message. Backends make one up
+	// when the provider sent none (some OpenAI-compatible servers do not).
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Arguments is the text the model sent as the call's arguments: normally a JSON
+	// object, but a model may send malformed JSON, which the agent answers with an
+	// error result instead of running the tool. Kept as sent so that the history
+	// repeats exactly what the model said.
+	Arguments string `json:"arguments"`
+}
+
+// Request is one call to the model.
+type Request struct {
+	// Model overrides the backend's configured model name when set.
+	Model    string
+	System   string
+	Messages []Message
+	// Tools are the tools the model may call in this step; none means it must answer
+	// in text (the last step of a turn).
+	Tools []tool.Tool
+	// MaxTokens bounds the reply; 0 means the backend's default.
+	MaxTokens int
+	// Temperature, when set, is passed on; nil leaves the provider's default.
+	Temperature *float64
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens"`
+	OutputTokens int64 `json:"outputTokens"`
+}
+
+// Add returns the sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+}
+
+// StopReason says why the model stopped.
+type StopReason string
+
+const (
+	StopEnd       StopReason = "end"        // a finished answer
+	StopToolCalls StopReason = "tool_calls" // it wants the tools' results
+	StopMaxTokens StopReason = "max_tokens" // cut at Request.MaxTokens
+	StopOther     StopReason = "other"      // anything else the provider said (content filter, refusal …)
+)
+
+// EventKind names what an Event carries.
+type EventKind string
+
+const (
+	// TextDelta: Text is the next piece of the assistant's text.
+	TextDelta EventKind = "text"
+	// CallDelta: part of tool call number Index (in the order the calls began): its
+	// ID and Name when it begins, then pieces of its Arguments text.
+	CallDelta EventKind = "call"
+	// UsageReport: Usage is the request's token count, as the provider reported it.
+	UsageReport EventKind = "usage"
+)
+
+// Event is one piece of a streamed reply. Events of one Generate arrive in order, on
+// the goroutine that called Generate.
+type Event struct {
+	Kind  EventKind
+	Text  string // TextDelta
+	Index int    // CallDelta
+	// CallDelta: ID and Name are set on the first event of a call; Arguments is the
+	// next piece of its arguments text.
+	ID, Name, Arguments string
+	Usage               Usage // UsageReport
+}
+
+// Response is the whole reply to a Request.
+type Response struct {
+	// Message is the assistant message: Role is RoleAssistant, with Text, Calls or both.
+	Message Message
+	Usage   Usage
+	Stop    StopReason
+	// Model is the model that answered, as the provider named it.
+	Model string
+}
+
+// Model is a language model behind some provider's API.
+type Model interface {
+	// Generate sends req, passes each piece of the reply to onEvent (which may be nil)
+	// as it arrives, and returns the whole reply once the stream ends. Cancelling ctx
+	// ends the request and the stream.
+	Generate(ctx context.Context, req *Request, onEvent func(Event)) (*Response, error)
+}
+
+// Error is a request the model's service did not answer as asked: unreachable, an
+// HTTP error status after the SDK's retries, or a stream that broke. It names where
+// the request went and what came back, never the API key.
+type Error struct {
+	Provider string // "openai", "anthropic"
+	BaseURL  string
+	// Status is the HTTP status, 0 when none came back (refused, timed out, cut).
+	Status int
+	// Message is the provider's error message, or what went wrong on the way.
+	Message string
+	Err     error
+}
+
+func (e *Error) Error() string {
+	if e.Status != 0 {
+		return fmt.Sprintf("%s model at %s: HTTP %d: %s", e.Provider, e.BaseURL, e.Status, e.Message)
+	}
+	return fmt.Sprintf("%s model at %s: %s", e.Provider, e.BaseURL, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
