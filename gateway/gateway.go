@@ -14,7 +14,7 @@
 // subscriptions and logging/setLevel go to the servers, and what the servers send
 // their client — progress, log messages, resource updates, and the requests
 // sampling/createMessage, elicitation/create and roots/list — comes to the
-// gateway's clients (see forward.go; clients of the 2026-07-28 protocol get those
+// gateway's clients (see servertoclient.go; clients of the 2026-07-28 protocol get those
 // requests as the input requests of a multi-round-trip tool call, see mrtr.go).
 package gateway
 
@@ -377,7 +377,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 // to it: unless the program ignores SIGPIPE (signal.Ignore(syscall.SIGPIPE)), Go then
 // ends the process at once instead of letting the write fail.
 func (g *Gateway) ServeStdio(ctx context.Context) error {
-	// The client's requests under way end with ctx (see inflight.go): the SDK's Run
+	// The client's requests under way end with ctx (see cancellation.go): the SDK's Run
 	// then closes the session, which waits for them.
 	err := g.server.Run(withCarrier(ctx, ctx), stdioTransport{}) // see stdio.go
 	// A client that closed its end of stdout while the gateway wrote to it has left,

@@ -298,3 +298,17 @@ func (ex *exchange) request(ctx context.Context, params mcp.Params) (mcp.Result,
 		return nil, ctx.Err()
 	}
 }
+
+// endExchanges ends every exchange waiting for its client's answers (the gateway
+// is closing; the calls of the others end with the gateway's context).
+func (f *forwarder) endExchanges() {
+	f.mu.Lock()
+	exs := make([]*exchange, 0, len(f.exchanges))
+	for _, ex := range f.exchanges {
+		exs = append(exs, ex)
+	}
+	f.mu.Unlock()
+	for _, ex := range exs {
+		ex.end()
+	}
+}
