@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
 // middleware sees every request a client sends: it ends one that no answer can
@@ -86,7 +86,7 @@ func (f *forwarder) applyLevel(ctx context.Context) {
 			delete(f.levels, s)
 			continue
 		}
-		want = upstream.MostVerbose(want, l)
+		want = relay.MostVerbose(want, l)
 	}
 	changed := want != f.upLevel
 	f.upLevel = want

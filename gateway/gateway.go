@@ -9,13 +9,15 @@
 // The served catalog follows the toolset: when it changes (a server joins,
 // reconnects, sends tools/list_changed), clients get notifications/tools/list_changed.
 //
-// In front of the hub (any toolset that also implements [Upstreams]) the gateway is
-// a full proxy: prompts, resources, resource templates, completions, resource
-// subscriptions and logging/setLevel go to the servers, and what the servers send
-// their client — progress, log messages, resource updates, and the requests
-// sampling/createMessage, elicitation/create and roots/list — comes to the
-// gateway's clients (see servertoclient.go; clients of the 2026-07-28 protocol get those
-// requests as the input requests of a multi-round-trip tool call, see mrtr.go).
+// In front of the hub (any toolset that also implements [relay.Upstreams]; the hub
+// says so at compile time) the gateway is a full proxy: prompts, resources, resource
+// templates, completions, resource subscriptions and logging/setLevel go to the
+// servers (clienttoserver.go), and what the servers send their client — progress,
+// log messages, resource updates, and the requests sampling/createMessage,
+// elicitation/create and roots/list — comes to the gateway's clients
+// (servertoclient.go; clients of the 2026-07-28 protocol get those requests as the
+// input requests of a multi-round-trip tool call, see mrtr.go). The gateway is a
+// [relay.Peer] of the hub, as an agent answering sampling is.
 package gateway
 
 //lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
@@ -24,6 +26,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -33,31 +36,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
-
-// Upstreams is what a toolset that fronts MCP servers offers beyond tools;
-// *hub.Hub implements it. The gateway forwards through it.
-type Upstreams interface {
-	Prompts() []*mcp.Prompt
-	Resources() []*mcp.Resource
-	ResourceTemplates() []*mcp.ResourceTemplate
-	GetPrompt(context.Context, *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
-	ReadResource(context.Context, *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
-	Complete(context.Context, *mcp.CompleteParams) (*mcp.CompleteResult, error)
-	// SubscribeResource and UnsubscribeResource are counted: a server's
-	// subscription lasts while any made through SubscribeResource has not been ended
-	// (a gateway makes one per URI, for all its clients).
-	SubscribeResource(ctx context.Context, uri string) error
-	UnsubscribeResource(ctx context.Context, uri string) error
-	// NotifyRootsChanged passes a client's notifications/roots/list_changed on.
-	NotifyRootsChanged()
-	// AddPeer adds a receiver of the servers' requests and notifications to their
-	// client, alongside any other (each gateway on a hub is one); its link sets the
-	// log level the peer's clients want and removes it.
-	AddPeer(upstream.Peer) upstream.PeerLink
-}
 
 // Options configure a Gateway; nil means defaults.
 type Options struct {
@@ -66,9 +47,12 @@ type Options struct {
 	// Instructions are sent to clients that initialize.
 	Instructions string
 	Logger       *slog.Logger
-	// Upstreams, if set, is what the gateway forwards beyond tools; by default the
-	// toolset itself when it implements Upstreams.
-	Upstreams Upstreams
+	// Upstreams, if set, is what the gateway forwards beyond tools. By default it is
+	// the toolset itself when that implements relay.Upstreams (a *hub.Hub does, and
+	// checks it at compile time); a toolset that does not (a union, a filter) is
+	// served as tools only, which New logs at debug level. Set it to proxy a hub
+	// behind a wrapped toolset.
+	Upstreams relay.Upstreams
 	// InputWait is how long a multi-round-trip call of a 2026-07-28 client waits
 	// for the client to come back with its answers before it gives up: the upstream
 	// call is cancelled and the server's requests get errors (default 10 minutes).
@@ -85,8 +69,8 @@ type Options struct {
 // Gateway is one MCP server whose tools are a toolset's.
 type Gateway struct {
 	ts     tool.Toolset
-	up     Upstreams         // nil: tools only
-	link   upstream.PeerLink // the forwarder's place with up
+	up     relay.Upstreams // nil: tools only
+	link   relay.PeerLink  // the forwarder's place with up
 	server *mcp.Server
 	log    *slog.Logger
 
@@ -146,7 +130,10 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		o.Logger = slog.Default()
 	}
 	if o.Upstreams == nil {
-		o.Upstreams, _ = ts.(Upstreams)
+		o.Upstreams, _ = ts.(relay.Upstreams)
+	}
+	if o.Upstreams == nil {
+		o.Logger.Debug("gateway serves tools only: the toolset is no relay.Upstreams", "toolset", fmt.Sprintf("%T", ts))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Gateway{

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
 // Multi-round-trip calls (SEP-2322) for clients of the 2026-07-28 protocol.
@@ -46,8 +46,8 @@ func needsRounds(ss *mcp.ServerSession) bool {
 	if p == nil || p.ProtocolVersion < "2026-07-28" {
 		return false
 	}
-	return slices.ContainsFunc([]string{upstream.MethodCreateMessage, upstream.MethodElicit, upstream.MethodListRoots},
-		func(method string) bool { return capable(p.Capabilities, method) })
+	return slices.ContainsFunc([]string{relay.MethodCreateMessage, relay.MethodElicit, relay.MethodListRoots},
+		func(method string) bool { return relay.CanAnswer(p.Capabilities, method) })
 }
 
 // exchange is one upstream call made for a client of the 2026-07-28 protocol,

@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
-// Request implements upstream.Peer: a server's request goes to a client that can
+// Request implements relay.Peer: a server's request goes to a client that can
 // answer it, and the answer back to the server.
 func (f *forwarder) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {
 	c, why, mine := f.target(ctx, method)
@@ -21,7 +21,7 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 	case c.ss == nil:
 		err := error(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: %s", method, server, why)})
 		if !mine {
-			err = upstream.NotMine(err) // perhaps another gateway's client's
+			err = relay.NotMine(err) // perhaps another gateway's client's
 		}
 		return nil, err
 	case c.ex != nil:
@@ -103,11 +103,11 @@ func (c caller) session() *mcp.ServerSession {
 }
 
 // callers are the clients with requests under way to the server that sent a
-// message (see upstream.InFlight), each once; foreign reports calls under way that
+// message (see relay.CallsUnderWay), each once; foreign reports calls under way that
 // are not theirs (a program's own call on the hub, another gateway's, one of a
 // client that has left).
 func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]bool) (out []caller, foreign bool) {
-	for _, c := range upstream.InFlight(ctx) { // oldest first
+	for _, c := range relay.CallsUnderWay(ctx) { // oldest first
 		ss, _ := c.Value(sessionKey{}).(*mcp.ServerSession)
 		ex, _ := c.Value(exchangeKey{}).(*exchange)
 		if ss == nil || (ex == nil && !live[ss]) {
@@ -126,26 +126,10 @@ func (f *forwarder) callers(ctx context.Context, live map[*mcp.ServerSession]boo
 // supports reports whether the client said it can answer method.
 func supports(ss *mcp.ServerSession, method string) bool {
 	p := ss.InitializeParams()
-	return p != nil && capable(p.Capabilities, method)
+	return p != nil && relay.CanAnswer(p.Capabilities, method)
 }
 
-// capable reports whether capabilities c cover answering method.
-func capable(c *mcp.ClientCapabilities, method string) bool {
-	if c == nil {
-		return false
-	}
-	switch method {
-	case upstream.MethodCreateMessage:
-		return c.Sampling != nil
-	case upstream.MethodElicit:
-		return c.Elicitation != nil
-	case upstream.MethodListRoots:
-		return c.RootsV2 != nil || c.Roots.ListChanged
-	}
-	return false
-}
-
-// Notify implements upstream.Peer.
+// Notify implements relay.Peer.
 func (f *forwarder) Notify(ctx context.Context, server, method string, params mcp.Params) {
 	var err error
 	switch p := params.(type) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
 // SetLogLevel asks every server with logging, now and after reconnects (and servers
@@ -31,7 +31,7 @@ func (h *Hub) applyLevel(ctx context.Context, force bool) error {
 	for _, l := range *h.peers.Load() {
 		levels = append(levels, l.level)
 	}
-	level := upstream.MostVerbose(levels...)
+	level := relay.MostVerbose(levels...)
 	h.mu.Lock()
 	if level == "" || (level == h.logLevel && !force) {
 		h.mu.Unlock()

@@ -11,8 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/relay"
 )
+
+// The hub is what a gateway fronts (relay.Upstreams) and what hands its peers the
+// servers' messages (relay.Source). Said here so that a changed method fails the
+// build: a gateway finds the hub's proxy methods by a type assertion, and would
+// otherwise quietly serve tools only.
+var _ relay.Upstreams = (*Hub)(nil)
 
 // NotifyRootsChanged tells every connected server that the client's roots changed.
 func (h *Hub) NotifyRootsChanged() {
@@ -41,9 +47,9 @@ func (h *Hub) SetCapabilities(caps *mcp.ClientCapabilities) {
 // notifications/resources/updated are turned into the form the subscription used.
 // Every Peer gets every notification, and keeps those of its own clients. A
 // server's request goes to the Peers in the order they were added, until one takes
-// it (a Peer declines one that is not its clients' with upstream.NotMine). The link
+// it (a Peer declines one that is not its clients' with relay.NotMine). The link
 // sets p's log level and removes it.
-func (h *Hub) AddPeer(p upstream.Peer) upstream.PeerLink {
+func (h *Hub) AddPeer(p relay.Peer) relay.PeerLink {
 	l := &peerLink{h: h, p: p}
 	h.levelMu.Lock()
 	defer h.levelMu.Unlock()
@@ -54,7 +60,7 @@ func (h *Hub) AddPeer(p upstream.Peer) upstream.PeerLink {
 // peerLink is a Peer's place in the hub.
 type peerLink struct {
 	h     *Hub
-	p     upstream.Peer
+	p     relay.Peer
 	level mcp.LoggingLevel // h.levelMu
 }
 
@@ -98,7 +104,7 @@ func (hp hubPeer) Request(ctx context.Context, server, method string, params mcp
 	var declined error
 	for _, l := range *hp.h.peers.Load() {
 		res, err := l.p.Request(ctx, server, method, params)
-		if !errors.Is(err, upstream.ErrNotMine) {
+		if !errors.Is(err, relay.ErrNotMine) {
 			return res, err
 		}
 		if declined == nil { // the server gets the first Peer's reason

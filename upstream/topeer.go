@@ -1,94 +1,23 @@
 package upstream
 
-//lint:file-ignore SA1019 logging is deprecated in the 2026-07-28 protocol but lives in the versions clients use today; a proxy forwards it.
-
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
-// Peer receives what an upstream server sends its client besides replies, so that a
-// gateway can pass it on to its own clients.
+// Peer is relay.Peer: what receives the server's requests and notifications
+// (Options.Peer).
 //
-// Over the protocol eras that have server-to-client requests, nothing on the wire
-// says which call caused one. The ctx a Peer gets carries the values of the call
-// to this server that began most recently and is still running (the call that most
-// likely caused it), and the cancellation of the server's request.
-type Peer interface {
-	// Request answers a server-to-client request: sampling/createMessage
-	// (params *mcp.CreateMessageWithToolsParams, result
-	// *mcp.CreateMessageWithToolsResult), elicitation/create (*mcp.ElicitParams,
-	// *mcp.ElicitResult) or roots/list (*mcp.ListRootsParams, *mcp.ListRootsResult).
-	// One of several Peers (a hub's gateways) declines a request that is not for
-	// its clients with NotMine, and the next is asked.
-	Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error)
-	// Notify delivers a notification: notifications/message
-	// (*mcp.LoggingMessageParams), notifications/progress
-	// (*mcp.ProgressNotificationParams), notifications/resources/updated
-	// (*mcp.ResourceUpdatedNotificationParams) or notifications/elicitation/complete
-	// (*mcp.ElicitationCompleteParams). It runs on the connection's reading
-	// goroutine, in order: keep it short.
-	Notify(ctx context.Context, server, method string, params mcp.Params)
-}
+// Deprecated: use relay.Peer. The name stays while Options.Peer is declared with it.
+type Peer = relay.Peer
 
-// ErrNotMine is what a Peer's Request returns, wrapped by NotMine, for a request
-// that is not for its clients (it came during a call another peer's client made, or
-// the peer has no client that could answer it): whoever hands requests to several
-// peers (a hub, to several gateways) then asks the next.
-var ErrNotMine = errors.New("not for this peer")
-
-// NotMine marks err, a Peer's refusal, as ErrNotMine: errors.Is(NotMine(err),
-// ErrNotMine) holds, and the error reads and unwraps as err.
-func NotMine(err error) error { return notMine{err} }
-
-type notMine struct{ error }
-
-func (e notMine) Unwrap() error      { return e.error }
-func (notMine) Is(target error) bool { return target == ErrNotMine }
-
-// PeerLink is a Peer's place with whatever hands it the servers' messages (a hub,
-// which may have several Peers: one per gateway).
-type PeerLink interface {
-	// SetLogLevel asks the servers for log messages at level and above on the
-	// Peer's behalf; "" withdraws its wish. The servers are asked for the most
-	// verbose level any Peer (or the program) wants; with none left they keep
-	// the last (the protocol cannot unset it).
-	SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error
-	// Remove stops handing the Peer messages and withdraws its log level.
-	Remove()
-}
-
-// MostVerbose is the most verbose of levels, ignoring "" and names that are not
-// levels ("" if none is).
-func MostVerbose(levels ...mcp.LoggingLevel) mcp.LoggingLevel {
-	var out mcp.LoggingLevel
-	for _, l := range levels {
-		if r, ok := levelRank[l]; ok && (out == "" || r < levelRank[out]) {
-			out = l
-		}
-	}
-	return out
-}
-
-// levelRank orders log levels from most to least verbose.
-var levelRank = map[mcp.LoggingLevel]int{
-	"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7,
-}
-
-// Methods a Peer receives.
+// notifications the connection follows itself, by listing again.
 const (
-	MethodCreateMessage       = "sampling/createMessage"
-	MethodElicit              = "elicitation/create"
-	MethodListRoots           = "roots/list"
-	NotificationLog           = "notifications/message"
-	NotificationProgress      = "notifications/progress"
-	NotificationResourceUpd   = "notifications/resources/updated"
-	NotificationElicitDone    = "notifications/elicitation/complete"
 	notificationToolsChanged  = "notifications/tools/list_changed"
 	notificationResChanged    = "notifications/resources/list_changed"
 	notificationPromptChanged = "notifications/prompts/list_changed"
@@ -103,11 +32,11 @@ func (s *Supervisor) middleware(c *conn) mcp.Middleware {
 				defer c.noteHandled() // after the Peer has it: see order.go
 			}
 			switch method {
-			case MethodCreateMessage, MethodElicit, MethodListRoots:
+			case relay.MethodCreateMessage, relay.MethodElicit, relay.MethodListRoots:
 				if p := s.opts.Peer; p != nil {
 					return p.Request(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}
-			case NotificationLog, NotificationProgress, NotificationResourceUpd, NotificationElicitDone:
+			case relay.NotificationLog, relay.NotificationProgress, relay.NotificationResourceUpdated, relay.NotificationElicitComplete:
 				if p := s.opts.Peer; p != nil {
 					p.Notify(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}
@@ -152,10 +81,8 @@ func (f *inflight) begin(ctx context.Context) (end func()) {
 	}
 }
 
-// context is ctx (a server's message, as the SDK hands it over) with the calls
-// under way as InFlight, and the values of the newest of them (see valuesFrom): the
-// receiving side's own values are SDK internals of this connection and are not
-// passed on.
+// context is ctx (a server's message, as the SDK hands it over) as a Peer gets it:
+// with the calls under way (see relay.MessageContext).
 func (f *inflight) context(ctx context.Context) context.Context {
 	f.mu.Lock()
 	calls := make([]context.Context, len(f.calls))
@@ -163,35 +90,5 @@ func (f *inflight) context(ctx context.Context) context.Context {
 		calls[i] = c.ctx
 	}
 	f.mu.Unlock()
-	return valuesFrom{ctx, calls}
-}
-
-// InFlight returns, for a ctx given to a Peer, the contexts of every call to the
-// server that was under way when the message arrived, oldest first. When they come
-// from more than one caller, which one caused the message is unknown.
-func InFlight(ctx context.Context) []context.Context {
-	calls, _ := ctx.Value(inflightKey{}).([]context.Context)
-	return calls
-}
-
-type inflightKey struct{}
-
-// valuesFrom is a context with one context's lifetime and the values of the newest
-// of calls (none when there are no calls).
-type valuesFrom struct {
-	life  context.Context
-	calls []context.Context
-}
-
-func (c valuesFrom) Deadline() (time.Time, bool) { return c.life.Deadline() }
-func (c valuesFrom) Done() <-chan struct{}       { return c.life.Done() }
-func (c valuesFrom) Err() error                  { return c.life.Err() }
-func (c valuesFrom) Value(key any) any {
-	if _, ok := key.(inflightKey); ok {
-		return c.calls
-	}
-	if n := len(c.calls); n > 0 {
-		return c.calls[n-1].Value(key)
-	}
-	return nil
+	return relay.MessageContext(ctx, calls)
 }
