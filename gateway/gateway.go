@@ -175,7 +175,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		so.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { g.up.NotifyRootsChanged() }
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
-	g.server.AddReceivingMiddleware(eraFields, g.fwd.middleware) // see wire.go
+	g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware) // see wire.go
 	if g.up != nil {
 		g.link = g.up.AddPeer(g.fwd)
 	}

@@ -32,10 +32,10 @@ import (
 // time: elicitation is a form.
 const defaultInputWait = 10 * time.Minute
 
-// newEra reports whether ss speaks the 2026-07-28 protocol or later.
-func newEra(ss *mcp.ServerSession) bool {
+// speaks2026 reports whether ss speaks the 2026-07-28 protocol or later.
+func speaks2026(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
-	return p != nil && p.ProtocolVersion >= "2026-07-28"
+	return p != nil && p.ProtocolVersion >= protocol2026
 }
 
 // needsRounds reports whether a request of ss may run as an exchange: its client
@@ -43,7 +43,7 @@ func newEra(ss *mcp.ServerSession) bool {
 // told no more than that).
 func needsRounds(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
-	if p == nil || p.ProtocolVersion < "2026-07-28" {
+	if p == nil || p.ProtocolVersion < protocol2026 {
 		return false
 	}
 	return slices.ContainsFunc([]string{relay.MethodCreateMessage, relay.MethodElicit, relay.MethodListRoots},

@@ -50,7 +50,7 @@ func (f *forwarder) mapMeta(ctx context.Context, ss *mcp.ServerSession, meta mcp
 	for k, v := range meta {
 		switch {
 		case strings.HasPrefix(k, "io.modelcontextprotocol/"):
-			// Per-request protocol keys of the 2026-07-28 era describe the client's
+			// Per-request protocol keys of protocol 2026-07-28 describe the client's
 			// connection to the gateway; the upstream connection has its own.
 		case k == "progressToken" && v != nil:
 			token = "switchboard-" + strconv.FormatUint(nextToken.Add(1), 10)

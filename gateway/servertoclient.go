@@ -26,7 +26,7 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 		return nil, err
 	case c.ex != nil:
 		return c.ex.request(ctx, params) // see mrtr.go
-	case newEra(c.ss):
+	case speaks2026(c.ss):
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during a request of its own", method, server)}
 	}
 	ss := c.ss
