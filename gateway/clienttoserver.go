@@ -11,6 +11,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/relay"
 )
 
+// Client to server: what a client asks beyond tools/call — prompts/get,
+// resources/read, completion/complete, resources/subscribe and unsubscribe,
+// logging/setLevel — goes to the Upstreams, and every request first passes the
+// middleware here.
+
 // middleware sees every request a client sends: it ends one that no answer can
 // reach any more (see cancellation.go), records who spoke last, holds
 // requests until Options.Start is done, routes resources/read itself (so that

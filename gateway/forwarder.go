@@ -15,12 +15,14 @@ import (
 // token replaced by one of the gateway's own (so that two clients' tokens cannot
 // clash upstream) and the 2026-07-28 per-request keys dropped (they are about the
 // client's connection to the gateway). Cancellation follows the request's context.
+// See clienttoserver.go and progress.go.
 //
 // Server to client: a server's progress goes to the client whose token it maps to.
 // Its other messages go to the client whose request to that server is the newest
 // still running (nothing on the wire says which request caused them); when none
 // is running, requests go to the client heard from most recently that can answer
-// them, and log messages to every client (each at the level it set).
+// them, and log messages to every client (each at the level it set). The forwarder
+// is the gateway's relay.Peer on the hub; see servertoclient.go.
 type forwarder struct {
 	g *Gateway
 

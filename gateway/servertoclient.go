@@ -13,6 +13,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/relay"
 )
 
+// Server to client: the forwarder is the gateway's relay.Peer. A server's request
+// goes to the one client that caused it (or, with none under way, the client heard
+// from last that can answer it); a notification to the client whose token or call
+// it belongs to, or to every client.
+
 // Request implements relay.Peer: a server's request goes to a client that can
 // answer it, and the answer back to the server.
 func (f *forwarder) Request(ctx context.Context, server, method string, params mcp.Params) (mcp.Result, error) {

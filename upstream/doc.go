@@ -18,5 +18,8 @@
 //   - calls that wait for a reconnecting server within their deadline, and are re-sent
 //     only when they provably never left;
 //   - shutdown: close stdin, SIGTERM to the group, SIGKILL to the group, each wait
-//     bounded, and Pdeathsig so children die with the host.
+//     bounded, and Pdeathsig so children die with the host;
+//   - what the server sends its client besides replies (sampling, elicitation,
+//     roots, logs, progress, resource updates) handed to Options.Peer, a
+//     relay.Peer, with the calls under way (see package relay).
 package upstream
