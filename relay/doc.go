@@ -45,20 +45,21 @@
 //
 // Over protocol 2025-11-25 (what upstream connections speak) a server "MAY send
 // JSON-RPC requests and notifications before sending the JSON-RPC response. These
-// messages SHOULD relate to the originating client request" — but nothing on the
-// wire says which request. So the context a Peer gets for a message carries the
-// calls to that server under way when it arrived ([CallsUnderWay], oldest first),
-// and the values of the newest of them: a Peer that put a value in its call's
-// context (a gateway: which of its clients called) finds it there. When the calls
-// come from more than one caller, which one caused the message is unknown, and a
-// careful Peer asks no one rather than the wrong client.
+// messages SHOULD relate to the originating client request" (its Streamable HTTP
+// transport) — but nothing on the wire says which request. So the context a Peer
+// gets for a message carries the calls to that server under way when it arrived
+// ([CallsUnderWay], oldest first), and the values of the newest of them: a Peer
+// that put a value in its call's context (a gateway: which of its clients called)
+// finds it there. When the calls come from more than one caller, which one caused
+// the message is unknown, and a careful Peer asks no one rather than the wrong
+// client.
 //
 // Progress is the exception: it names its request by the progress token the
-// request carried, and "Progress notifications MUST only reference tokens that were
-// provided in an active request".
+// request carried ("Progress notifications MUST only reference tokens that: Were
+// provided in an active request; Are associated with an in-progress operation").
 //
-// Protocol 2026-07-28 forbids a server to send those requests on its own: it
-// answers the call with input requests instead, and the client calls again with
-// the answers. The upstream connection turns those into the same Peer requests, so
-// a Peer sees one shape whichever protocol the server speaks.
+// Protocol 2026-07-28 forbids a server to send those requests on its own
+// (SEP-2322): it answers the call with input requests instead, and the client
+// calls again with the answers. The upstream connection turns those into the same
+// Peer requests, so a Peer sees one shape whichever protocol the server speaks.
 package relay
