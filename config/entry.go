@@ -130,6 +130,10 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		}
 	case "required":
 		s.Required, _ = p.boolean(v, fp)
+	case "approve":
+		s.Approve = p.approve(v, fp)
+	case "sampling":
+		s.Sampling, _ = p.boolean(v, fp)
 	case "envFile":
 		p.warn(fp, "not supported (ignored)")
 	default:
@@ -320,15 +324,22 @@ func (p *parser) tools(v *hujson.Value, fp string) (f ToolFilter) {
 			p.warn(kp, "unknown field (ignored)")
 			continue
 		}
-		*dst = p.strings(&m.Value, kp, false)
-		arr, _ := m.Value.Value.(*hujson.Array)
-		for j, g := range *dst {
-			if _, err := path.Match(g, ""); err != nil {
-				p.errAt(&arr.Elements[j], kp+"["+strconv.Itoa(j)+"]", "bad pattern %q: %v", g, err)
-			}
-		}
+		*dst = p.globs(&m.Value, kp)
 	}
 	return f
+}
+
+// globs reads an array of tool-name globs (path.Match syntax), reporting a bad one at
+// its place.
+func (p *parser) globs(v *hujson.Value, fp string) []string {
+	out := p.strings(v, fp, false)
+	arr, _ := v.Value.(*hujson.Array)
+	for j, g := range out {
+		if _, err := path.Match(g, ""); err != nil {
+			p.errAt(&arr.Elements[j], fp+"["+strconv.Itoa(j)+"]", "bad pattern %q: %v", g, err)
+		}
+	}
+	return out
 }
 
 // str reads a string, reporting any other type.

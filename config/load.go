@@ -416,6 +416,12 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 			st.Heartbeat = disableOnZero(p.duration(&m.Value, path, zeroOff))
 		case "retryFailed":
 			st.RetryFailed = disableOnZero(p.duration(&m.Value, path, zeroOff))
+		case "model":
+			p.modelSettings(&m.Value, path, &st.Model)
+		case "agent":
+			p.agentSettings(&m.Value, path, &st.Agent)
+		case "sessions":
+			p.sessionSettings(&m.Value, path, &st.Sessions)
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := m.Value.Clone()
