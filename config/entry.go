@@ -301,31 +301,16 @@ func validHeaderName(s string) bool {
 
 // tools reads {"allow": [...], "deny": [...]}.
 func (p *parser) tools(v *hujson.Value, fp string) (f ToolFilter) {
-	obj, ok := v.Value.(*hujson.Object)
-	if !ok {
-		p.errAt(v, fp, "want an object")
-		return f
-	}
-	seen := map[string]*hujson.Value{}
-	for i := range obj.Members {
-		m := &obj.Members[i]
-		key := keyOf(m)
-		kp := fp + "." + key
-		if p.dupKey(seen, m, kp) || isNull(&m.Value) {
-			continue
-		}
-		var dst *[]string
+	p.members(v, fp, func(key, kp string, v *hujson.Value) {
 		switch key {
 		case "allow":
-			dst = &f.Allow
+			f.Allow = p.globs(v, kp)
 		case "deny":
-			dst = &f.Deny
+			f.Deny = p.globs(v, kp)
 		default:
 			p.warn(kp, "unknown field (ignored)")
-			continue
 		}
-		*dst = p.globs(&m.Value, kp)
-	}
+	})
 	return f
 }
 
