@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/hub"
 )
@@ -21,6 +22,7 @@ import (
 // has started.
 type service struct {
 	a     *app
+	cfg   *config.Config // as loaded at start; the hub follows the file's changes
 	hub   *hub.Hub
 	file  configFile
 	watch time.Duration
@@ -46,7 +48,7 @@ func (a *app) openService(watch time.Duration) (*service, error) {
 		s.stopSignals()
 		return nil, err
 	}
-	s.hub = hub.New(cfg, &hub.Options{Logger: a.log})
+	s.cfg, s.hub = cfg, hub.New(cfg, &hub.Options{Logger: a.log})
 	return s, nil
 }
 
