@@ -98,6 +98,14 @@ func TestCompatibleServers(t *testing.T) {
 			stop:  llm.StopEnd,
 		},
 		{
+			name: "arguments as a JSON object, not a string",
+			events: []string{
+				chunk(`"delta":{"tool_calls":[{"id":"call_o","index":0,"type":"function","function":{"name":"weather","arguments":{"city":"Bern"}}}]},"finish_reason":"tool_calls"`, ""),
+			},
+			calls: []call{{"weather", `{"city":"Bern"}`}},
+			stop:  llm.StopToolCalls,
+		},
+		{
 			name: "no finish_reason at all",
 			events: []string{
 				chunk(`"delta":{"content":"Bye."}`, ""),

@@ -33,6 +33,7 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -64,7 +65,8 @@ type Options struct {
 	// 429, 5xx or a connection error: 0 means the SDK's default (2), -1 none.
 	MaxRetries int
 	// HTTPClient sends the requests; nil means a client of our own with
-	// http.DefaultTransport's settings.
+	// http.DefaultTransport's settings and, as the SDK's default client has, a
+	// 10-minute bound on waiting for the response headers.
 	HTTPClient *http.Client
 	// Logger, when set, gets one debug record per HTTP error status (before a retry
 	// too), with the base URL, status and attempt; never headers or bodies.
@@ -100,7 +102,11 @@ func New(opts Options) (*Model, error) {
 	}
 	client := opts.HTTPClient
 	if client == nil {
-		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		// As the SDK's own default: a server that takes the request and never answers
+		// fails after a while instead of hanging (the body, a stream, is not bounded).
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.ResponseHeaderTimeout = 10 * time.Minute
+		client = &http.Client{Transport: t}
 	}
 	// Not sdk.NewClient: it would add OPENAI_* settings from the environment (a key
 	// sent to a server it was not meant for). The service takes exactly these.
@@ -410,8 +416,11 @@ func (a *accumulator) addCall(tc sdk.ChatCompletionChunkChoiceDeltaToolCall, onE
 			ok = false
 		}
 	}
+	// Arguments sent as a JSON object instead of a string holding one (some servers)
+	// arrive here as the object's text: the SDK keeps a non-string's raw JSON.
+	args := tc.Function.Arguments
 	if !ok {
-		c := &llm.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments}
+		c := &llm.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: args}
 		madeUp := c.ID == ""
 		if madeUp {
 			c.ID = newCallID()
@@ -430,9 +439,9 @@ func (a *accumulator) addCall(tc sdk.ChatCompletionChunkChoiceDeltaToolCall, onE
 	if c.Name == "" {
 		c.Name = tc.Function.Name
 	}
-	if tc.Function.Arguments != "" {
-		c.Arguments += tc.Function.Arguments
-		onEvent(llm.Event{Kind: llm.CallDelta, Index: i, Arguments: tc.Function.Arguments})
+	if args != "" {
+		c.Arguments += args
+		onEvent(llm.Event{Kind: llm.CallDelta, Index: i, Arguments: args})
 	}
 }
 

@@ -388,6 +388,21 @@ func TestHTTPErrors(t *testing.T) {
 	}
 }
 
+// TestKeyEchoedByServer: a server that repeats the whole key in its error message
+// (OpenAI masks it; not every compatible server does) does not get it into ours.
+func TestKeyEchoedByServer(t *testing.T) {
+	fake := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Status: http.StatusUnauthorized, ErrorMessage: "bad key " + testKey + " for this server"}))
+	m := newModel(t, fake.URL, nil)
+	_, err := m.Generate(context.Background(), userSays("hi"), nil)
+	var le *llm.Error
+	if !errors.As(err, &le) || le.Status != http.StatusUnauthorized {
+		t.Fatalf("err = %v, want a 401 *llm.Error", err)
+	}
+	if s := fmtAll(err); strings.Contains(s, testKey) || !strings.Contains(s, "bad key [key] for this server") {
+		t.Fatalf("error = %q, want the server's message with the key replaced", s)
+	}
+}
+
 func fmtAll(err error) string {
 	var b strings.Builder
 	for e := err; e != nil; e = errors.Unwrap(e) {
