@@ -34,7 +34,8 @@ import (
 // System; user content is a string or an array of parts (text parts joined by
 // newlines, other parts as "[type]"); assistant tool_calls become Calls; tool messages
 // become Role "tool" with CallID and the text. OpenAI's tool message has no error
-// flag, so IsError stays false: an error result is text (format writes "Error: …").
+// flag: IsError is set when the text starts with "error" (any case), the form
+// format.ResultMessage gives an error result ("Error: …").
 func NewOpenAI(addr string, script Script) (*Server, error) {
 	return serve(addr, "/v1", script, openAIHandler)
 }
@@ -290,7 +291,10 @@ func openAIDecode(in openAIRequest) (Request, error) {
 			if m.ToolCallID == "" {
 				return Request{}, fmt.Errorf("messages[%d]: a tool message needs 'tool_call_id'", i)
 			}
-			req.Messages = append(req.Messages, Message{Role: "tool", CallID: m.ToolCallID, Text: text})
+			// No error flag on the wire: an error result is text that says so, as
+			// format.ResultMessage writes it ("Error: …").
+			isErr := strings.HasPrefix(strings.ToLower(text), "error")
+			req.Messages = append(req.Messages, Message{Role: "tool", CallID: m.ToolCallID, Text: text, IsError: isErr})
 		default:
 			return Request{}, fmt.Errorf("messages[%d].role: %q is not one of 'system', 'developer', 'user', 'assistant', 'tool'", i, m.Role)
 		}

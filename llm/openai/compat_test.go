@@ -202,3 +202,56 @@ func TestStreamCut(t *testing.T) {
 		t.Fatalf("err = %v, want an *llm.Error with status 0", err)
 	}
 }
+
+// TestNotAStream: a server that answers a streamed request with one JSON completion
+// is read all the same; one that answers with something else is an error that says
+// so, not an empty answer.
+func TestNotAStream(t *testing.T) {
+	for _, tc := range []struct {
+		name, contentType, body string
+		text, calls, err        string
+	}{
+		{
+			name:        "a chat.completion object",
+			contentType: "application/json",
+			body: `{"id":"c1","object":"chat.completion","created":1,"model":"local-model","choices":[{"index":0,"message":{"role":"assistant","content":"Sure.",` +
+				`"tool_calls":[{"id":"call_j","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Nice\"}"}}]},"finish_reason":"tool_calls"}],` +
+				`"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`,
+			text:  "Sure.",
+			calls: `weather {"city":"Nice"}`,
+		},
+		{name: "an error object with status 200", contentType: "application/json", body: `{"error":{"message":"model not loaded"}}`, err: "model not loaded"},
+		{name: "other JSON", contentType: "application/json", body: `{"status":"ok"}`, err: "not a chat completion"},
+		{name: "an HTML page", contentType: "text/html", body: "<html>Sign in</html>", err: "no chat completion chunks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := startRaw(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				fmt.Fprint(w, tc.body)
+			})
+			m := newModel(t, url+"/v1", nil)
+			var rec recorder
+			res, err := m.Generate(context.Background(), userSays("hi"), rec.on)
+			if tc.err != "" {
+				var le *llm.Error
+				if !errors.As(err, &le) || !strings.Contains(le.Message, tc.err) {
+					t.Fatalf("err = %v, want an *llm.Error saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var calls []string
+			for _, c := range res.Message.Calls {
+				calls = append(calls, c.Name+" "+c.Arguments)
+			}
+			if res.Message.Text != tc.text || strings.Join(calls, ";") != tc.calls || res.Stop != llm.StopToolCalls || res.Usage.OutputTokens != 4 {
+				t.Fatalf("response = %+v", res)
+			}
+			if len(rec.kind(llm.TextDelta)) != 1 || len(rec.kind(llm.CallDelta)) != 1 {
+				t.Errorf("events = %+v, want the text and the call once each", rec.events)
+			}
+		})
+	}
+}

@@ -126,6 +126,7 @@ func New(opts Options) (*Model, error) {
 	if opts.Logger != nil {
 		ro = append(ro, option.WithMiddleware(logStatus(opts.Logger, base)))
 	}
+	ro = append(ro, option.WithMiddleware(jsonAsStream))
 	return &Model{
 		opts:             opts,
 		baseURL:          base,
@@ -173,7 +174,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 
 	var acc accumulator
 	acc.model = params.Model
+	chunks := 0
 	for stream.Next() {
+		chunks++
 		acc.add(stream.Current(), onEvent)
 	}
 	if err := stream.Err(); err != nil {
@@ -184,6 +187,12 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 	}
 	if ctx.Err() != nil { // a stream cut by the cancel can end without an error
 		return nil, ctx.Err()
+	}
+	if chunks == 0 {
+		// Every server sends at least one chunk; none is a page that is not an event
+		// stream (a proxy's HTML, a base URL without /v1 that some server answers).
+		return nil, &llm.Error{Provider: "openai", BaseURL: m.baseURL,
+			Message: "the answer held no chat completion chunks: is the base URL an OpenAI-compatible API (ending in /v1)?"}
 	}
 	if acc.usage != nil {
 		onEvent(llm.Event{Kind: llm.UsageReport, Usage: *acc.usage})

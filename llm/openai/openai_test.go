@@ -284,7 +284,7 @@ func TestHistory(t *testing.T) {
 			{ID: "c3", Name: "shot", Arguments: `{}`},
 		}},
 		{Role: "tool", CallID: "c1", Text: "x"},
-		{Role: "tool", CallID: "c2", Text: "Error: disk full"},
+		{Role: "tool", CallID: "c2", Text: "Error: disk full", IsError: true},
 		{Role: "tool", CallID: "c3", Text: "[Image: image/png]"},
 		{Role: "assistant", Text: "Done: x."},
 		{Role: "user", Text: "thanks"},
