@@ -192,31 +192,31 @@ func anthropicText(blocks []anthropicBlock) string {
 }
 
 // anthropicDecode checks and decodes a request as the API would; the error is the
-// message of a 400 invalid_request_error.
-func anthropicDecode(r *http.Request, body []byte) (Request, error) {
+// message of a 400 invalid_request_error, in the API's words, or "".
+func anthropicDecode(r *http.Request, body []byte) (Request, string) {
 	req := Request{Header: r.Header.Clone(), Raw: json.RawMessage(body)}
 	if r.Header.Get("anthropic-version") == "" {
-		return req, fmt.Errorf("anthropic-version: header is required")
+		return req, "anthropic-version: header is required"
 	}
 	var in anthropicRequest
 	if err := json.Unmarshal(body, &in); err != nil {
-		return req, fmt.Errorf("There was an error parsing the body: %v", err)
+		return req, fmt.Sprintf("There was an error parsing the body: %v", err)
 	}
 	switch {
 	case in.Model == nil:
-		return req, fmt.Errorf("model: Field required")
+		return req, "model: Field required"
 	case in.MaxTokens == nil:
-		return req, fmt.Errorf("max_tokens: Field required")
+		return req, "max_tokens: Field required"
 	case in.Messages == nil:
-		return req, fmt.Errorf("messages: Field required")
+		return req, "messages: Field required"
 	case *in.MaxTokens < 1:
-		return req, fmt.Errorf("max_tokens: Input should be greater than or equal to 1")
+		return req, "max_tokens: Input should be greater than or equal to 1"
 	}
 	req.Model, req.MaxTokens, req.Stream = *in.Model, *in.MaxTokens, in.Stream
 	if len(in.System) > 0 && string(in.System) != "null" {
 		blocks, err := anthropicBlocks(in.System)
 		if err != nil {
-			return req, fmt.Errorf("system: Input should be a valid string or a list of text blocks")
+			return req, "system: Input should be a valid string or a list of text blocks"
 		}
 		req.System = anthropicText(blocks)
 	}
@@ -227,7 +227,7 @@ func anthropicDecode(r *http.Request, body []byte) (Request, error) {
 	for i, m := range in.Messages {
 		blocks, err := anthropicBlocks(m.Content)
 		if err != nil {
-			return req, fmt.Errorf("messages.%d.content: Input should be a valid string or a list of content blocks", i)
+			return req, fmt.Sprintf("messages.%d.content: Input should be a valid string or a list of content blocks", i)
 		}
 		answered := map[string]bool{}
 		switch m.Role {
@@ -243,7 +243,7 @@ func anthropicDecode(r *http.Request, body []byte) (Request, error) {
 				if len(b.Content) > 0 {
 					inner, err := anthropicBlocks(b.Content)
 					if err != nil {
-						return req, fmt.Errorf("messages.%d.content: tool_result content should be a string or a list of blocks", i)
+						return req, fmt.Sprintf("messages.%d.content: tool_result content should be a string or a list of blocks", i)
 					}
 					text = anthropicText(inner)
 				}
@@ -262,7 +262,7 @@ func anthropicDecode(r *http.Request, body []byte) (Request, error) {
 				case "tool_use":
 					var args bytes.Buffer
 					if err := json.Compact(&args, b.Input); err != nil || len(b.Input) == 0 || b.Input[0] != '{' {
-						return req, fmt.Errorf("messages.%d.content: tool_use.input: Input should be a valid dictionary", i)
+						return req, fmt.Sprintf("messages.%d.content: tool_use.input: Input should be a valid dictionary", i)
 					}
 					msg.Calls = append(msg.Calls, Call{ID: b.ID, Name: b.Name, Arguments: args.String()})
 				}
@@ -270,7 +270,7 @@ func anthropicDecode(r *http.Request, body []byte) (Request, error) {
 			msg.Text = strings.Join(texts, "")
 			req.Messages = append(req.Messages, msg)
 		default:
-			return req, fmt.Errorf("messages.%d.role: Input should be 'user' or 'assistant'", i)
+			return req, fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i)
 		}
 		// "Each tool_use block must have a corresponding tool_result block in the
 		// next message" — the API's own words when a history breaks the rule.
@@ -281,7 +281,7 @@ func anthropicDecode(r *http.Request, body []byte) (Request, error) {
 			}
 		}
 		if len(missing) > 0 {
-			return req, fmt.Errorf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(missing, ", "))
+			return req, fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(missing, ", "))
 		}
 		pending = nil
 		for _, b := range blocks {
@@ -290,7 +290,7 @@ func anthropicDecode(r *http.Request, body []byte) (Request, error) {
 			}
 		}
 	}
-	return req, nil
+	return req, ""
 }
 
 func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
@@ -299,9 +299,9 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		anthropicError(w, http.StatusBadRequest, "", "could not read the request body: "+err.Error())
 		return
 	}
-	req, err := anthropicDecode(r, body.Bytes())
-	if err != nil {
-		anthropicError(w, http.StatusBadRequest, "", err.Error())
+	req, invalid := anthropicDecode(r, body.Bytes())
+	if invalid != "" {
+		anthropicError(w, http.StatusBadRequest, "", invalid)
 		return
 	}
 	rep := s.reply(req)
