@@ -158,10 +158,11 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 	if err := stream.Err(); err != nil {
 		return nil, m.convert(ctx, err)
 	}
-	if ctx.Err() != nil {
-		return nil, m.convert(ctx, ctx.Err())
-	}
 	if !stopped {
+		// A reply that came whole stands even if ctx ends now; one cut short does not.
+		if ctx.Err() != nil {
+			return nil, m.convert(ctx, ctx.Err())
+		}
 		return nil, m.fail(0, "the stream ended before message_stop", nil)
 	}
 

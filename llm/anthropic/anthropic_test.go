@@ -189,6 +189,9 @@ func TestMaxTokens(t *testing.T) {
 	m := newModel(t, srv.URL, anthropic.Options{MaxTokens: 100})
 	req := userSays("a long story")
 	req.MaxTokens = 17
+	req.Model = "claude-other"
+	zero := 0.0
+	req.Temperature = &zero
 	res, err := m.Generate(context.Background(), req, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -196,8 +199,13 @@ func TestMaxTokens(t *testing.T) {
 	if res.Stop != llm.StopMaxTokens || res.Message.Text != "It was the best of" {
 		t.Errorf("stop %q, text %q", res.Stop, res.Message.Text)
 	}
-	if got := srv.Requests()[0].MaxTokens; got != 17 {
-		t.Errorf("max_tokens sent = %d, want the request's 17", got)
+	sent := srv.Requests()[0]
+	if sent.MaxTokens != 17 || sent.Model != "claude-other" {
+		t.Errorf("max_tokens %d, model %q sent; want the request's 17 and claude-other", sent.MaxTokens, sent.Model)
+	}
+	var raw struct{ Temperature *float64 }
+	if err := json.Unmarshal(sent.Raw, &raw); err != nil || raw.Temperature == nil || *raw.Temperature != 0 {
+		t.Errorf("temperature 0 not sent: %s", sent.Raw)
 	}
 }
 
@@ -307,21 +315,22 @@ func TestHistory(t *testing.T) {
 	}
 }
 
-func TestRetryAfter429(t *testing.T) {
+func TestRetry(t *testing.T) {
 	srv := fakellm.StartAnthropic(t, fakellm.Queue(
 		fakellm.Reply{Status: http.StatusTooManyRequests, ErrorMessage: "Number of request tokens has exceeded your per-minute rate limit"},
-		fakellm.Reply{Text: "second time lucky"},
+		fakellm.Reply{Status: 529},
+		fakellm.Reply{Text: "third time lucky"},
 	))
 	m := newModel(t, srv.URL, anthropic.Options{})
 	res, err := m.Generate(context.Background(), userSays("hi"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Message.Text != "second time lucky" {
+	if res.Message.Text != "third time lucky" {
 		t.Errorf("text = %q", res.Message.Text)
 	}
-	if n := len(srv.Requests()); n != 2 {
-		t.Errorf("the fake got %d requests, want 2 (the 429, then its retry)", n)
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("the fake got %d requests, want 3 (the 429, the 529, then the SDK's second retry)", n)
 	}
 }
 
