@@ -22,8 +22,10 @@ import (
 // content_block_delta (text_delta, input_json_delta), content_block_stop,
 // message_delta, message_stop, with a ping after the first block starts and every
 // few deltas. Like the real API it answers 400 invalid_request_error to a request
-// without the anthropic-version header, max_tokens, model or messages, and to a
-// tool_use whose tool_result is not in the next message. It checks no API key.
+// without the anthropic-version header, max_tokens, model or messages, to a
+// tool_use whose tool_result is not in the next message, and to a history with
+// tool_use or tool_result blocks but no tools. It checks no API key. Tools sent with
+// tool_choice {"type": "none"} cannot be called: Request.Tools is then empty.
 //
 // How a Reply is written:
 //   - Text is one text block, then each Call a tool_use block.
@@ -140,6 +142,9 @@ type anthropicRequest struct {
 		Description string          `json:"description"`
 		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
+	ToolChoice struct {
+		Type string `json:"type"`
+	} `json:"tool_choice"`
 	Stream bool `json:"stream"`
 }
 
@@ -220,9 +225,14 @@ func anthropicDecode(r *http.Request, body []byte) (Request, string) {
 		}
 		req.System = anthropicText(blocks)
 	}
-	for _, t := range in.Tools {
-		req.Tools = append(req.Tools, Tool{Name: t.Name, Description: t.Description, Schema: t.InputSchema})
+	// Tools the model may not call (tool_choice none) are not offered: a script sees
+	// none, as for a request without tools.
+	if in.ToolChoice.Type != "none" {
+		for _, t := range in.Tools {
+			req.Tools = append(req.Tools, Tool{Name: t.Name, Description: t.Description, Schema: t.InputSchema})
+		}
 	}
+	toolBlocks := false
 	var pending []string // tool_use ids of the previous assistant message
 	for i, m := range in.Messages {
 		blocks, err := anthropicBlocks(m.Content)
@@ -230,6 +240,12 @@ func anthropicDecode(r *http.Request, body []byte) (Request, string) {
 			return req, fmt.Sprintf("messages.%d.content: Input should be a valid string or a list of content blocks", i)
 		}
 		answered := map[string]bool{}
+		for _, b := range blocks {
+			toolBlocks = toolBlocks || b.Type == "tool_use" || b.Type == "tool_result"
+		}
+		if toolBlocks && len(in.Tools) == 0 {
+			return req, "Requests which include `tool_use` or `tool_result` blocks must define tools."
+		}
 		switch m.Role {
 		case "user":
 			var rest []anthropicBlock

@@ -128,7 +128,12 @@ func TestAnthropicRequestChecks(t *testing.T) {
 		{"no version", `{"model":"m","max_tokens":5,"messages":[]}`, nil, "anthropic-version: header is required"},
 		{"no max_tokens", `{"model":"m","messages":[]}`, anthropicVersion, "max_tokens: Field required"},
 		{"no model", `{"max_tokens":5,"messages":[]}`, anthropicVersion, "model: Field required"},
-		{"tool_use unanswered", `{"model":"m","max_tokens":5,"messages":[
+		{"tool blocks without tools", `{"model":"m","max_tokens":5,"messages":[
+			{"role":"user","content":"hi"},
+			{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"t","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`, anthropicVersion,
+			"Requests which include `tool_use` or `tool_result` blocks must define tools."},
+		{"tool_use unanswered", `{"model":"m","max_tokens":5,"tools":[{"name":"t","input_schema":{"type":"object"}}],"messages":[
 			{"role":"user","content":"hi"},
 			{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"t","input":{}},{"type":"tool_use","id":"toolu_2","name":"t","input":{}}]},
 			{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}]}`, anthropicVersion,

@@ -247,7 +247,41 @@ func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
 		return p, err
 	}
 	p.Messages = msgs
+	if len(req.Tools) == 0 {
+		// The API refuses a history with tool_use or tool_result blocks and no tools
+		// ("Requests which include `tool_use` or `tool_result` blocks must define
+		// tools."). A request without tools (the last step of a turn) declares the
+		// tools the history called, each as format writes a bare tool, and forbids
+		// calling them with tool_choice none.
+		stubs := usedTools(req.Messages)
+		for _, d := range stubs {
+			p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](d))
+		}
+		if len(stubs) > 0 {
+			none := sdk.NewToolChoiceNoneParam()
+			p.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &none}
+		}
+	}
 	return p, nil
+}
+
+// usedTools returns a bare definition of each tool the history called, in the order
+// first called. A name the API would refuse is left out.
+func usedTools(history []llm.Message) []json.RawMessage {
+	seen := map[string]bool{}
+	var defs []json.RawMessage
+	for _, msg := range history {
+		for _, c := range msg.Calls {
+			if seen[c.Name] {
+				continue
+			}
+			seen[c.Name] = true
+			if d, err := format.Definition(format.Anthropic, tool.Tool{Name: c.Name}, nil); err == nil {
+				defs = append(defs, d)
+			}
+		}
+	}
+	return defs
 }
 
 // messages writes the history in the API's shape. The results of one step's calls

@@ -264,15 +264,22 @@ func TestHistory(t *testing.T) {
 	}
 
 	// On the wire: one user message holding both tool_result blocks, in order; the
-	// image as an image block with base64 data.
+	// image as an image block with base64 data. The request has no tools, so the
+	// ones the history called are declared and may not be called (tool_choice none):
+	// the API refuses tool blocks without tools, and the fake offers none.
 	var raw struct {
 		Messages []struct {
 			Role    string
 			Content json.RawMessage
 		}
+		Tools      []struct{ Name string }
+		ToolChoice struct{ Type string } `json:"tool_choice"`
 	}
 	if err := json.Unmarshal(r.Raw, &raw); err != nil {
 		t.Fatal(err)
+	}
+	if len(r.Tools) != 0 || len(raw.Tools) != 2 || raw.Tools[0].Name != "search" || raw.Tools[1].Name != "screenshot" || raw.ToolChoice.Type != "none" {
+		t.Errorf("tools %+v, tool_choice %q; want search and screenshot, none (and none offered: %+v)", raw.Tools, raw.ToolChoice.Type, r.Tools)
 	}
 	roles := make([]string, len(raw.Messages))
 	for i, m := range raw.Messages {
