@@ -607,3 +607,28 @@ func TestRealStreams(t *testing.T) {
 		})
 	}
 }
+
+// fakellm.Rules drives a whole tool round trip through the backend: the call it
+// reads from the user's text, then the answer it makes of the tool's result.
+func TestRulesRoundTrip(t *testing.T) {
+	srv := fakellm.StartAnthropic(t, fakellm.Rules())
+	m := newModel(t, srv.URL, anthropic.Options{})
+	history := []llm.Message{{Role: llm.RoleUser, Text: `call weather {"city":"Oslo"}`}}
+	tools := []tool.Tool{{Name: "weather"}}
+	res, err := m.Generate(context.Background(), &llm.Request{Messages: history, Tools: tools}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != llm.StopToolCalls || len(res.Message.Calls) != 1 || res.Message.Calls[0].Name != "weather" || res.Message.Calls[0].Arguments != `{"city":"Oslo"}` {
+		t.Fatalf("first step = %+v", res)
+	}
+	c := res.Message.Calls[0]
+	history = append(history, res.Message, llm.Message{Role: llm.RoleTool, CallID: c.ID, Name: c.Name, Result: tool.TextResult("rain")})
+	res, err = m.Generate(context.Background(), &llm.Request{Messages: history}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stop != llm.StopEnd || res.Message.Text != "weather: rain" {
+		t.Errorf("second step = %+v", res)
+	}
+}
