@@ -121,9 +121,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 
 	var (
 		acc     sdk.Message
-		calls   = map[int64]int{} // content block index → call index
-		args    []strings.Builder // each call's arguments as sent
-		stopped bool              // message_stop came
+		calls   = map[int64]int{}  // content block index → call index
+		args    []*strings.Builder // each call's arguments as sent (blocks may interleave)
+		stopped bool               // message_stop came
 	)
 	for stream.Next() {
 		ev := stream.Current()
@@ -134,7 +134,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 		case "content_block_start":
 			if ev.ContentBlock.Type == "tool_use" {
 				calls[ev.Index] = len(args)
-				args = append(args, strings.Builder{})
+				args = append(args, new(strings.Builder))
 				onEvent(llm.Event{Kind: llm.CallDelta, Index: calls[ev.Index], ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
 			}
 		case "content_block_delta":

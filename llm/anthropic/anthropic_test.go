@@ -632,3 +632,32 @@ func TestRulesRoundTrip(t *testing.T) {
 		t.Errorf("second step = %+v", res)
 	}
 }
+
+// Deltas of open blocks may interleave; each piece goes to its own call.
+func TestInterleavedCalls(t *testing.T) {
+	use := `{"type":"content_block_start","index":%d,"content_block":{"type":"tool_use","id":"toolu_%d","name":"t%d","input":{}}}`
+	piece := `{"type":"content_block_delta","index":%d,"delta":{"type":"input_json_delta","partial_json":%q}}`
+	toolStop := `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}`
+	url := rawServer(t, sse(evStart,
+		fmt.Sprintf(use, 0, 0, 0), fmt.Sprintf(piece, 0, `{"a":`),
+		fmt.Sprintf(use, 1, 1, 1), fmt.Sprintf(piece, 1, `{"b":`),
+		fmt.Sprintf(piece, 0, `1}`), fmt.Sprintf(piece, 1, `2}`),
+		fmt.Sprintf(evStop, 0), fmt.Sprintf(evStop, 1), toolStop, evEnd), false)
+	m := newModel(t, url, anthropic.Options{})
+	var rec recorder
+	res, err := generate(t, context.Background(), m, userSays("hi"), rec.on)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Call{{ID: "toolu_0", Name: "t0", Arguments: `{"a":1}`}, {ID: "toolu_1", Name: "t1", Arguments: `{"b":2}`}}
+	if fmt.Sprint(res.Message.Calls) != fmt.Sprint(want) || res.Stop != llm.StopToolCalls {
+		t.Errorf("calls %+v, stop %q; want %+v", res.Message.Calls, res.Stop, want)
+	}
+	var order []string
+	for _, e := range rec.kind(llm.CallDelta) {
+		order = append(order, fmt.Sprintf("%d:%s%s", e.Index, e.ID, e.Arguments))
+	}
+	if got := strings.Join(order, " "); got != `0:toolu_0 0:{"a": 1:toolu_1 1:{"b": 0:1} 1:2}` {
+		t.Errorf("call deltas = %s", got)
+	}
+}
