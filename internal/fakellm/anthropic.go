@@ -1,0 +1,532 @@
+package fakellm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// NewAnthropic starts a fake Anthropic Messages API on addr ("127.0.0.1:0" for a free
+// port). Its URL is the host alone: the SDK appends /v1/messages.
+//
+// It serves POST /v1/messages as the API reference documents it: a "message" object,
+// or with "stream": true the server-sent events message_start, content_block_start,
+// content_block_delta (text_delta, input_json_delta), content_block_stop,
+// message_delta, message_stop, with a ping after the first block starts and every
+// few deltas. Like the real API it answers 400 invalid_request_error to a request
+// without the anthropic-version header, max_tokens, model or messages, to a
+// tool_use whose tool_result is not in the next message, and to a history with
+// tool_use or tool_result blocks but no tools. It checks no API key. Tools sent with
+// tool_choice {"type": "none"} cannot be called: Request.Tools is then empty.
+//
+// How a Reply is written:
+//   - Text is one text block, then each Call a tool_use block.
+//   - A Call's Arguments must be a JSON object to be a tool_use "input". When they
+//     are not (malformed on purpose), a stream sends them as they are in the
+//     input_json_delta pieces: that is what a tool call cut off by max_tokens looks
+//     like, the one way the real API streams input that does not parse. A message
+//     that is not streamed has "input" as an object by the API's schema, so there it
+//     becomes {}.
+//   - Stop "max_tokens", "end_turn", "tool_use", "stop_sequence", "refusal" … are
+//     sent as they are ("length" and "stop" are read as OpenAI's names).
+//   - Status answers {"type":"error","error":{"type","message"},"request_id"} with
+//     the error type the API uses for that status (429 rate_limit_error, 529
+//     overloaded_error …). 429 and 529 carry "retry-after: 0": the real API says how
+//     many seconds to wait; 0 lets the SDK's retry come at once in tests.
+//
+// The request is decoded into Request: the system prompt (a string or text blocks)
+// into System; each user or assistant message into one Message, its text blocks
+// joined; tool_use blocks into Calls (Arguments the input's JSON, compacted); each
+// tool_result block into its own Message{Role: "tool"} (before the text of the same
+// user message), its text blocks joined by newlines and each image written
+// "[image MEDIA_TYPE]"; image blocks of a user message likewise.
+func NewAnthropic(addr string, script Script) (*Server, error) {
+	return serve(addr, "", script, func(s *Server) http.Handler {
+		mux := http.NewServeMux()
+		mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			anthropicError(w, http.StatusNotFound, "", "Not found")
+		})
+		return mux
+	})
+}
+
+// StartAnthropic starts a fake Anthropic server on a free loopback port for the
+// test, and closes it when the test ends.
+func StartAnthropic(tb testing.TB, script Script) *Server {
+	tb.Helper()
+	s, err := NewAnthropic("127.0.0.1:0", script)
+	if err != nil {
+		tb.Fatalf("fakellm: start the Anthropic server: %v", err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// anthropicIDs numbers message and tool_use ids across servers.
+var anthropicIDs atomic.Int64
+
+func anthropicID(prefix string) string {
+	return prefix + strconv.FormatInt(anthropicIDs.Add(1), 10)
+}
+
+// anthropicErrorTypes are the error types the API reference lists per HTTP status.
+var anthropicErrorTypes = map[int]string{
+	400: "invalid_request_error",
+	401: "authentication_error",
+	402: "billing_error",
+	403: "permission_error",
+	404: "not_found_error",
+	413: "request_too_large",
+	429: "rate_limit_error",
+	500: "api_error",
+	504: "timeout_error",
+	529: "overloaded_error",
+}
+
+func anthropicErrorType(status int) string {
+	if t, ok := anthropicErrorTypes[status]; ok {
+		return t
+	}
+	if status >= 500 {
+		return "api_error"
+	}
+	return "invalid_request_error"
+}
+
+// anthropicErrorBody is the API's error shape, as a body and as a stream's error event.
+func anthropicErrorBody(errType, message string) map[string]any {
+	return map[string]any{
+		"type":       "error",
+		"error":      map[string]any{"type": errType, "message": message},
+		"request_id": anthropicID("req_fake"),
+	}
+}
+
+func anthropicError(w http.ResponseWriter, status int, errType, message string) {
+	if errType == "" {
+		errType = anthropicErrorType(status)
+	}
+	if message == "" {
+		message = http.StatusText(status)
+		if status == 529 {
+			message = "Overloaded"
+		}
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("request-id", anthropicID("req_fake"))
+	if status == http.StatusTooManyRequests || status == 529 {
+		h.Set("retry-after", "0")
+	}
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(anthropicErrorBody(errType, message))
+}
+
+// anthropicRequest is the part of a Messages request the fake reads.
+type anthropicRequest struct {
+	Model     *string            `json:"model"`
+	MaxTokens *int               `json:"max_tokens"`
+	System    json.RawMessage    `json:"system"`
+	Messages  []anthropicMessage `json:"messages"`
+	Tools     []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	} `json:"tools"`
+	ToolChoice struct {
+		Type string `json:"type"`
+	} `json:"tool_choice"`
+	Stream bool `json:"stream"`
+}
+
+type anthropicMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"` // a string or a list of blocks
+}
+
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"` // tool_result: a string or blocks
+	IsError   bool            `json:"is_error"`
+	Source    struct {
+		MediaType string `json:"media_type"`
+	} `json:"source"`
+}
+
+// anthropicBlocks reads content that is a string (one text block) or a list of blocks.
+func anthropicBlocks(raw json.RawMessage) ([]anthropicBlock, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return []anthropicBlock{{Type: "text", Text: s}}, nil
+	}
+	var blocks []anthropicBlock
+	err := json.Unmarshal(raw, &blocks)
+	return blocks, err
+}
+
+// anthropicText joins the text of text and image blocks.
+func anthropicText(blocks []anthropicBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			parts = append(parts, b.Text)
+		case "image":
+			parts = append(parts, "[image "+b.Source.MediaType+"]")
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// anthropicDecode checks and decodes a request as the API would; the error is the
+// message of a 400 invalid_request_error, in the API's words, or "".
+func anthropicDecode(r *http.Request, body []byte) (Request, string) {
+	req := Request{Header: r.Header.Clone(), Raw: json.RawMessage(body)}
+	if r.Header.Get("anthropic-version") == "" {
+		return req, "anthropic-version: header is required"
+	}
+	var in anthropicRequest
+	if err := json.Unmarshal(body, &in); err != nil {
+		return req, fmt.Sprintf("There was an error parsing the body: %v", err)
+	}
+	switch {
+	case in.Model == nil:
+		return req, "model: Field required"
+	case in.MaxTokens == nil:
+		return req, "max_tokens: Field required"
+	case in.Messages == nil:
+		return req, "messages: Field required"
+	case *in.MaxTokens < 1:
+		return req, "max_tokens: Input should be greater than or equal to 1"
+	}
+	req.Model, req.MaxTokens, req.Stream = *in.Model, *in.MaxTokens, in.Stream
+	if len(in.System) > 0 && string(in.System) != "null" {
+		blocks, err := anthropicBlocks(in.System)
+		if err != nil {
+			return req, "system: Input should be a valid string or a list of text blocks"
+		}
+		req.System = anthropicText(blocks)
+	}
+	// Tools the model may not call (tool_choice none) are not offered: a script sees
+	// none, as for a request without tools.
+	if in.ToolChoice.Type != "none" {
+		for _, t := range in.Tools {
+			req.Tools = append(req.Tools, Tool{Name: t.Name, Description: t.Description, Schema: t.InputSchema})
+		}
+	}
+	toolBlocks := false
+	var pending []string // tool_use ids of the previous assistant message
+	for i, m := range in.Messages {
+		blocks, err := anthropicBlocks(m.Content)
+		if err != nil {
+			return req, fmt.Sprintf("messages.%d.content: Input should be a valid string or a list of content blocks", i)
+		}
+		answered := map[string]bool{}
+		for _, b := range blocks {
+			toolBlocks = toolBlocks || b.Type == "tool_use" || b.Type == "tool_result"
+		}
+		if toolBlocks && len(in.Tools) == 0 {
+			return req, "Requests which include `tool_use` or `tool_result` blocks must define tools."
+		}
+		switch m.Role {
+		case "user":
+			var rest []anthropicBlock
+			for _, b := range blocks {
+				if b.Type != "tool_result" {
+					rest = append(rest, b)
+					continue
+				}
+				answered[b.ToolUseID] = true
+				text := ""
+				if len(b.Content) > 0 {
+					inner, err := anthropicBlocks(b.Content)
+					if err != nil {
+						return req, fmt.Sprintf("messages.%d.content: tool_result content should be a string or a list of blocks", i)
+					}
+					text = anthropicText(inner)
+				}
+				req.Messages = append(req.Messages, Message{Role: "tool", CallID: b.ToolUseID, Text: text, IsError: b.IsError})
+			}
+			if len(rest) > 0 {
+				req.Messages = append(req.Messages, Message{Role: "user", Text: anthropicText(rest)})
+			}
+		case "assistant":
+			msg := Message{Role: "assistant"}
+			var texts []string
+			for _, b := range blocks {
+				switch b.Type {
+				case "text":
+					texts = append(texts, b.Text)
+				case "tool_use":
+					var args bytes.Buffer
+					if err := json.Compact(&args, b.Input); err != nil || len(b.Input) == 0 || b.Input[0] != '{' {
+						return req, fmt.Sprintf("messages.%d.content: tool_use.input: Input should be a valid dictionary", i)
+					}
+					msg.Calls = append(msg.Calls, Call{ID: b.ID, Name: b.Name, Arguments: args.String()})
+				}
+			}
+			msg.Text = strings.Join(texts, "")
+			req.Messages = append(req.Messages, msg)
+		default:
+			return req, fmt.Sprintf("messages.%d.role: Input should be 'user' or 'assistant'", i)
+		}
+		// "Each tool_use block must have a corresponding tool_result block in the
+		// next message" — the API's own words when a history breaks the rule.
+		var missing []string
+		for _, id := range pending {
+			if !answered[id] {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) > 0 {
+			return req, fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i-1, strings.Join(missing, ", "))
+		}
+		pending = nil
+		for _, b := range blocks {
+			if m.Role == "assistant" && b.Type == "tool_use" {
+				pending = append(pending, b.ID)
+			}
+		}
+	}
+	return req, ""
+}
+
+func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
+	var body bytes.Buffer
+	if _, err := body.ReadFrom(r.Body); err != nil {
+		anthropicError(w, http.StatusBadRequest, "", "could not read the request body: "+err.Error())
+		return
+	}
+	req, invalid := anthropicDecode(r, body.Bytes())
+	if invalid != "" {
+		anthropicError(w, http.StatusBadRequest, "", invalid)
+		return
+	}
+	rep := s.reply(req)
+	if rep.Delay > 0 {
+		t := time.NewTimer(rep.Delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
+	if rep.Status != 0 && rep.Status != http.StatusOK {
+		anthropicError(w, rep.Status, "", rep.ErrorMessage)
+		return
+	}
+	out := anthropicReply(req, rep)
+	if req.Stream {
+		anthropicStream(r.Context(), w, out, rep.Chunks)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("request-id", anthropicID("req_fake"))
+	json.NewEncoder(w).Encode(out.message(true))
+}
+
+// anthropicOut is a reply in the API's terms.
+type anthropicOut struct {
+	id, model, text, stop string
+	calls                 []Call
+	input, output         int64
+}
+
+func anthropicReply(req Request, rep Reply) anthropicOut {
+	o := anthropicOut{id: anthropicID("msg_fake"), model: req.Model, text: rep.Text, input: rep.InputTokens, output: rep.OutputTokens}
+	for _, c := range rep.Calls {
+		if c.ID == "" {
+			c.ID = anthropicID("toolu_fake")
+		}
+		if strings.TrimSpace(c.Arguments) == "" {
+			c.Arguments = "{}"
+		}
+		o.calls = append(o.calls, c)
+	}
+	switch rep.Stop {
+	case "":
+		o.stop = "end_turn"
+		if len(o.calls) > 0 {
+			o.stop = "tool_use"
+		}
+	case "length":
+		o.stop = "max_tokens"
+	case "stop":
+		o.stop = "end_turn"
+	case "tool_calls":
+		o.stop = "tool_use"
+	default:
+		o.stop = rep.Stop
+	}
+	if o.input == 0 {
+		o.input = int64(len(req.Raw)/4 + 1)
+	}
+	if o.output == 0 {
+		n := len(o.text)
+		for _, c := range o.calls {
+			n += len(c.Name) + len(c.Arguments)
+		}
+		o.output = int64(n/4 + 1)
+	}
+	return o
+}
+
+// anthropicInput is a call's arguments as a tool_use "input": an object, or {} when
+// the arguments are not one.
+func anthropicInput(args string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(args)
+}
+
+// message is the "message" object: whole (done), or as message_start carries it
+// (no content, no stop reason, one output token so far).
+func (o anthropicOut) message(done bool) map[string]any {
+	content := []any{}
+	var stop any
+	output := int64(1)
+	if done {
+		if o.text != "" {
+			content = append(content, map[string]any{"type": "text", "text": o.text})
+		}
+		for _, c := range o.calls {
+			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": anthropicInput(c.Arguments)})
+		}
+		stop, output = o.stop, o.output
+	}
+	return map[string]any{
+		"id":            o.id,
+		"type":          "message",
+		"role":          "assistant",
+		"model":         o.model,
+		"content":       content,
+		"stop_reason":   stop,
+		"stop_sequence": nil,
+		"usage": map[string]any{
+			"input_tokens":                o.input,
+			"output_tokens":               output,
+			"cache_creation_input_tokens": 0,
+			"cache_read_input_tokens":     0,
+			"service_tier":                "standard",
+		},
+	}
+}
+
+// anthropicPieces splits s into pieces of at most n bytes, never inside a rune.
+func anthropicPieces(s string, n int) []string {
+	if n <= 0 {
+		n = 8
+	}
+	var out []string
+	for len(s) > n {
+		cut := n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if cut == 0 {
+			_, cut = utf8.DecodeRuneInString(s)
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	if s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// anthropicPingEvery is how many deltas go between two pings; the real API pings
+// now and then to keep the connection alive.
+const anthropicPingEvery = 16
+
+func anthropicStream(ctx context.Context, w http.ResponseWriter, o anthropicOut, chunks int) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("request-id", anthropicID("req_fake"))
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	deltas := 0
+	send := func(event string, data any) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		b, _ := json.Marshal(data)
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	delta := func(index int, d map[string]any) bool {
+		deltas++
+		if deltas%anthropicPingEvery == 0 && !send("ping", map[string]any{"type": "ping"}) {
+			return false
+		}
+		return send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index, "delta": d})
+	}
+	if !send("message_start", map[string]any{"type": "message_start", "message": o.message(false)}) {
+		return
+	}
+	index := 0
+	block := func(start map[string]any, pieces []string, kind, field string) bool {
+		if !send("content_block_start", map[string]any{"type": "content_block_start", "index": index, "content_block": start}) {
+			return false
+		}
+		if index == 0 && !send("ping", map[string]any{"type": "ping"}) {
+			return false
+		}
+		for _, p := range pieces {
+			if !delta(index, map[string]any{"type": kind, field: p}) {
+				return false
+			}
+		}
+		ok := send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+		return ok
+	}
+	if o.text != "" {
+		if !block(map[string]any{"type": "text", "text": ""}, anthropicPieces(o.text, chunks), "text_delta", "text") {
+			return
+		}
+	}
+	for _, c := range o.calls {
+		// The API's first input_json_delta of a tool_use is empty.
+		pieces := append([]string{""}, anthropicPieces(c.Arguments, chunks)...)
+		start := map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}
+		if !block(start, pieces, "input_json_delta", "partial_json") {
+			return
+		}
+	}
+	if !send("message_delta", map[string]any{
+		"type":  "message_delta",
+		"delta": map[string]any{"stop_reason": o.stop, "stop_sequence": nil},
+		"usage": map[string]any{"output_tokens": o.output},
+	}) {
+		return
+	}
+	send("message_stop", map[string]any{"type": "message_stop"})
+}

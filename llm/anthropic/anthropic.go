@@ -1,0 +1,386 @@
+// Package anthropic is the llm.Model of the Anthropic Messages API, built on the
+// official Go SDK (github.com/anthropics/anthropic-sdk-go), which brings the
+// transport, the retries on 408, 409, 429 and 5xx (529 "overloaded" included) with
+// backoff and the server's retry-after, and the server-sent events.
+//
+//	m, err := anthropic.New(anthropic.Options{
+//		APIKey: os.Getenv(cfg.APIKeyEnv), // the variable the config names, read by the caller
+//		Model:  "claude-sonnet-4-5",
+//	})
+//	res, err := m.Generate(ctx, req, onEvent)
+//
+// Every request is streamed and accumulated (the SDK's Message.Accumulate), so that
+// text and tool-call arguments reach onEvent as they arrive. Tool definitions and tool
+// results go through the format package; the assistant's calls come from the stream.
+//
+// The client reads nothing from the environment (ANTHROPIC_API_KEY,
+// ANTHROPIC_BASE_URL and the SDK's profiles are ignored): what it uses is in Options.
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/packages/param"
+
+	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// DefaultBaseURL is where requests go when Options.BaseURL is empty.
+const DefaultBaseURL = "https://api.anthropic.com"
+
+// DefaultMaxTokens bounds a reply when neither the request nor Options do: the
+// Messages API requires max_tokens on every request.
+const DefaultMaxTokens = 4096
+
+// Options configures a Model. The zero value is not enough: Model must be set.
+type Options struct {
+	// BaseURL is the API's address without /v1 (the SDK appends /v1/messages);
+	// empty means DefaultBaseURL.
+	BaseURL string
+	// APIKey is sent as x-api-key. Empty sends none (a local server may not need one).
+	APIKey string
+	// Model is the model name, used when a Request names none.
+	Model string
+	// MaxTokens bounds replies when a Request does not; 0 means DefaultMaxTokens.
+	MaxTokens int
+	// MaxRetries is how many times the SDK retries a failed request: 0 means the
+	// SDK's default (2), -1 none.
+	MaxRetries int
+	// HTTPClient makes the requests; nil means http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// Model is a model behind the Anthropic Messages API. It is safe for concurrent use.
+type Model struct {
+	client  sdk.Client
+	opts    Options
+	baseURL string
+}
+
+var _ llm.Model = (*Model)(nil)
+
+// New returns a Model for opts.
+func New(opts Options) (*Model, error) {
+	if opts.Model == "" {
+		return nil, errors.New("anthropic: Options.Model is empty: name the model to use")
+	}
+	base := opts.BaseURL
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("anthropic: base URL %q is not an http or https URL", base)
+	}
+	if opts.MaxTokens < 0 {
+		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d: it must be positive (0 means %d)", opts.MaxTokens, DefaultMaxTokens)
+	}
+	if opts.MaxTokens == 0 {
+		opts.MaxTokens = DefaultMaxTokens
+	}
+	ro := []option.RequestOption{
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(base),
+	}
+	if opts.APIKey != "" {
+		ro = append(ro, option.WithAPIKey(opts.APIKey))
+	}
+	switch {
+	case opts.MaxRetries < 0:
+		ro = append(ro, option.WithMaxRetries(0))
+	case opts.MaxRetries > 0:
+		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
+	}
+	if opts.HTTPClient != nil {
+		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	}
+	return &Model{client: sdk.NewClient(ro...), opts: opts, baseURL: base}, nil
+}
+
+// Generate implements llm.Model.
+func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (*llm.Response, error) {
+	if onEvent == nil {
+		onEvent = func(llm.Event) {}
+	}
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	stream := m.client.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+
+	var (
+		acc     sdk.Message
+		calls   = map[int64]int{}  // content block index → call index
+		args    []*strings.Builder // each call's arguments as sent (blocks may interleave)
+		stopped bool               // message_stop came
+	)
+	for stream.Next() {
+		ev := stream.Current()
+		if err := acc.Accumulate(ev); err != nil {
+			return nil, m.fail(0, "the stream is out of order: "+err.Error(), nil)
+		}
+		switch ev.Type {
+		case "content_block_start":
+			if ev.ContentBlock.Type == "tool_use" {
+				calls[ev.Index] = len(args)
+				args = append(args, new(strings.Builder))
+				onEvent(llm.Event{Kind: llm.CallDelta, Index: calls[ev.Index], ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name})
+			}
+		case "content_block_delta":
+			switch ev.Delta.Type {
+			case "text_delta":
+				if ev.Delta.Text != "" {
+					onEvent(llm.Event{Kind: llm.TextDelta, Text: ev.Delta.Text})
+				}
+			case "input_json_delta":
+				i, ok := calls[ev.Index]
+				if ok && ev.Delta.PartialJSON != "" {
+					args[i].WriteString(ev.Delta.PartialJSON)
+					onEvent(llm.Event{Kind: llm.CallDelta, Index: i, Arguments: ev.Delta.PartialJSON})
+				}
+			}
+		case "message_stop":
+			stopped = true
+			onEvent(llm.Event{Kind: llm.UsageReport, Usage: usage(acc.Usage)})
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, m.convert(ctx, err)
+	}
+	if !stopped {
+		// A reply that came whole stands even if ctx ends now; one cut short does not.
+		if ctx.Err() != nil {
+			return nil, m.convert(ctx, ctx.Err())
+		}
+		return nil, m.fail(0, "the stream ended before message_stop", nil)
+	}
+
+	res := &llm.Response{
+		Message: llm.Message{Role: llm.RoleAssistant},
+		Usage:   usage(acc.Usage),
+		Stop:    stop(acc.StopReason),
+		Model:   string(acc.Model),
+	}
+	var text strings.Builder
+	for i, b := range acc.Content {
+		switch b.Type {
+		case "text":
+			text.WriteString(b.Text)
+		case "tool_use":
+			a := "{}"
+			if n, ok := calls[int64(i)]; ok && args[n].Len() > 0 {
+				a = args[n].String()
+			} else if len(b.Input) > 0 {
+				a = string(b.Input)
+			}
+			res.Message.Calls = append(res.Message.Calls, llm.Call{ID: b.ID, Name: b.Name, Arguments: a})
+		}
+	}
+	res.Message.Text = text.String()
+	return res, nil
+}
+
+// usage counts every input token: Anthropic reports those read from or written to
+// the prompt cache apart from input_tokens.
+func usage(u sdk.Usage) llm.Usage {
+	return llm.Usage{
+		InputTokens:  u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+		OutputTokens: u.OutputTokens,
+	}
+}
+
+// stop maps the API's stop_reason. "stop_sequence" is a finished answer (it stopped
+// where it was asked to); "pause_turn", "refusal" and others are StopOther.
+func stop(r sdk.StopReason) llm.StopReason {
+	switch r {
+	case "end_turn", "stop_sequence":
+		return llm.StopEnd
+	case "tool_use":
+		return llm.StopToolCalls
+	case "max_tokens":
+		return llm.StopMaxTokens
+	}
+	return llm.StopOther
+}
+
+// params builds the request. Tool definitions and tool results are the format
+// package's JSON, passed to the SDK as they are (param.Override).
+func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
+	p := sdk.MessageNewParams{
+		Model:     sdk.Model(m.opts.Model),
+		MaxTokens: int64(m.opts.MaxTokens),
+	}
+	if req.Model != "" {
+		p.Model = sdk.Model(req.Model)
+	}
+	if req.MaxTokens > 0 {
+		p.MaxTokens = int64(req.MaxTokens)
+	}
+	if req.Temperature != nil {
+		p.Temperature = param.NewOpt(*req.Temperature)
+	}
+	if req.System != "" {
+		p.System = []sdk.TextBlockParam{{Text: req.System}}
+	}
+	if len(req.Tools) > 0 {
+		defs, err := format.Tools(format.Anthropic, req.Tools, nil)
+		if err != nil {
+			return p, fmt.Errorf("anthropic: tool definitions: %w", err)
+		}
+		for _, d := range defs {
+			p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](d))
+		}
+	}
+	msgs, err := messages(req.Messages)
+	if err != nil {
+		return p, err
+	}
+	p.Messages = msgs
+	if len(req.Tools) == 0 {
+		// The API refuses a history with tool_use or tool_result blocks and no tools
+		// ("Requests which include `tool_use` or `tool_result` blocks must define
+		// tools."). A request without tools (the last step of a turn) declares the
+		// tools the history called, each as format writes a bare tool, and forbids
+		// calling them with tool_choice none.
+		stubs := usedTools(req.Messages)
+		for _, d := range stubs {
+			p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](d))
+		}
+		if len(stubs) > 0 {
+			none := sdk.NewToolChoiceNoneParam()
+			p.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &none}
+		}
+	}
+	return p, nil
+}
+
+// usedTools returns a bare definition of each tool the history called, in the order
+// first called. A name the API would refuse is left out.
+func usedTools(history []llm.Message) []json.RawMessage {
+	seen := map[string]bool{}
+	var defs []json.RawMessage
+	for _, msg := range history {
+		for _, c := range msg.Calls {
+			if seen[c.Name] {
+				continue
+			}
+			seen[c.Name] = true
+			if d, err := format.Definition(format.Anthropic, tool.Tool{Name: c.Name}, nil); err == nil {
+				defs = append(defs, d)
+			}
+		}
+	}
+	return defs
+}
+
+// messages writes the history in the API's shape. The results of one step's calls
+// are consecutive tool messages; they go into one user message, in order, since the
+// API wants every tool_result of an assistant message in the message after it.
+func messages(history []llm.Message) ([]sdk.MessageParam, error) {
+	var out []sdk.MessageParam
+	results := -1 // index in out of the user message collecting tool results
+	for i, msg := range history {
+		if msg.Role != llm.RoleTool {
+			results = -1
+		}
+		switch msg.Role {
+		case llm.RoleUser:
+			if msg.Text == "" { // the API rejects empty text blocks
+				continue
+			}
+			out = append(out, sdk.NewUserMessage(sdk.NewTextBlock(msg.Text)))
+		case llm.RoleAssistant:
+			var blocks []sdk.ContentBlockParamUnion
+			if msg.Text != "" {
+				blocks = append(blocks, sdk.NewTextBlock(msg.Text))
+			}
+			for _, c := range msg.Calls {
+				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+			}
+			if len(blocks) > 0 {
+				out = append(out, sdk.NewAssistantMessage(blocks...))
+			}
+		case llm.RoleTool:
+			res := msg.Result
+			if res == nil {
+				res = &tool.Result{}
+			}
+			raw, err := format.ResultMessage(format.Anthropic, msg.CallID, res, nil)
+			if err != nil {
+				return nil, fmt.Errorf("anthropic: messages[%d]: tool result for call %q: %w", i, msg.CallID, err)
+			}
+			block := param.Override[sdk.ContentBlockParamUnion](raw)
+			if results < 0 {
+				out = append(out, sdk.NewUserMessage())
+				results = len(out) - 1
+			}
+			out[results].Content = append(out[results].Content, block)
+		default:
+			return nil, fmt.Errorf("anthropic: messages[%d]: unknown role %q", i, msg.Role)
+		}
+	}
+	return out, nil
+}
+
+// input is a call's arguments as a tool_use input, which the API takes as an object
+// only. Arguments that are not one (a model's malformed JSON, answered with an error
+// result) are sent as {}: the history keeps the call and its result, and the
+// request stays valid.
+func input(args string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(args), &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(args)
+}
+
+// convert turns what the SDK returned into an *llm.Error. The SDK's *Error is not
+// kept (it holds the request, whose headers carry the key); its status, type and
+// message are.
+func (m *Model) convert(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return m.fail(0, "request cancelled: "+ctx.Err().Error(), ctx.Err())
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		var body struct {
+			Error struct{ Type, Message string }
+		}
+		msg := strings.TrimSpace(apiErr.RawJSON())
+		if json.Unmarshal([]byte(msg), &body) == nil && body.Error.Message != "" {
+			msg = body.Error.Message
+			if body.Error.Type != "" {
+				msg = body.Error.Type + ": " + msg
+			}
+		}
+		if msg == "" {
+			msg = http.StatusText(apiErr.StatusCode)
+		}
+		if apiErr.StatusCode < 300 {
+			// An "error" event in a stream that began with 200 OK.
+			return m.fail(0, "error event in the stream: "+msg, nil)
+		}
+		return m.fail(apiErr.StatusCode, msg, nil)
+	}
+	return m.fail(0, err.Error(), err)
+}
+
+// fail makes the *llm.Error, with the key cut out of the message should a server
+// or the network have echoed it.
+func (m *Model) fail(status int, msg string, err error) error {
+	if m.opts.APIKey != "" {
+		msg = strings.ReplaceAll(msg, m.opts.APIKey, "[api key]")
+	}
+	return &llm.Error{Provider: "anthropic", BaseURL: m.baseURL, Status: status, Message: msg, Err: err}
+}
