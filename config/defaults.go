@@ -39,6 +39,8 @@ const (
 	// DefaultListChangedDebounce coalesces a burst of list_changed notifications into
 	// one re-listing. Switchboard's own.
 	DefaultListChangedDebounce = 100 * time.Millisecond
+	// DefaultSessionTimeout: a chat session idle this long is removed. From Logicore.
+	DefaultSessionTimeout = time.Hour
 )
 
 // DefaultProtocolVersion is the protocol version upstream connections ask for. It is
