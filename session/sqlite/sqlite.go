@@ -114,7 +114,8 @@ var migrations = []string{
 		output_tokens INTEGER NOT NULL,
 		messages      INTEGER NOT NULL  -- how many rows of messages it has
 	);
-	CREATE INDEX sessions_last_active ON sessions (last_active);
+	-- List's order, so that it reads the index instead of sorting.
+	CREATE INDEX sessions_last_active ON sessions (last_active DESC, id);
 	CREATE TABLE messages (
 		session_id TEXT NOT NULL,
 		seq        INTEGER NOT NULL,
@@ -291,25 +292,36 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 		return nil, err
 	}
 	defer s.life.RUnlock()
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata
+	tx, err := s.reader.BeginTx(ctx, nil) // the count and the rows from one snapshot
+	if err != nil {
+		return nil, s.fail("list", err)
+	}
+	defer tx.Rollback() //nolint:errcheck
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil {
+		return nil, s.fail("list", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata
 		FROM sessions ORDER BY last_active DESC, id`)
 	if err != nil {
 		return nil, s.fail("list", err)
 	}
 	defer rows.Close()
-	var out []session.Summary
+	out := make([]session.Summary, 0, n)
 	for rows.Next() {
 		var (
 			sum            session.Summary
 			created, since int64
-			meta           sql.NullString
+			meta           sql.RawBytes // decoded here, not copied
 		)
 		if err := rows.Scan(&sum.ID, &sum.Messages, &created, &since, &meta); err != nil {
 			return nil, s.fail("list", err)
 		}
 		sum.Created, sum.LastActive = time.Unix(0, created), time.Unix(0, since)
-		if err := decodeNullable(meta, &sum.Metadata); err != nil {
-			return nil, s.fail("list: "+sum.ID+": metadata", err)
+		if meta != nil {
+			if err := json.Unmarshal(meta, &sum.Metadata); err != nil {
+				return nil, s.fail("list: "+sum.ID+": metadata", err)
+			}
 		}
 		out = append(out, sum)
 	}
