@@ -152,7 +152,7 @@ func History() []llm.Message {
 		{Role: llm.RoleTool, CallID: "call_3", Name: "clock__now", Result: &mcp.CallToolResult{
 			Content: []mcp.Content{&mcp.TextContent{Text: ""}},
 		}},
-		text(llm.RoleAssistant, "12 °C and rain."),
+		text(llm.RoleAssistant, "12 °C and rain.\x00 (a NUL a model once sent)"),
 	}
 }
 

@@ -16,11 +16,20 @@ const FileName = "sessions.db"
 // BSDs, ~/Library/Application Support/switchboard on macOS, and
 // %LocalAppData%\switchboard on Windows.
 func DefaultPath() (string, error) {
+	dir, err := DefaultDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, FileName), nil
+}
+
+// DefaultDir is DefaultPath's directory, the default of a --data-dir.
+func DefaultDir() (string, error) {
 	dir, err := stateDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "switchboard", FileName), nil
+	return filepath.Join(dir, "switchboard"), nil
 }
 
 func stateDir() (string, error) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/session/sessiontest"
 )
@@ -31,7 +32,8 @@ func TestMain(m *testing.M) {
 }
 
 // child runs a helper process's mode: "hold" takes a session's turn and keeps it
-// until killed; "exit" exits at once; "rss" opens the store as a Switchboard process would at start-up
+// until killed; "append" appends History to a session and waits to be killed; "exit"
+// exits at once; "rss" opens the store as a Switchboard process would at start-up
 // (open, list, the janitor's stale scan), then waits for stdin to close.
 func child(args []string) int {
 	if args[0] == "exit" {
@@ -46,6 +48,11 @@ func child(args []string) int {
 	switch args[0] {
 	case "hold":
 		if _, err := st.Acquire(ctx, args[2]); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 1
+		}
+	case "append":
+		if err := st.Append(ctx, args[2], llm.Usage{InputTokens: 7}, sessiontest.History()...); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			return 1
 		}
@@ -143,6 +150,30 @@ func TestDeadHolderFreesTurn(t *testing.T) {
 		return err == nil
 	})
 	release()
+}
+
+// TestAppendSurvivesCrash: what Append was given is in the file when it returns,
+// though the process is SIGKILLed right after (no Close, no checkpoint).
+func TestAppendSurvivesCrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	st := open(t, path)
+	s := &session.Session{}
+	if err := st.Create(t.Context(), s); err != nil {
+		t.Fatal(err)
+	}
+	writer := startChild(t, "append", path, s.ID)
+	if err := writer.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = writer.Wait()
+	got, err := open(t, path).Get(t.Context(), s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Messages) != len(sessiontest.History()) || got.Usage.InputTokens != 7 {
+		t.Errorf("after the writer was killed: %d messages, usage %+v; want %d and 7 input tokens",
+			len(got.Messages), got.Usage, len(sessiontest.History()))
+	}
 }
 
 // TestLeaseLiveness: which lease rows of other holders still hold a turn.
