@@ -319,7 +319,7 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 		}
 		sum.Created, sum.LastActive = time.Unix(0, created), time.Unix(0, since)
 		if meta != nil {
-			if err := json.Unmarshal(meta, &sum.Metadata); err != nil {
+			if sum.Metadata, err = decodeMetadata(meta); err != nil {
 				return nil, s.fail("list: "+sum.ID+": metadata", err)
 			}
 		}
