@@ -184,8 +184,10 @@ func (pg *pgServer) run(name string, args ...string) ([]byte, error) {
 
 // postgresBin finds the newest /usr/lib/postgresql/N/bin (Debian, Ubuntu), or the
 // directory of an initdb on PATH.
-func postgresBin() string {
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+func postgresBin() string { return postgresBinIn("/usr/lib/postgresql") }
+
+func postgresBinIn(root string) string {
+	dirs, _ := filepath.Glob(filepath.Join(root, "*", "bin"))
 	slices.SortFunc(dirs, func(a, b string) int {
 		va, _ := strconv.Atoi(filepath.Base(filepath.Dir(a)))
 		vb, _ := strconv.Atoi(filepath.Base(filepath.Dir(b)))
