@@ -46,6 +46,8 @@ const (
 	// DefaultParallelTools bounds the tool calls of one step that run at once.
 	// Switchboard's own: models rarely ask for more in one step.
 	DefaultParallelTools = 8
+	// DefaultSessionTimeout: a chat session idle this long is removed. From Logicore.
+	DefaultSessionTimeout = time.Hour
 )
 
 // DefaultProtocolVersion is the protocol version upstream connections ask for. It is

@@ -1,0 +1,16 @@
+package session_test
+
+import (
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/session/sessiontest"
+)
+
+func TestMemory(t *testing.T) {
+	sessiontest.Run(t, func(t *testing.T) session.Store {
+		st := session.NewMemory()
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	})
+}

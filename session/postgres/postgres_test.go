@@ -1,0 +1,146 @@
+package postgres
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/session/sessiontest"
+)
+
+// childEnv makes the test binary a helper process that takes a session's turn and
+// holds it until killed: its value is the DSN, a newline, and the session id.
+const childEnv = "SWITCHBOARD_POSTGRES_TEST_HOLD"
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(childEnv); v != "" {
+		os.Exit(hold(v))
+	}
+	code := testenv.Main(m)
+	testenv.StopPostgres()
+	os.Exit(code)
+}
+
+func hold(v string) int {
+	dsn, id, _ := strings.Cut(v, "\n")
+	ctx := context.Background()
+	st, err := Open(ctx, dsn)
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	if _, err := st.Acquire(ctx, id); err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	os.Stdout.WriteString("ready\n")
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n') // until killed
+	return 0
+}
+
+func open(t testing.TB, dsn string) *Store {
+	t.Helper()
+	st, err := Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st
+}
+
+func TestContract(t *testing.T) {
+	sessiontest.Run(t, func(t *testing.T) session.Store {
+		return open(t, testenv.Postgres(t))
+	})
+	// Two pools on one database stand for two hosts.
+	sessiontest.RunShared(t, func(t *testing.T) (session.Store, session.Store) {
+		dsn := testenv.Postgres(t)
+		return open(t, dsn), open(t, dsn)
+	})
+}
+
+// TestDeadHostFreesTurn: a process holding a turn is SIGKILLed; its connection
+// closes and the server frees the turn.
+func TestDeadHostFreesTurn(t *testing.T) {
+	dsn := testenv.Postgres(t)
+	st := open(t, dsn)
+	s := &session.Session{}
+	if err := st.Create(t.Context(), s); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+dsn+"\n"+s.ID)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &testenv.Buffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		t.Fatalf("holder: %q, %v; stderr: %s", line, err, stderr)
+	}
+	if _, err := st.Acquire(t.Context(), s.ID); !errors.Is(err, session.ErrBusy) {
+		t.Fatalf("Acquire while another host holds the turn: %v, want ErrBusy", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	var release func()
+	testenv.WaitFor(t, "the dead host's turn to be free", 20*time.Second, func() bool {
+		r, err := st.Acquire(t.Context(), s.ID)
+		if err != nil && !errors.Is(err, session.ErrBusy) {
+			t.Fatal(err)
+		}
+		release = r
+		return err == nil
+	})
+	release()
+}
+
+func TestSchemaVersion(t *testing.T) {
+	dsn := testenv.Postgres(t)
+	st := open(t, dsn)
+	if _, err := st.pool.Exec(t.Context(), `UPDATE switchboard_schema_version SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(t.Context(), dsn)
+	if err == nil || !strings.Contains(err.Error(), "schema version 99 is newer") {
+		t.Fatalf("Open of a newer schema: %v, want it refused", err)
+	}
+	if _, err := st.pool.Exec(t.Context(), `UPDATE switchboard_schema_version SET version = $1`, len(migrations)); err != nil {
+		t.Fatal(err)
+	}
+	open(t, dsn) // the current version opens again
+}
+
+// TestDSNPasswordNotInErrors: an error about the DSN says what is wrong, never the
+// password (pgx masks it; this keeps it so).
+func TestDSNPasswordNotInErrors(t *testing.T) {
+	for _, dsn := range []string{"postgres://u:s3cret@host:notaport/db", "host=h password=s3cret port=x"} {
+		_, err := Open(t.Context(), dsn)
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "invalid port") {
+			t.Errorf("Open(bad DSN): %v; want the problem named, without the password", err)
+		}
+	}
+}
