@@ -119,14 +119,15 @@ type Step struct {
 // with the session id; tool failures are never errors. On error the Turn holds the
 // steps completed so far (nil when the turn never started).
 func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, error) {
+	// The store's errors name the session already.
 	release, err := a.opts.Store.Acquire(ctx, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("agent: session %s: %w", sessionID, err)
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	defer release()
 	sess, err := a.opts.Store.Get(ctx, sessionID)
 	if err != nil {
-		return nil, fmt.Errorf("agent: session %s: %w", sessionID, err)
+		return nil, fmt.Errorf("agent: %w", err)
 	}
 	r := &run{Agent: a, ctx: ctx, sess: sess, history: sess.Messages, turn: &Turn{Session: sessionID}}
 	r.log = a.log.With("session", sessionID)
