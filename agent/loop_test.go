@@ -13,21 +13,49 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
+// storedSignal is a Store that closes a call's channel once its result is appended.
+type storedSignal struct {
+	session.Store
+	mu     sync.Mutex
+	stored map[string]chan struct{}
+}
+
+func (s *storedSignal) of(callID string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stored[callID] == nil {
+		s.stored[callID] = make(chan struct{})
+	}
+	return s.stored[callID]
+}
+
+func (s *storedSignal) Append(ctx context.Context, id string, usage llm.Usage, msgs ...llm.Message) error {
+	err := s.Store.Append(ctx, id, usage, msgs...)
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool && err == nil {
+			close(s.of(m.CallID))
+		}
+	}
+	return err
+}
+
 // TestThreeStepTurn: two steps of calls and an answer. The three calls of the first
 // step each wait until all three have started (run one by one they would never
-// finish) and finish in reverse order; the next request carries their results in
-// call order, while the store keeps them in the order they completed.
+// finish), and each waits for the next one's result to be stored before it returns;
+// the next request carries their results in call order, while the store keeps them
+// in the order they completed.
 func TestThreeStepTurn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := testCtx(t)
+		store := &storedSignal{Store: newStore(t), stored: map[string]chan struct{}{}}
 		local := tool.NewLocal()
 		var mu sync.Mutex
 		n := 0
 		allStarted := make(chan struct{})
-		finished := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{}), "c": make(chan struct{})}
 		addTool(t, local, "wait", func(ctx context.Context, args json.RawMessage) (*tool.Result, error) {
 			var in struct{ ID, Next string }
 			if err := json.Unmarshal(args, &in); err != nil {
@@ -38,17 +66,17 @@ func TestThreeStepTurn(t *testing.T) {
 				close(allStarted)
 			}
 			mu.Unlock()
-			for _, ch := range []chan struct{}{allStarted, finished[in.Next]} {
-				if ch == nil {
-					continue
-				}
+			waits := []chan struct{}{allStarted}
+			if in.Next != "" {
+				waits = append(waits, store.of("call_"+in.Next))
+			}
+			for _, ch := range waits {
 				select {
 				case <-ch:
 				case <-ctx.Done():
 					return nil, ctx.Err()
 				}
 			}
-			close(finished[in.ID])
 			return tool.TextResult("done " + in.ID), nil
 		})
 		addTool(t, local, "echo", func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
@@ -66,7 +94,6 @@ func TestThreeStepTurn(t *testing.T) {
 			}},
 			fakellm.Reply{Text: "All three are done, and both echoes came back.", Chunks: 5},
 		))
-		store := newStore(t)
 		id := newSession(t, store)
 		var rec recorder
 		a := agent.New(agent.Options{Model: model, Tools: local, Store: store, System: "Be brief.", OnEvent: rec.on})
