@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,8 +82,10 @@ func (r *run) call(step int, c llm.Call, known map[string]tool.Tool, names []str
 	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	res := r.execute(step, c, known, names)
 	d := time.Since(start)
-	r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
-		Duration: d, IsError: res.IsError, Result: tool.Text(res)})
+	if r.opts.OnEvent != nil {
+		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
+			Duration: d, IsError: res.IsError, Result: tool.Text(res)})
+	}
 	r.log.Debug("tool call", "step", step, "call_id", c.ID, "tool", c.Name, "duration", d, "error", res.IsError)
 	return res
 }
@@ -133,6 +136,14 @@ func (r *run) execute(step int, c llm.Call, known map[string]tool.Tool, names []
 // arguments reads a call's arguments text as format reads a provider's: empty means
 // {}, and anything but a JSON object is answered with format's error result.
 func arguments(c llm.Call) (json.RawMessage, *tool.Result) {
+	// The common case, a JSON object, is compacted here as format would (this path is
+	// every call's); anything else goes through format for its verdict and its words.
+	if t := strings.TrimSpace(c.Arguments); strings.HasPrefix(t, "{") {
+		var buf bytes.Buffer
+		if json.Compact(&buf, []byte(t)) == nil {
+			return buf.Bytes(), nil
+		}
+	}
 	text, _ := json.Marshal(c.Arguments) // a string cannot fail to encode
 	raw, _ := json.Marshal([]map[string]any{{
 		"id": c.ID, "type": "function",
