@@ -53,7 +53,9 @@ func toolMessage(c llm.Call, res *tool.Result) llm.Message {
 // follow an assistant message with calls put back in call order (they are stored in
 // the order the calls completed), a call that has no result answered with
 // InterruptedText, and a tool message that answers no call of the message it follows
-// (or answers one twice) left out. history is not modified.
+// (or answers one twice) left out, as is an assistant message with neither text nor
+// calls (Anthropic rejects empty messages, and it says nothing). history is not
+// modified.
 func forRequest(history []llm.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(history))
 	for i := 0; i < len(history); {
@@ -61,6 +63,9 @@ func forRequest(history []llm.Message) []llm.Message {
 		i++
 		if m.Role == llm.RoleTool {
 			continue // answers no call: no assistant message with calls precedes it
+		}
+		if m.Role == llm.RoleAssistant && m.Text == "" && len(m.Calls) == 0 {
+			continue
 		}
 		out = append(out, m)
 		if m.Role != llm.RoleAssistant || len(m.Calls) == 0 {
