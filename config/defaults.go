@@ -39,6 +39,13 @@ const (
 	// DefaultListChangedDebounce coalesces a burst of list_changed notifications into
 	// one re-listing. Switchboard's own.
 	DefaultListChangedDebounce = 100 * time.Millisecond
+
+	// DefaultMaxSteps is how many model requests with tools one agent turn makes
+	// before a last one without tools for the final answer. From persona_agent.
+	DefaultMaxSteps = 10
+	// DefaultParallelTools bounds the tool calls of one step that run at once.
+	// Switchboard's own: models rarely ask for more in one step.
+	DefaultParallelTools = 8
 )
 
 // DefaultProtocolVersion is the protocol version upstream connections ask for. It is

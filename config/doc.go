@@ -25,16 +25,25 @@
 // .mcp.json, .vscode/mcp.json and .cursor/mcp.json, then Claude Desktop's and Cursor's
 // user configs).
 //
-// Durations (timeout, toolTimeout, heartbeat, and heartbeat and retryFailed in the
-// "switchboard" object) follow one rule: a number of seconds (10, 2.5, "30") or a Go
+// Durations (timeout, toolTimeout, heartbeat, and heartbeat, retryFailed and
+// sessions.timeout in the "switchboard" object) follow one rule: a number of seconds (10, 2.5, "30") or a Go
 // duration string ("30s", "1m30s"); never negative (an error naming the place); 0 means
-// the default for timeouts and off for heartbeat and retryFailed. A plain number of
+// the default for timeouts and off for heartbeat, retryFailed and sessions.timeout. A plain number of
 // 1000 or more gets a warning: it is most likely milliseconds.
 //
 // Env values: a string is taken as written, after expansion; a number or boolean as its
 // JSON text exactly as written (42, 1.50, true), since a process sees only strings;
 // null, an object or an array is an error naming the place ("" is the empty value).
 // Header values are strings.
+//
+// The "switchboard" object also configures the agent: "model" ([ModelSettings]: provider
+// openai or anthropic, name, baseURL, apiKeyEnv — the name of the variable that holds
+// the key, never the key — maxTokens, temperature), "agent" ([AgentSettings]: maxSteps,
+// parallelTools, system) and "sessions" ([SessionSettings]: store sqlite, memory or
+// postgres, path, dsn, timeout). A server's "approve" (a list of tool globs, "always" or
+// "never") says which of its tools need the user's approval before an agent calls them
+// ([Server.NeedsApproval]); "sampling": true lets the configured model answer its
+// sampling requests.
 //
 // Every problem is reported at once, each naming its place:
 //

@@ -130,6 +130,10 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		}
 	case "required":
 		s.Required, _ = p.boolean(v, fp)
+	case "approve":
+		s.Approve = p.approve(v, fp)
+	case "sampling":
+		s.Sampling, _ = p.boolean(v, fp)
 	case "envFile":
 		p.warn(fp, "not supported (ignored)")
 	default:
@@ -297,38 +301,30 @@ func validHeaderName(s string) bool {
 
 // tools reads {"allow": [...], "deny": [...]}.
 func (p *parser) tools(v *hujson.Value, fp string) (f ToolFilter) {
-	obj, ok := v.Value.(*hujson.Object)
-	if !ok {
-		p.errAt(v, fp, "want an object")
-		return f
-	}
-	seen := map[string]*hujson.Value{}
-	for i := range obj.Members {
-		m := &obj.Members[i]
-		key := keyOf(m)
-		kp := fp + "." + key
-		if p.dupKey(seen, m, kp) || isNull(&m.Value) {
-			continue
-		}
-		var dst *[]string
+	p.members(v, fp, func(key, kp string, v *hujson.Value) {
 		switch key {
 		case "allow":
-			dst = &f.Allow
+			f.Allow = p.globs(v, kp)
 		case "deny":
-			dst = &f.Deny
+			f.Deny = p.globs(v, kp)
 		default:
 			p.warn(kp, "unknown field (ignored)")
-			continue
 		}
-		*dst = p.strings(&m.Value, kp, false)
-		arr, _ := m.Value.Value.(*hujson.Array)
-		for j, g := range *dst {
-			if _, err := path.Match(g, ""); err != nil {
-				p.errAt(&arr.Elements[j], kp+"["+strconv.Itoa(j)+"]", "bad pattern %q: %v", g, err)
-			}
+	})
+	return f
+}
+
+// globs reads an array of tool-name globs (path.Match syntax), reporting a bad one at
+// its place.
+func (p *parser) globs(v *hujson.Value, fp string) []string {
+	out := p.strings(v, fp, false)
+	arr, _ := v.Value.(*hujson.Array)
+	for j, g := range out {
+		if _, err := path.Match(g, ""); err != nil {
+			p.errAt(&arr.Elements[j], fp+"["+strconv.Itoa(j)+"]", "bad pattern %q: %v", g, err)
 		}
 	}
-	return f
+	return out
 }
 
 // str reads a string, reporting any other type.

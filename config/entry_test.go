@@ -286,6 +286,10 @@ func TestDurationRule(t *testing.T) {
 			return `{"servers": {"x": {"command": "c"}}, "switchboard": {"retryFailed": ` + v + `}}`
 		},
 			func(c *Config) time.Duration { return c.Settings.RetryFailed }},
+		{"switchboard.sessions.timeout", "off", func(v string) string {
+			return `{"servers": {"x": {"command": "c"}}, "switchboard": {"sessions": {"timeout": ` + v + `}}}`
+		},
+			func(c *Config) time.Duration { return c.Settings.Sessions.Timeout }},
 	}
 	values := []struct {
 		in   string

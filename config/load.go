@@ -386,39 +386,33 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 	if isNull(v) {
 		return
 	}
-	obj, ok := v.Value.(*hujson.Object)
-	if !ok {
-		p.errAt(v, "switchboard", "want an object")
-		return
-	}
-	seen := map[string]*hujson.Value{}
-	for i := range obj.Members {
-		m := &obj.Members[i]
-		key := keyOf(m)
-		path := "switchboard." + key
-		if p.dupKey(seen, m, path) || isNull(&m.Value) {
-			continue
-		}
+	p.members(v, "switchboard", func(key, path string, v *hujson.Value) {
 		switch key {
 		case "naming":
-			s, ok := asString(&m.Value)
+			s, ok := asString(v)
 			if !ok {
-				p.errAt(&m.Value, path, "want a string")
-				continue
+				p.errAt(v, path, "want a string")
+				return
 			}
 			switch n := Naming(strings.ToLower(s)); n {
 			case "", NamingAuto, NamingNever, NamingAlways:
 				st.Naming = n
 			default:
-				p.errAt(&m.Value, path, "unknown naming %q (want auto, never or always)", s)
+				p.errAt(v, path, "unknown naming %q (want auto, never or always)", s)
 			}
 		case "heartbeat":
-			st.Heartbeat = disableOnZero(p.duration(&m.Value, path, zeroOff))
+			st.Heartbeat = disableOnZero(p.duration(v, path, zeroOff))
 		case "retryFailed":
-			st.RetryFailed = disableOnZero(p.duration(&m.Value, path, zeroOff))
+			st.RetryFailed = disableOnZero(p.duration(v, path, zeroOff))
+		case "model":
+			p.modelSettings(v, path, &st.Model)
+		case "agent":
+			p.agentSettings(v, path, &st.Agent)
+		case "sessions":
+			p.sessionSettings(v, path, &st.Sessions)
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
-			c := m.Value.Clone()
+			c := v.Clone()
 			c.Minimize()
 			if st.Extra == nil {
 				st.Extra = map[string]json.RawMessage{}
@@ -426,7 +420,7 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 			st.Extra[key] = json.RawMessage(c.Pack())
 			p.warn(path, "unknown setting (ignored)")
 		}
-	}
+	})
 }
 
 // Small accessors over hujson values, so the walkers read like the schema.

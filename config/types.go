@@ -74,6 +74,14 @@ type Server struct {
 	Prefix string `json:"prefix,omitempty"`
 	// Required makes start-up fail when this server cannot connect.
 	Required bool `json:"required,omitempty"`
+	// Approve lists globs of the server's tools (original names) whose calls an
+	// agent must have approved before they run ("approve": a list, "always" for
+	// every tool, or "never", the default).
+	Approve []string `json:"approve,omitempty"`
+	// Sampling lets the server's sampling/createMessage requests be answered by the
+	// configured model when no client answers them ("sampling": true; off by default,
+	// since the server then spends the user's tokens).
+	Sampling bool `json:"sampling,omitempty"`
 }
 
 // Naming is the policy for deriving exposed tool names from (server, original name).
@@ -98,6 +106,10 @@ type Settings struct {
 	// RetryFailed is how often failed servers are retried (unset: [DefaultRetryFailed]);
 	// 0 in the file disables it and is stored as -1.
 	RetryFailed time.Duration `json:"retryFailed,omitempty"`
+	// Model, Agent and Sessions configure the agent (switchboard chat, serve).
+	Model    ModelSettings   `json:"model,omitzero"`
+	Agent    AgentSettings   `json:"agent,omitzero"`
+	Sessions SessionSettings `json:"sessions,omitzero"`
 	// Extra holds keys of the "switchboard" object that this version does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`
 }

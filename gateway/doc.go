@@ -69,8 +69,8 @@
 //
 // # The full proxy
 //
-// In front of the hub (any toolset that also implements [Upstreams], or one set as
-// [Options].Upstreams) the gateway serves the servers' prompts, resources, resource
+// In front of the hub (any toolset that also implements [relay.Upstreams], as the hub
+// says at compile time, or one set as [Options].Upstreams) the gateway serves the servers' prompts, resources, resource
 // templates and completions too, and passes resource subscriptions and
 // logging/setLevel on: a server is subscribed while any client holds a
 // subscription, and gets the most verbose log level any client asked for.

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"reflect"
 	"strings"
@@ -14,31 +15,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
-
-// Upstreams is what a toolset that fronts MCP servers offers beyond tools;
-// *hub.Hub implements it. The gateway forwards through it.
-type Upstreams interface {
-	Prompts() []*mcp.Prompt
-	Resources() []*mcp.Resource
-	ResourceTemplates() []*mcp.ResourceTemplate
-	GetPrompt(context.Context, *mcp.GetPromptParams) (*mcp.GetPromptResult, error)
-	ReadResource(context.Context, *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error)
-	Complete(context.Context, *mcp.CompleteParams) (*mcp.CompleteResult, error)
-	// SubscribeResource and UnsubscribeResource are counted: a server's
-	// subscription lasts while any made through SubscribeResource has not been ended
-	// (a gateway makes one per URI, for all its clients).
-	SubscribeResource(ctx context.Context, uri string) error
-	UnsubscribeResource(ctx context.Context, uri string) error
-	// NotifyRootsChanged passes a client's notifications/roots/list_changed on.
-	NotifyRootsChanged()
-	// AddPeer adds a receiver of the servers' requests and notifications to their
-	// client, alongside any other (each gateway on a hub is one); its link sets the
-	// log level the peer's clients want and removes it.
-	AddPeer(upstream.Peer) upstream.PeerLink
-}
 
 // Options configure a Gateway; nil means defaults.
 type Options struct {
@@ -47,9 +26,12 @@ type Options struct {
 	// Instructions are sent to clients that initialize.
 	Instructions string
 	Logger       *slog.Logger
-	// Upstreams, if set, is what the gateway forwards beyond tools; by default the
-	// toolset itself when it implements Upstreams.
-	Upstreams Upstreams
+	// Upstreams, if set, is what the gateway forwards beyond tools. By default it is
+	// the toolset itself when that implements relay.Upstreams (a *hub.Hub does, and
+	// checks it at compile time); a toolset that does not (a union, a filter) is
+	// served as tools only, which New logs at debug level. Set it to proxy a hub
+	// behind a wrapped toolset.
+	Upstreams relay.Upstreams
 	// InputWait is how long a multi-round-trip call of a 2026-07-28 client waits
 	// for the client to come back with its answers before it gives up: the upstream
 	// call is cancelled and the server's requests get errors (default 10 minutes).
@@ -66,8 +48,8 @@ type Options struct {
 // Gateway is one MCP server whose tools are a toolset's.
 type Gateway struct {
 	ts     tool.Toolset
-	up     Upstreams         // nil: tools only
-	link   upstream.PeerLink // the forwarder's place with up
+	up     relay.Upstreams // nil: tools only
+	link   relay.PeerLink  // the forwarder's place with up
 	server *mcp.Server
 	log    *slog.Logger
 
@@ -127,7 +109,10 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		o.Logger = slog.New(slog.DiscardHandler) // a library stays quiet unless given a logger
 	}
 	if o.Upstreams == nil {
-		o.Upstreams, _ = ts.(Upstreams)
+		o.Upstreams, _ = ts.(relay.Upstreams)
+	}
+	if o.Upstreams == nil {
+		o.Logger.Debug("gateway serves tools only: the toolset is no relay.Upstreams", "toolset", fmt.Sprintf("%T", ts))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	g := &Gateway{
@@ -169,7 +154,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		so.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { g.up.NotifyRootsChanged() }
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
-	g.server.AddReceivingMiddleware(eraFields, g.fwd.middleware) // see wire.go
+	g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware) // see wire.go
 	if g.up != nil {
 		g.link = g.up.AddPeer(g.fwd)
 	}
@@ -358,7 +343,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 // to it: unless the program ignores SIGPIPE (signal.Ignore(syscall.SIGPIPE)), Go then
 // ends the process at once instead of letting the write fail.
 func (g *Gateway) ServeStdio(ctx context.Context) error {
-	// The client's requests under way end with ctx (see inflight.go): the SDK's Run
+	// The client's requests under way end with ctx (see cancellation.go): the SDK's Run
 	// then closes the session, which waits for them.
 	err := g.server.Run(withCarrier(ctx, ctx), stdioTransport{}) // see stdio.go
 	// A client that closed its end of stdout while the gateway wrote to it has left,

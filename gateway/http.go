@@ -49,7 +49,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = defaultSessionTimeout
 	}
-	// A client's requests under way end with its POST, or its session (see inflight.go).
+	// A client's requests under way end with its POST, or its session (see cancellation.go).
 	if o.Stateless {
 		streamable = carried(streamable)
 	} else {

@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
 // Multi-round-trip calls (SEP-2322) for clients of the 2026-07-28 protocol.
@@ -32,10 +32,10 @@ import (
 // time: elicitation is a form.
 const defaultInputWait = 10 * time.Minute
 
-// newEra reports whether ss speaks the 2026-07-28 protocol or later.
-func newEra(ss *mcp.ServerSession) bool {
+// speaks2026 reports whether ss speaks the 2026-07-28 protocol or later.
+func speaks2026(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
-	return p != nil && p.ProtocolVersion >= "2026-07-28"
+	return p != nil && p.ProtocolVersion >= protocol2026
 }
 
 // needsRounds reports whether a request of ss may run as an exchange: its client
@@ -43,11 +43,11 @@ func newEra(ss *mcp.ServerSession) bool {
 // told no more than that).
 func needsRounds(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
-	if p == nil || p.ProtocolVersion < "2026-07-28" {
+	if p == nil || p.ProtocolVersion < protocol2026 {
 		return false
 	}
-	return slices.ContainsFunc([]string{upstream.MethodCreateMessage, upstream.MethodElicit, upstream.MethodListRoots},
-		func(method string) bool { return capable(p.Capabilities, method) })
+	return slices.ContainsFunc([]string{relay.MethodCreateMessage, relay.MethodElicit, relay.MethodListRoots},
+		func(method string) bool { return relay.CanAnswer(p.Capabilities, method) })
 }
 
 // exchange is one upstream call made for a client of the 2026-07-28 protocol,
@@ -296,5 +296,19 @@ func (ex *exchange) request(ctx context.Context, params mcp.Params) (mcp.Result,
 		return r.res, r.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// endExchanges ends every exchange waiting for its client's answers (the gateway
+// is closing; the calls of the others end with the gateway's context).
+func (f *forwarder) endExchanges() {
+	f.mu.Lock()
+	exs := make([]*exchange, 0, len(f.exchanges))
+	for _, ex := range f.exchanges {
+		exs = append(exs, ex)
+	}
+	f.mu.Unlock()
+	for _, ex := range exs {
+		ex.end()
 	}
 }

@@ -54,7 +54,7 @@ func (c *gatedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			return nil, fmt.Errorf("stdin is not JSON-RPC (%w): an MCP client sends one JSON-RPC message per line", err)
 		}
 		req, ok := msg.(*jsonrpc.Request)
-		if !ok || !req.IsCall() || c.initialized || requestOfNewEraRaw(req) {
+		if !ok || !req.IsCall() || c.initialized || rawRequestIs2026(req) {
 			return msg, nil
 		}
 		switch req.Method {
@@ -74,8 +74,8 @@ func (c *gatedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	}
 }
 
-// requestOfNewEraRaw is requestOfNewEra for a request not yet decoded by the SDK.
-func requestOfNewEraRaw(req *jsonrpc.Request) bool {
+// rawRequestIs2026 is requestIs2026 for a request not yet decoded by the SDK.
+func rawRequestIs2026(req *jsonrpc.Request) bool {
 	var p struct {
 		Meta map[string]any `json:"_meta"`
 	}

@@ -12,16 +12,17 @@ import (
 // omitempty: "ttlMs" and "cacheScope" (2026-07-28, SEP-2549) go out as 0 and ""
 // to any client unless removed. A client gets only what its version defines.
 
-// protocol2026 is the first protocol version whose results carry cache fields.
+// protocol2026 is the first protocol version whose results carry cache fields (and
+// whose clients get a server's requests as input requests, see mrtr.go).
 const protocol2026 = "2026-07-28"
 
-// eraFields is a receiving middleware that drops from the result of a request of
-// an older protocol the fields only 2026-07-28 defines. The SDK decides a
-// request's era as here: by the protocol version in its _meta (SEP-2575).
-func eraFields(next mcp.MethodHandler) mcp.MethodHandler {
+// drop2026Fields is a receiving middleware that drops from the result of a request
+// of an older protocol the fields only 2026-07-28 defines. The SDK decides a
+// request's protocol version as here: by the version in its _meta (SEP-2575).
+func drop2026Fields(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if err != nil || res == nil || reflect.ValueOf(res).IsNil() || requestOfNewEra(req) {
+		if err != nil || res == nil || reflect.ValueOf(res).IsNil() || requestIs2026(req) {
 			return res, err
 		}
 		if _, ok := res.(mcp.CacheableResult); ok {
@@ -31,8 +32,8 @@ func eraFields(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// requestOfNewEra reports whether req follows the 2026-07-28 protocol.
-func requestOfNewEra(req mcp.Request) bool {
+// requestIs2026 reports whether req follows the 2026-07-28 protocol (or a later one).
+func requestIs2026(req mcp.Request) bool {
 	p := req.GetParams()
 	if p == nil || reflect.ValueOf(p).IsNil() {
 		return false

@@ -231,6 +231,16 @@ func (h *Hub) supervisor(name string) *upstream.Supervisor {
 	return h.sups[name]
 }
 
+// Server returns the configuration the named server runs with now (after any Reload),
+// and false when the hub has no such server.
+func (h *Hub) Server(name string) (config.Server, bool) {
+	s := h.supervisor(name)
+	if s == nil {
+		return config.Server{}, false
+	}
+	return s.Config(), true
+}
+
 // Tools returns the current catalog snapshot.
 func (h *Hub) Tools() []tool.Tool { return h.cat.Load().tools }
 

@@ -1195,3 +1195,25 @@ func TestResultURIsLeadBack(t *testing.T) {
 		t.Errorf("read %s = %+v, want %q from b", prefixed, res.Contents, want)
 	}
 }
+
+// TestServerFollowsReload: Server tells the configuration a server runs with now, so
+// that per-server policies (an agent's approvals) follow a reload.
+func TestServerFollowsReload(t *testing.T) {
+	t.Parallel()
+	a := testserver.Stdio(t, "a")
+	h, _ := startHub(t, cfgOf(a), nil)
+	if got, ok := h.Server("a"); !ok || got.NeedsApproval("pid") {
+		t.Fatalf("Server(a) = %+v, %v; want a, found, approving nothing", got, ok)
+	}
+	guarded := a
+	guarded.Approve = []string{"p*"}
+	if err := h.Reload(cfgOf(guarded)); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := h.Server("a"); !ok || !got.NeedsApproval("pid") {
+		t.Errorf("after the reload Server(a).Approve = %q, %v; want [p*]", got.Approve, ok)
+	}
+	if _, ok := h.Server("nobody"); ok {
+		t.Error("Server(nobody) found a server")
+	}
+}

@@ -21,5 +21,8 @@
 //     bounded, and Pdeathsig (Linux, FreeBSD) so children die with the host; macOS
 //     has no Pdeathsig (see process_nopdeathsig.go for what outlives a killed host).
 //     On Windows the group is a kill-on-close Job Object: close stdin, then end the
-//     job, and the whole tree dies with the host however it ends.
+//     job, and the whole tree dies with the host however it ends;
+//   - what the server sends its client besides replies (sampling, elicitation,
+//     roots, logs, progress, resource updates) handed to Options.Peer, a
+//     relay.Peer, with the calls under way (see package relay).
 package upstream

@@ -3,12 +3,9 @@
 package upstream_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -43,21 +40,7 @@ func init() {
 // signal (Pdeathsig) must still take the child down.
 func TestChildDiesWithKilledHost(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
-	host := exec.Command(os.Args[0], "-test.run=^$")
-	host.Env = append(os.Environ(), hostChildEnv+"="+testserver.Build(t), hostChildEnv+"_PIDFILE="+pidfile)
-	out, err := host.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	host.Stderr = os.Stderr
-	if err := host.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Process.Kill(); host.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ready ready") {
-		t.Fatalf("host said %q (%v)", line, err)
-	}
+	host := startHost(t, hostChildEnv+"="+testserver.Build(t), hostChildEnv+"_PIDFILE="+pidfile)
 	child := testserver.ReadPID(t, pidfile)
 	if !testserver.ProcessAlive(child) {
 		t.Fatal("child not running before the host is killed")

@@ -10,6 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
 // maxRounds bounds the multi-round-trip retries of one request, as the SDK's own
@@ -89,11 +91,11 @@ func (s *Supervisor) answer(ctx context.Context, requests mcp.InputRequestMap) (
 	for id, ir := range requests {
 		switch r := ir.(type) {
 		case *mcp.CreateMessageWithToolsParams:
-			questions[id] = question{MethodCreateMessage, r}
+			questions[id] = question{relay.MethodCreateMessage, r}
 		case *mcp.ElicitParams:
-			questions[id] = question{MethodElicit, r}
+			questions[id] = question{relay.MethodElicit, r}
 		case *mcp.ListRootsParams:
-			questions[id] = question{MethodListRoots, r}
+			questions[id] = question{relay.MethodListRoots, r}
 		default:
 			return nil, fmt.Errorf("input request %q: %T is not forwarded", id, ir)
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
 // A server's response waits until the notifications it sent before it have been
@@ -26,7 +28,7 @@ import (
 // ordered are the notifications that pass through Supervisor.middleware, which
 // counts them handled.
 var ordered = map[string]bool{
-	NotificationLog: true, NotificationProgress: true, NotificationResourceUpd: true, NotificationElicitDone: true,
+	relay.NotificationLog: true, relay.NotificationProgress: true, relay.NotificationResourceUpdated: true, relay.NotificationElicitComplete: true,
 	notificationToolsChanged: true, notificationResChanged: true, notificationPromptChanged: true,
 }
 

@@ -1,10 +1,8 @@
 package upstream_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -98,21 +96,7 @@ func TestJobEndsTreeOnClose(t *testing.T) {
 func TestJobEndsTreeWithKilledHost(t *testing.T) {
 	bin := testserver.Build(t)
 	batch, pidfile := writeTree(t, bin)
-	host := exec.Command(os.Args[0], "-test.run=^$")
-	host.Env = append(os.Environ(), winHostEnv+"="+bin+"|"+batch)
-	out, err := host.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	host.Stderr = os.Stderr
-	if err := host.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { host.Process.Kill(); host.Wait() })
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ready ready") {
-		t.Fatalf("host said %q (%v)", line, err)
-	}
+	host := startHost(t, winHostEnv+"="+bin+"|"+batch)
 	inner := testserver.ReadPID(t, pidfile)
 	t.Cleanup(func() { killPID(inner) })
 	if !processAlive(inner) {

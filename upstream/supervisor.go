@@ -21,6 +21,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -56,7 +57,7 @@ type Options struct {
 	// Peer, if set, receives server-to-client requests and notifications (a
 	// gateway forwards them to its clients). Without one, requests get the SDK's
 	// default answers and notifications are dropped.
-	Peer Peer
+	Peer relay.Peer
 	// Capabilities are announced to servers at connect (default none; see
 	// Supervisor.SetCapabilities).
 	Capabilities *mcp.ClientCapabilities

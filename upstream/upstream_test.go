@@ -28,6 +28,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -502,7 +503,7 @@ func (p *logPeer) Request(context.Context, string, string, mcp.Params) (mcp.Resu
 }
 
 func (p *logPeer) Notify(_ context.Context, _, method string, params mcp.Params) {
-	if lp, ok := params.(*mcp.LoggingMessageParams); ok && method == upstream.NotificationLog {
+	if lp, ok := params.(*mcp.LoggingMessageParams); ok && method == relay.NotificationLog {
 		s, _ := lp.Data.(string)
 		p.mu.Lock()
 		p.logs = append(p.logs, len(s))

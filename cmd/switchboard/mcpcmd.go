@@ -8,18 +8,15 @@ import (
 	"math"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/gateway"
-	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
 
@@ -83,43 +80,29 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token with --token or $%s", listen, tokenEnv)
 			}
-			// A client that goes away may leave stdout (or, over HTTP, a stderr read
-			// by a pipe) broken while the gateway writes to it. Go kills a process
-			// for that with SIGPIPE; ignored, the write fails, and the gateway shuts
-			// down as for any client that leaves, its servers included.
-			signal.Ignore(syscall.SIGPIPE)
-			hup, stopSignals := reloadSignals()
-			defer stopSignals()
-			file := a.readConfigFile()
-			cfg, err := a.loadConfig()
+			s, err := a.openService(watch)
 			if err != nil {
 				return err
 			}
+			defer s.Close()
+			if listen == "" {
+				return a.serveStdio(cmd.Context(), s)
+			}
 			// Bound before any server starts: an address in use ends the command
 			// at once, and clients that connect meanwhile wait for the servers.
-			var ln net.Listener
-			if listen != "" {
-				if ln, err = net.Listen("tcp", listen); err != nil {
-					return usageError("--listen %s: %v", listen, err)
-				}
-				defer ln.Close() // the bridge's once served; closing twice is harmless
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return usageError("--listen %s: %v", listen, err)
 			}
-			h := hub.New(cfg, &hub.Options{Logger: a.log})
-			defer h.Close()
-			follow := func() (stop func()) { return a.followConfig(h, file, watch, hup) }
-			opts := &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: a.log}
-			if listen == "" {
-				return a.serveStdio(cmd.Context(), h, opts, follow)
-			}
+			defer ln.Close() // the bridge's once served; closing twice is harmless
 			// Over HTTP the clients are not known in advance: the servers are told
 			// every capability the gateway can forward, and a request goes to a
 			// client that has it.
-			h.SetCapabilities(gateway.AllForwardable())
-			if err := h.Start(cmd.Context()); err != nil {
-				return &exitError{code: startExitCode(err), err: err}
+			if err := s.start(cmd.Context(), gateway.AllForwardable()); err != nil {
+				return err
 			}
-			defer follow()()
-			gw := gateway.New(h, opts)
+			h := s.hub
+			gw := gateway.New(h, s.gatewayOptions())
 			defer gw.Close()
 			b := gw.Serve(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			defer b.Close()
@@ -197,31 +180,27 @@ func (b *byteSize) Type() string { return "size" }
 
 // serveStdio serves the gateway to the one client on stdin/stdout. The servers start
 // when the client's first request arrives, so that they see its capabilities (some
-// servers offer tools according to them); requests wait for the start. When a
-// required server does not come up, every request gets that error (hosts show it)
-// until the client disconnects, and the command ends with exit 1 (2 for a naming
-// collision, which is the config's fault). The config is
-// followed (follow) once the servers have started, with the client's capabilities.
-func (a *app) serveStdio(ctx context.Context, h *hub.Hub, opts *gateway.Options, follow func() (stop func())) error {
+// servers offer tools according to them); requests wait for the start. When the start
+// fails (a required server did not come up, a naming collision), every request gets
+// that error (hosts show it) until the client disconnects, and the command ends with
+// the start's exit code. The config is followed once the servers have started.
+func (a *app) serveStdio(ctx context.Context, s *service) error {
 	// Written by Start, read after gw.Close has waited for it.
 	var startErr error
-	stopFollowing := func() {}
+	opts := s.gatewayOptions()
 	opts.Start = func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
-		h.SetCapabilities(caps)
-		if err := h.Start(startCtx); err != nil {
+		if err := s.start(startCtx, caps); err != nil {
 			startErr = err
 			return err
 		}
-		stopFollowing = follow()
-		a.log.Info("gateway serving on stdio", "tools", len(h.Tools()))
+		a.log.Info("gateway serving on stdio", "tools", len(s.hub.Tools()))
 		return nil
 	}
-	gw := gateway.New(h, opts)
+	gw := gateway.New(s.hub, opts)
 	err := gw.ServeStdio(ctx)
 	gw.Close()
-	stopFollowing()
 	if startErr != nil {
-		return &exitError{code: startExitCode(startErr), err: startErr}
+		return startErr
 	}
 	return err
 }
