@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/llm"
@@ -100,13 +102,32 @@ func addTool(tb testing.TB, l *tool.Local, name string, h tool.Handler) {
 	}
 }
 
-// toolMsgs returns the tool messages at the end of a request's conversation.
+// toolMsgs returns the tool messages at the end of a request's conversation, with
+// their texts as the agent made them (see resultText).
 func toolMsgs(r fakellm.Request) []fakellm.Message {
 	var out []fakellm.Message
 	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role == "tool"; i-- {
-		out = append([]fakellm.Message{r.Messages[i]}, out...)
+		out = append([]fakellm.Message{resultText(r.Messages[i])}, out...)
 	}
 	return out
+}
+
+// resultText undoes what OpenAI's wire format does to an error result: it has no
+// error flag, so format.ResultMessage starts the text with "Error: ", which is how
+// the fake knows IsError.
+func resultText(m fakellm.Message) fakellm.Message {
+	if m.Role == "tool" && m.IsError {
+		m.Text = strings.TrimPrefix(m.Text, "Error: ")
+	}
+	return m
+}
+
+// httpConns are the goroutines of the HTTP connections between a model and its fake
+// server, which the transport keeps for the next request: not the agent's.
+var httpConns = []goleak.Option{
+	goleak.IgnoreAnyFunction("net/http.(*persistConn).readLoop"),
+	goleak.IgnoreAnyFunction("net/http.(*persistConn).writeLoop"),
+	goleak.IgnoreAnyFunction("net/http.(*conn).serve"),
 }
 
 func toolNames(r fakellm.Request) []string {

@@ -83,7 +83,7 @@ func TestCancelMidTool(t *testing.T) {
 		default:
 			t.Error("Run returned before the cancelled call did")
 		}
-		if err := goleak.Find(before); err != nil {
+		if err := goleak.Find(append(httpConns, before)...); err != nil {
 			t.Errorf("goroutines left by the cancelled turn: %v", err)
 		}
 		if got := storedCallIDs(history(t, store, id)); !reflect.DeepEqual(got, []string{"call_quick"}) {
@@ -94,7 +94,7 @@ func TestCancelMidTool(t *testing.T) {
 			t.Fatal(err)
 		}
 		req := srv.Requests()[1]
-		res := req.Messages[2:4]
+		res := []fakellm.Message{resultText(req.Messages[2]), resultText(req.Messages[3])}
 		if res[0].CallID != "call_block" || !res[0].IsError || res[0].Text != agent.InterruptedText ||
 			res[1].CallID != "call_quick" || res[1].Text != "quick done" {
 			t.Errorf("the next turn sent the results %+v", res)
@@ -119,7 +119,7 @@ func TestCancelMidStream(t *testing.T) {
 		if err := wait(t, done); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Run = %v, want context.Canceled", err)
 		}
-		if err := goleak.Find(before); err != nil {
+		if err := goleak.Find(append(httpConns, before)...); err != nil {
 			t.Errorf("goroutines left by the cancelled turn: %v", err)
 		}
 		if h := history(t, store, id); len(h) != 1 || h[0].Text != "hello?" {
@@ -192,6 +192,7 @@ func TestInterruptedCallsRepaired(t *testing.T) {
 		msgs := srv.Requests()[0].Messages
 		var got []string
 		for _, m := range msgs {
+			m = resultText(m)
 			got = append(got, m.Role+":"+m.CallID+":"+m.Text)
 		}
 		want := []string{"user::three things", "assistant::", "tool:call_1:" + agent.InterruptedText,
