@@ -190,6 +190,8 @@ func (r *run) loop(userText string) error {
 		}
 		msg := res.Message
 		msg.Role = llm.RoleAssistant
+		r.log.Debug("step", "step", step, "tools", len(tools), "calls", len(msg.Calls), "stop", res.Stop,
+			"input_tokens", res.Usage.InputTokens, "output_tokens", res.Usage.OutputTokens)
 		if err := r.store(res.Usage, msg); err != nil {
 			return err
 		}

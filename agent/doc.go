@@ -26,6 +26,20 @@
 // back to the model in call order. After Options.MaxSteps requests with tools, one
 // more request without tools asks for the final answer.
 //
+// Approvals: Options.Approve sees each well-formed call to a listed tool before it
+// runs, and its reason reaches the model when it says no:
+//
+//	Approve: func(ctx context.Context, c agent.Call) agent.Decision {
+//		if c.Tool.Annotations != nil && c.Tool.Annotations.ReadOnlyHint {
+//			return agent.Allow()
+//		}
+//		return agent.Deny("only read-only tools may run unattended")
+//	},
+//
+// Events: Options.OnEvent gets the text as it streams, each call's start and end
+// (name, arguments, duration, error or not, the result's text), each step's token
+// usage, the turn's, and the answer — one at a time, in order.
+//
 // Nothing a tool does wrong ends a turn. An unknown tool, arguments that are not a
 // JSON object, a tool's error, a dead or hung server, a timeout (Options.ToolTimeout,
 // and the hub's per-server toolTimeout), a panic in a local tool, a server's
