@@ -1,0 +1,264 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// Defaults of Options' zero values (DESIGN.md, "Defaults worth keeping").
+const (
+	// DefaultMaxSteps: model requests with tools per turn, after which one more
+	// request, without tools, asks for the final answer. From persona_agent.
+	DefaultMaxSteps = 10
+	// DefaultParallelTools bounds the calls of one step that run at once.
+	DefaultParallelTools = 8
+)
+
+// storeTimeout bounds a write to the store made after the turn's context is done:
+// what completed before a cancellation is still stored, but not forever.
+const storeTimeout = 10 * time.Second
+
+// Options configure an Agent. Model and Store are required; every other zero value
+// is a usable default.
+type Options struct {
+	Model llm.Model
+	// Tools are the tools the model may call, read afresh at every step (normally a
+	// tool.Union of local tools and a hub). nil means none.
+	Tools tool.Toolset
+	Store session.Store
+	// System is the system message of sessions that have none of their own.
+	System string
+	// MaxSteps bounds the requests with tools per turn; default DefaultMaxSteps.
+	MaxSteps int
+	// ParallelTools bounds the calls of one step that run at once; default
+	// DefaultParallelTools.
+	ParallelTools int
+	// MaxTokens and Temperature are passed on to the model (0 and nil: its defaults).
+	MaxTokens   int
+	Temperature *float64
+	// ToolTimeout bounds each call, on top of the toolset's own bounds (a hub applies
+	// each server's toolTimeout); 0 means no bound of the agent's own. A call past it
+	// is answered with a timeout error result. The tool is told through its context
+	// and must return: the turn waits for it.
+	ToolTimeout time.Duration
+	// Approve decides each call before it runs; a denied call is answered with an
+	// error result carrying the reason. nil allows every call.
+	Approve Approver
+	// OnEvent observes the turn (see Event); nil observes nothing. A callback rather
+	// than a channel: events arrive in order without a goroutine to own, and none is
+	// dropped or blocks the turn on a reader that went away. An observer that wants a
+	// channel sends to its own.
+	OnEvent func(Event)
+	// Logger gets the agent's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Agent runs turns: a user message in, the model and the tools in a loop, an answer
+// out. It is safe for concurrent use by turns of different sessions.
+type Agent struct {
+	opts Options
+	log  *slog.Logger
+}
+
+// New returns an agent; see Options for the defaults.
+func New(opts Options) *Agent {
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	if opts.ParallelTools <= 0 {
+		opts.ParallelTools = DefaultParallelTools
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Agent{opts: opts, log: log}
+}
+
+// Turn is what one Run did.
+type Turn struct {
+	Session string
+	// Answer is the text of the last assistant message.
+	Answer string
+	// Steps are the model's replies with their calls' results, in order.
+	Steps []Step
+	// Usage is the sum of the steps' token counts.
+	Usage llm.Usage
+	// Stop is why the model stopped in the last step.
+	Stop llm.StopReason
+}
+
+// Step is one request to the model and what came of it.
+type Step struct {
+	// Assistant is the model's reply.
+	Assistant llm.Message
+	// Results answer Assistant.Calls, in call order.
+	Results []llm.Message
+	Usage   llm.Usage
+}
+
+// Run takes the session's turn, adds userText to its history, and loops: send the
+// history and the tools listed now to the model, store its reply, run its calls
+// (concurrently, each answered with a result, failures included), store each result
+// as it completes, and go on until the model answers without calls. After MaxSteps
+// requests with tools, one more request without tools asks for the answer.
+//
+// Everything is stored as soon as it is complete, so a process that dies mid-turn
+// loses nothing already said; the next Run answers the calls left without a result
+// (InterruptedText) before it adds the user's message.
+//
+// The error is the store's (session.ErrBusy when another turn holds the session,
+// session.ErrNotFound), the model's (*llm.Error), or ctx's when it is done, wrapped
+// with the session id; tool failures are never errors. On error the Turn holds the
+// steps completed so far (nil when the turn never started).
+func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, error) {
+	// The store's errors name the session already.
+	release, err := a.opts.Store.Acquire(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	defer release()
+	sess, err := a.opts.Store.Get(ctx, sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("agent: %w", err)
+	}
+	r := &run{Agent: a, ctx: ctx, sess: sess, history: sess.Messages, turn: &Turn{Session: sessionID}}
+	r.log = a.log.With("session", sessionID)
+	if err := r.loop(userText); err != nil {
+		return r.turn, fmt.Errorf("agent: session %s: %w", sessionID, err)
+	}
+	return r.turn, nil
+}
+
+// run is the state of one turn.
+type run struct {
+	*Agent
+	ctx  context.Context
+	log  *slog.Logger
+	sess *session.Session
+	// history is the session's whole history as stored; histMu guards it while the
+	// calls of a step store their results.
+	histMu  sync.Mutex
+	history []llm.Message
+	turn    *Turn
+	emitMu  sync.Mutex
+}
+
+func (r *run) loop(userText string) error {
+	if owed := unanswered(r.history); len(owed) > 0 {
+		r.log.Warn("answering calls whose results were lost", "calls", len(owed))
+		if err := r.store(llm.Usage{}, owed...); err != nil {
+			return err
+		}
+	}
+	if err := r.store(llm.Usage{}, llm.Message{Role: llm.RoleUser, Text: userText}); err != nil {
+		return err
+	}
+	system := r.sess.System
+	if system == "" {
+		system = r.opts.System
+	}
+	for step := 1; ; step++ {
+		final := step > r.opts.MaxSteps
+		var tools []tool.Tool
+		if !final && r.opts.Tools != nil {
+			tools = r.opts.Tools.Tools() // afresh: a tool that joined mid-turn is usable now
+		}
+		res, err := r.opts.Model.Generate(r.ctx, &llm.Request{
+			System:      system,
+			Messages:    forRequest(r.history),
+			Tools:       tools,
+			MaxTokens:   r.opts.MaxTokens,
+			Temperature: r.opts.Temperature,
+		}, func(e llm.Event) {
+			if e.Kind == llm.TextDelta {
+				r.emit(Event{Kind: TextDelta, Step: step, Text: e.Text})
+			}
+		})
+		if err != nil {
+			if ctxErr := r.ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			return fmt.Errorf("step %d: %w", step, err)
+		}
+		msg := res.Message
+		msg.Role = llm.RoleAssistant
+		r.log.Debug("step", "step", step, "tools", len(tools), "calls", len(msg.Calls), "stop", res.Stop,
+			"input_tokens", res.Usage.InputTokens, "output_tokens", res.Usage.OutputTokens)
+		if err := r.store(res.Usage, msg); err != nil {
+			return err
+		}
+		st := Step{Assistant: msg, Usage: res.Usage}
+		r.turn.Usage = r.turn.Usage.Add(res.Usage)
+		r.turn.Stop = res.Stop
+		r.emit(Event{Kind: StepUsage, Step: step, Usage: res.Usage})
+
+		if len(msg.Calls) > 0 {
+			var err error
+			if final || r.opts.Tools == nil {
+				st.Results, err = r.refuseAll(msg.Calls)
+			} else {
+				st.Results, err = r.runCalls(step, msg.Calls)
+			}
+			r.turn.Steps = append(r.turn.Steps, st)
+			if err != nil {
+				return err
+			}
+			if !final {
+				continue
+			}
+		} else {
+			r.turn.Steps = append(r.turn.Steps, st)
+		}
+		r.turn.Answer = msg.Text
+		r.emit(Event{Kind: TurnUsage, Step: step, Usage: r.turn.Usage})
+		r.emit(Event{Kind: Answer, Step: step, Text: msg.Text})
+		return nil
+	}
+}
+
+// refuseAll answers calls made when no tool may run (the last step, sent without
+// tools, or an agent without tools): the history must answer every call.
+func (r *run) refuseAll(calls []llm.Call) ([]llm.Message, error) {
+	why := "no tool can be called now: the turn has reached its step limit; answer with what you have"
+	if r.opts.Tools == nil {
+		why = "no tools are available; answer without them"
+	}
+	msgs := make([]llm.Message, len(calls))
+	for i, c := range calls {
+		msgs[i] = toolMessage(c, tool.ErrorResult("%s", why))
+	}
+	return msgs, r.store(llm.Usage{}, msgs...)
+}
+
+// store appends msgs to the session's history, here and in the store. After ctx is
+// done it still writes (bounded by storeTimeout): what completed is kept.
+func (r *run) store(usage llm.Usage, msgs ...llm.Message) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
+	defer cancel()
+	if err := r.opts.Store.Append(ctx, r.sess.ID, usage, msgs...); err != nil {
+		return err
+	}
+	r.histMu.Lock()
+	r.history = append(r.history, msgs...)
+	r.histMu.Unlock()
+	return nil
+}
+
+// emit hands e to the observer, one event at a time.
+func (r *run) emit(e Event) {
+	if r.opts.OnEvent == nil {
+		return
+	}
+	e.Session = r.sess.ID
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	r.opts.OnEvent(e)
+}

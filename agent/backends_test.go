@@ -1,0 +1,29 @@
+package agent_test
+
+import (
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/llm/openai"
+)
+
+// startOpenAI serves script as an OpenAI Chat Completions server (closed when the
+// test ends) and returns llm/openai's model for it, without retries: a test that
+// fails a request means it.
+func startOpenAI(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {
+	tb.Helper()
+	srv := fakellm.StartOpenAI(tb, script)
+	m, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "fake-gpt", APIKey: "sk-test", MaxRetries: -1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, srv
+}
+
+// startAnthropic serves script as an Anthropic Messages server and returns
+// llm/anthropic's model for it. PLACEHOLDER until llm/anthropic is merged.
+func startAnthropic(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {
+	tb.Skip("llm/anthropic not merged yet")
+	return nil, nil
+}

@@ -1,0 +1,203 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// maxNamesListed caps the tool names an unknown-tool result lists.
+const maxNamesListed = 20
+
+// runCalls runs the calls of one step, at most ParallelTools at once, stores each
+// result as soon as it is ready and returns them in call order. Every failure is an
+// error result; the error is the store's, or ctx's when the turn was cancelled (the
+// results of calls cut short are then not stored: the next turn answers them with
+// InterruptedText).
+func (r *run) runCalls(step int, calls []llm.Call) ([]llm.Message, error) {
+	// Listed afresh: a tool that joined since the request was sent may be called.
+	known := map[string]tool.Tool{}
+	var names []string
+	for _, t := range r.opts.Tools.Tools() {
+		known[t.Name] = t
+		names = append(names, t.Name)
+	}
+	results := make([]llm.Message, len(calls))
+	sem := make(chan struct{}, r.opts.ParallelTools)
+	var (
+		wg       sync.WaitGroup
+		errMu    sync.Mutex
+		storeErr error
+	)
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-r.ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			res := r.call(step, c, known, names)
+			if r.ctx.Err() != nil && res.IsError {
+				return // cut short by the cancellation, most likely: not a result to keep
+			}
+			msg := toolMessage(c, res)
+			if err := r.store(llm.Usage{}, msg); err != nil {
+				errMu.Lock()
+				storeErr = errors.Join(storeErr, err)
+				errMu.Unlock()
+				return
+			}
+			results[i] = msg
+		}()
+	}
+	wg.Wait()
+	if err := r.ctx.Err(); err != nil {
+		kept := results[:0]
+		for _, m := range results {
+			if m.Role != "" {
+				kept = append(kept, m)
+			}
+		}
+		return kept, err
+	}
+	return results, storeErr
+}
+
+// call runs one call with its events around it.
+func (r *run) call(step int, c llm.Call, known map[string]tool.Tool, names []string) *tool.Result {
+	start := time.Now()
+	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	res := r.execute(step, c, known, names)
+	d := time.Since(start)
+	if r.opts.OnEvent != nil {
+		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
+			Duration: d, IsError: res.IsError, Result: tool.Text(res)})
+	}
+	r.log.Debug("tool call", "step", step, "call_id", c.ID, "tool", c.Name, "duration", d, "error", res.IsError)
+	return res
+}
+
+// execute checks a call, asks for approval and runs it; whatever goes wrong is an
+// error result that says what to do about it.
+func (r *run) execute(step int, c llm.Call, known map[string]tool.Tool, names []string) *tool.Result {
+	args, bad := arguments(c)
+	if bad != nil {
+		return bad
+	}
+	def, ok := known[c.Name]
+	if !ok {
+		return unknownTool(c.Name, names)
+	}
+	if r.opts.Approve != nil {
+		d, err := r.approve(Call{Session: r.sess.ID, Step: step, ID: c.ID, Name: c.Name, Arguments: args, Tool: def})
+		switch {
+		case err != nil:
+			return tool.ErrorResult("the call to %q was not approved: %v", c.Name, err)
+		case !d.Allow:
+			reason := d.Reason
+			if reason == "" {
+				reason = "no reason given"
+			}
+			return tool.ErrorResult("the call to %q was denied: %s", c.Name, reason)
+		}
+	}
+	ctx := r.ctx
+	if r.opts.ToolTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.opts.ToolTimeout)
+		defer cancel()
+	}
+	res, err := r.invoke(ctx, c.Name, args)
+	timedOut := r.opts.ToolTimeout > 0 && errors.Is(ctx.Err(), context.DeadlineExceeded) && r.ctx.Err() == nil
+	switch {
+	case timedOut && (err != nil || res == nil || res.IsError):
+		return tool.ErrorResult("tool %q timed out after %s", c.Name, r.opts.ToolTimeout)
+	case err != nil:
+		return tool.ErrorResult("tool %q could not be called: %v", c.Name, err)
+	case res == nil:
+		return tool.TextResult("")
+	}
+	return res
+}
+
+// arguments reads a call's arguments text as format reads a provider's: empty means
+// {}, and anything but a JSON object is answered with format's error result.
+func arguments(c llm.Call) (json.RawMessage, *tool.Result) {
+	// The common case, a JSON object, is compacted here as format would (this path is
+	// every call's); anything else goes through format for its verdict and its words.
+	if t := strings.TrimSpace(c.Arguments); strings.HasPrefix(t, "{") {
+		var buf bytes.Buffer
+		if json.Compact(&buf, []byte(t)) == nil {
+			return buf.Bytes(), nil
+		}
+	}
+	text, _ := json.Marshal(c.Arguments) // a string cannot fail to encode
+	raw, _ := json.Marshal([]map[string]any{{
+		"id": c.ID, "type": "function",
+		"function": map[string]any{"name": c.Name, "arguments": json.RawMessage(text)},
+	}})
+	parsed, err := format.ParseCalls(format.OpenAI, raw)
+	if err != nil || len(parsed) != 1 {
+		return nil, tool.ErrorResult("the call to %q could not be read: %v", c.Name, err)
+	}
+	if res := parsed[0].ErrorResult(); res != nil {
+		return nil, res
+	}
+	return parsed[0].Args, nil
+}
+
+// approve asks the hook, which is the caller's code: a panic in it denies the call
+// instead of taking the process down.
+func (r *run) approve(c Call) (d Decision, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("approval hook panicked", "tool", c.Name, "call_id", c.ID, "panic", p, "stack", string(debug.Stack()))
+			d, err = Decision{}, fmt.Errorf("the approval hook failed")
+		}
+	}()
+	d = r.opts.Approve(r.ctx, c)
+	if !d.Allow && r.ctx.Err() != nil {
+		return d, r.ctx.Err()
+	}
+	return d, nil
+}
+
+// invoke calls the toolset. tool.Local recovers its functions' panics, but a
+// Toolset may be anyone's: a panic below is the call's error result, not a crash.
+func (r *run) invoke(ctx context.Context, name string, args json.RawMessage) (res *tool.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.log.Error("tool call panicked", "tool", name, "panic", p, "stack", string(debug.Stack()))
+			res, err = tool.ErrorResult("tool %q panicked: %v", name, p), nil
+		}
+	}()
+	return r.opts.Tools.Call(ctx, name, args)
+}
+
+// unknownTool answers a call to a tool the toolset does not list, with the names it
+// does list so that the model can correct itself.
+func unknownTool(name string, names []string) *tool.Result {
+	if len(names) == 0 {
+		return tool.ErrorResult("unknown tool %q: no tools are available now", name)
+	}
+	list := names
+	more := ""
+	if len(list) > maxNamesListed {
+		list = list[:maxNamesListed]
+		more = fmt.Sprintf(" and %d more", len(names)-maxNamesListed)
+	}
+	return tool.ErrorResult("unknown tool %q; the tools available are: %s%s", name, strings.Join(list, ", "), more)
+}
