@@ -255,3 +255,31 @@ func TestNotAStream(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorBodies: error statuses from servers whose bodies are not OpenAI's error
+// object still give their message.
+func TestErrorBodies(t *testing.T) {
+	for _, tc := range []struct {
+		name, body, want string
+		status           int
+	}{
+		{"vLLM", `{"object":"error","message":"The model 'x' does not exist.","type":"NotFoundError","param":null,"code":404}`, "The model 'x' does not exist.", 404},
+		{"FastAPI", `{"detail":"Not Found"}`, "Not Found", 404},
+		{"error as a string", `{"error":"model 'x' not found, try pulling it first"}`, "model 'x' not found, try pulling it first", 404},
+		{"plain text", "upstream connect error\n", "upstream connect error", 502},
+		{"empty", "", "Bad Request", 400},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := startRaw(t, func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(tc.status)
+				fmt.Fprint(w, tc.body)
+			})
+			m := newModel(t, url+"/v1", func(o *openai.Options) { o.MaxRetries = -1 })
+			_, err := m.Generate(context.Background(), userSays("hi"), nil)
+			var le *llm.Error
+			if !errors.As(err, &le) || le.Status != tc.status || le.Message != tc.want {
+				t.Fatalf("err = %#v, want status %d and message %q", le, tc.status, tc.want)
+			}
+		})
+	}
+}

@@ -126,7 +126,7 @@ func New(opts Options) (*Model, error) {
 	if opts.Logger != nil {
 		ro = append(ro, option.WithMiddleware(logStatus(opts.Logger, base)))
 	}
-	ro = append(ro, option.WithMiddleware(jsonAsStream))
+	ro = append(ro, option.WithMiddleware(compatible))
 	return &Model{
 		opts:             opts,
 		baseURL:          base,
@@ -319,7 +319,7 @@ func (m *Model) wrap(err error) error {
 	switch {
 	case errors.As(err, &apiErr):
 		e.Status = apiErr.StatusCode
-		e.Message = apiErr.Message
+		e.Message = apiErr.Message // compatible() made every error body OpenAI's shape
 		if e.Message == "" {
 			e.Message = http.StatusText(apiErr.StatusCode)
 		}
