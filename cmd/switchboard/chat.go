@@ -111,7 +111,9 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			if err != nil {
 				return err
 			}
-			defer store.Close()
+			// The janitor owns the store from here (closing it closes the store): it
+			// removes sessions idle past sessions.timeout while chat runs.
+			defer session.NewJanitor(store, &session.JanitorOptions{Timeout: s.cfg.Settings.Sessions.Timeout, Logger: a.log}).Close()
 			id, err := a.chatSession(ctx, store, sessionID, s.cfg.Settings.Agent.System)
 			if err != nil {
 				return err

@@ -314,3 +314,28 @@ func TestFakeLLMCommand(t *testing.T) {
 		t.Errorf("fake-llm after SIGTERM: %v, want exit 0", err)
 	}
 }
+
+// TestChatSessionTimeout: sessions idle longer than sessions.timeout are removed while
+// chat runs; the session of the turn under way is kept.
+func TestChatSessionTimeout(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"slow": {"command": `+jsonString(testserver.Build(t))+`}},
+  "switchboard": {"model": {"name": "m", "baseURL": `+jsonString(fake.URL)+`}, "sessions": {"timeout": "1s"}}
+}`)
+	s.run("--config", cfg, "chat", "--session", "old", "-m", "hi").wantCode(t, exitOK)
+	// A turn that outlasts the old session's second of grace, by a sleeping tool.
+	r := s.run("--config", cfg, "chat", "--session", "busy", "-m", `call sleep {"ms": 2500}`)
+	r.wantCode(t, exitOK)
+	r.wantStderr(t, `msg="session removed after idling" session=old`)
+	r = s.run("--config", cfg, "sessions", "--json")
+	r.wantCode(t, exitOK)
+	var list []session.Summary
+	decodeJSON(t, r.stdout, &list)
+	if len(list) != 1 || list[0].ID != "busy" {
+		t.Errorf("sessions after the timeout: %+v, want only the one whose turn ran", list)
+	}
+}
