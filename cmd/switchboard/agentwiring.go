@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -19,7 +20,7 @@ import (
 // newModel makes the backend of ms. The API key is read from the environment variable
 // the settings name, never from a flag or the config, and registered as a secret so
 // that no log line or error shows it.
-func newModel(ms config.ModelSettings) (llm.Model, error) {
+func newModel(ms config.ModelSettings, log *slog.Logger) (llm.Model, error) {
 	key := os.Getenv(ms.APIKeyEnv)
 	if key != "" {
 		logging.AddSecrets(key)
@@ -32,9 +33,9 @@ func newModel(ms config.ModelSettings) (llm.Model, error) {
 	)
 	switch ms.Provider {
 	case "anthropic":
-		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens})
+		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log})
 	default:
-		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens})
+		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log})
 	}
 	if err != nil {
 		return nil, usageError("model: %v", err)
