@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
@@ -43,10 +42,9 @@ func newModel(ms config.ModelSettings, log *slog.Logger) (llm.Model, error) {
 	return m, nil
 }
 
-// openStore opens the session store the settings name: SQLite by default (the file
-// under dataDir, else the settings' path, else the user's state directory), memory, or
-// PostgreSQL.
-func (a *app) openStore(ctx context.Context, ss config.SessionSettings, dataDir string) (session.Store, error) {
+// openStore opens the session store the settings name: SQLite by default (the
+// settings' path, else the user's state directory), memory, or PostgreSQL.
+func (a *app) openStore(ctx context.Context, ss config.SessionSettings) (session.Store, error) {
 	switch ss.Store {
 	case "memory":
 		return session.NewMemory(), nil
@@ -58,10 +56,7 @@ func (a *app) openStore(ctx context.Context, ss config.SessionSettings, dataDir 
 		return st, nil
 	}
 	path := ss.Path
-	switch {
-	case dataDir != "":
-		path = filepath.Join(dataDir, "sessions.db")
-	case path == "":
+	if path == "" {
 		var err error
 		if path, err = sqlite.DefaultPath(); err != nil {
 			return nil, usageError("session store: %v (give --data-dir)", err)

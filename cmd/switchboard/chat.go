@@ -23,55 +23,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/session"
 )
 
-// modelFlags are the flags that override the config's model settings; chat has them,
-// and serve will.
-type modelFlags struct {
-	provider, name, baseURL string
-}
-
-func (f *modelFlags) add(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible endpoint) or anthropic (default: the config's, else openai)")
-	fl.StringVar(&f.name, "model", "", "model name (default: the config's switchboard.model.name)")
-	fl.StringVar(&f.baseURL, "base-url", "", "the model API's base URL (default: the config's, else the provider's own)")
-}
-
-// settings applies the flags over the config's model settings.
-func (f *modelFlags) settings(cfg *config.Config) (config.ModelSettings, error) {
-	ms := cfg.Settings.Model
-	if f.provider != "" {
-		p := strings.ToLower(f.provider)
-		if p != "openai" && p != "anthropic" {
-			return ms, commandLineError("--provider %s: want openai or anthropic", f.provider)
-		}
-		if p != ms.Provider {
-			ms.APIKeyEnv = "" // the config's key variable was for the other provider
-		}
-		ms.Provider = p
-	}
-	if ms.Provider == "" {
-		ms.Provider = "openai"
-	}
-	if f.name != "" {
-		ms.Name = f.name
-	}
-	if f.baseURL != "" {
-		ms.BaseURL = f.baseURL
-	}
-	if ms.APIKeyEnv == "" {
-		ms.APIKeyEnv = config.DefaultAPIKeyEnv(ms.Provider)
-	}
-	if ms.Name == "" {
-		return ms, usageError(`no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`)
-	}
-	return ms, nil
-}
-
 func (a *app) chatCommand() *cobra.Command {
 	var (
-		message, sessionID, dataDir string
-		asJSON                      bool
-		models                      modelFlags
+		message, sessionID string
+		asJSON             bool
+		flags              agentFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "chat",
@@ -102,7 +58,15 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 				return err
 			}
 			defer s.Close()
-			ms, err := models.settings(s.cfg)
+			ms, err := flags.model(s.cfg)
+			if err != nil {
+				return err
+			}
+			as, err := flags.agent(s.cfg)
+			if err != nil {
+				return err
+			}
+			ss, err := flags.sessions(s.cfg)
 			if err != nil {
 				return err
 			}
@@ -110,14 +74,14 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			if err != nil {
 				return err
 			}
-			store, err := a.openStore(ctx, s.cfg.Settings.Sessions, dataDir)
+			store, err := a.openStore(ctx, ss)
 			if err != nil {
 				return err
 			}
 			// The janitor owns the store from here (closing it closes the store): it
 			// removes sessions idle past sessions.timeout while chat runs.
-			defer session.NewJanitor(store, &session.JanitorOptions{Timeout: s.cfg.Settings.Sessions.Timeout, Logger: a.log}).Close()
-			id, err := a.chatSession(ctx, store, sessionID, s.cfg.Settings.Agent.System)
+			defer session.NewJanitor(store, &session.JanitorOptions{Timeout: ss.Timeout, Logger: a.log}).Close()
+			id, err := a.chatSession(ctx, store, sessionID, as.System)
 			if err != nil {
 				return err
 			}
@@ -145,9 +109,9 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 				Model:         model,
 				Tools:         s.hub,
 				Store:         store,
-				System:        s.cfg.Settings.Agent.System,
-				MaxSteps:      s.cfg.Settings.Agent.MaxSteps,
-				ParallelTools: s.cfg.Settings.Agent.ParallelTools,
+				System:        as.System,
+				MaxSteps:      as.MaxSteps,
+				ParallelTools: as.ParallelTools,
 				MaxTokens:     ms.MaxTokens,
 				Temperature:   ms.Temperature,
 				Approve:       a.terminalApprover(s, out),
@@ -178,9 +142,9 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 	f := cmd.Flags()
 	f.StringVarP(&message, "message", "m", "", "run one turn with this message and exit")
 	f.StringVar(&sessionID, "session", "", "continue this session (created with this id when it does not exist)")
-	f.StringVar(&dataDir, "data-dir", "", "where the SQLite session store lives (default the user's state directory)")
 	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
-	models.add(cmd)
+	flags.addModel(cmd)
+	flags.addStore(cmd, true)
 	return cmd
 }
 

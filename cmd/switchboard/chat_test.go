@@ -233,13 +233,38 @@ func TestChatErrors(t *testing.T) {
 		t.Parallel()
 		fake := fakellm.StartAnthropic(t, fakellm.Rules())
 		s := newSandbox(t)
-		s.env["ANTHROPIC_API_KEY"] = testKey
+		s.env["MY_KEY"] = testKey
 		cfg := chatConfig(t, s, "openai", "http://127.0.0.1:1/v1")
-		r := s.run("--config", cfg, "chat", "--provider", "anthropic", "--base-url", fake.URL, "--model", "other", "-m", "hi")
+		r := s.run("--config", cfg, "chat", "--provider", "anthropic", "--base-url", fake.URL, "--model", "other",
+			"--api-key-env", "MY_KEY", "--max-tokens", "321", "--system", "Be brief.", "--store", "memory", "-m", "hi")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "You said: hi")
-		if got := fake.Requests()[0].Model; got != "other" {
-			t.Errorf("model = %q, want --model's", got)
+		got := fake.Requests()[0]
+		if got.Model != "other" || got.MaxTokens != 321 || got.System != "Be brief." || got.Header.Get("X-Api-Key") != testKey {
+			t.Errorf("request: model %q, max tokens %d, system %q, key sent %v; want the flags'", got.Model, got.MaxTokens, got.System, got.Header.Get("X-Api-Key") == testKey)
+		}
+		// --store memory: nothing outlived the process.
+		r = s.run("--config", cfg, "sessions", "--json")
+		r.wantCode(t, exitOK)
+		if strings.TrimSpace(r.stdout) != "[]" {
+			t.Errorf("a memory session was stored: %s", r.stdout)
+		}
+	})
+	t.Run("bad flag values", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		cfg := chatConfig(t, s, "openai", "http://127.0.0.1:1/v1")
+		for _, c := range []struct{ flag, value, want string }{
+			{"--provider", "gemini", "--provider gemini: want openai or anthropic"},
+			{"--max-tokens", "0", "--max-tokens 0: want 1 or more"},
+			{"--temperature", "3", "--temperature 3: want a number from 0 to 2"},
+			{"--max-steps", "0", "--max-steps 0: want 1 or more"},
+			{"--store", "redis", "--store redis: want sqlite, memory or postgres"},
+			{"--store", "postgres", "--store postgres needs a connection string"},
+		} {
+			r := s.run("--config", cfg, "chat", c.flag, c.value, "-m", "hi")
+			r.wantCode(t, exitUsage)
+			r.wantStderr(t, c.want)
 		}
 	})
 }
