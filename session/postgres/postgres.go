@@ -154,8 +154,6 @@ func (s *Store) fail(what string, err error) error {
 	return fmt.Errorf("session store %s: %s: %w", s.host, what, err)
 }
 
-func notFound(id string) error { return fmt.Errorf("%w: %s", session.ErrNotFound, id) }
-
 // lockKey is session id's advisory lock key: 64 bits of FNV-1a, so that two ids share
 // a key (and exclude each other's turns) with odds of about one in 2^64 per pair.
 func lockKey(id string) int64 {
@@ -170,22 +168,11 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 		return err
 	}
 	defer s.life.RUnlock()
-	if in.ID == "" {
-		in.ID = session.NewID()
-	}
-	session.FillTimes(in, time.Now())
-	bodies, err := encode(in.ID, in.Messages)
+	row, err := session.NewRow(in, time.Now())
 	if err != nil {
 		return err
 	}
-	meta, err := jsonOrNull(len(in.Metadata), in.Metadata)
-	if err != nil {
-		return err
-	}
-	loaded, err := jsonOrNull(len(in.Loaded), in.Loaded)
-	if err != nil {
-		return err
-	}
+	bodies, meta, loaded := row.Messages, row.Metadata, row.Loaded
 	var created bool
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO switchboard_sessions
@@ -255,7 +242,7 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 		return rows.Err()
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, notFound(id)
+		return nil, session.NotFound(id)
 	}
 	if err != nil {
 		return nil, s.fail("get "+id, err)
@@ -299,7 +286,7 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 		return err
 	}
 	defer s.life.RUnlock()
-	bodies, err := encode(id, msgs)
+	bodies, err := session.EncodeMessages(id, msgs)
 	if err != nil {
 		return err
 	}
@@ -317,7 +304,7 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 		SELECT messages FROM s`,
 		id, len(bodies), usage.InputTokens, usage.OutputTokens, time.Now(), bodies).Scan(&count)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound(id)
+		return session.NotFound(id)
 	}
 	if err != nil {
 		return s.fail("append to "+id, err)
@@ -330,7 +317,7 @@ func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error 
 		return err
 	}
 	defer s.life.RUnlock()
-	loaded, err := jsonOrNull(len(names), names)
+	loaded, err := session.JSONOrNull(len(names), names)
 	if err != nil {
 		return err
 	}
@@ -339,7 +326,7 @@ func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error 
 		return s.fail("set loaded tools of "+id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return notFound(id)
+		return session.NotFound(id)
 	}
 	return nil
 }
@@ -371,7 +358,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	case busy:
 		return fmt.Errorf("%w: %s", session.ErrBusy, id)
 	case !found:
-		return notFound(id)
+		return session.NotFound(id)
 	}
 	return nil
 }
@@ -402,7 +389,7 @@ func (s *Store) Acquire(ctx context.Context, id string) (func(), error) {
 		if err != nil {
 			return nil, s.fail("acquire "+id, err)
 		}
-		return nil, notFound(id)
+		return nil, session.NotFound(id)
 	}
 	s.turnsMu.Lock()
 	s.turns[t] = struct{}{}
@@ -473,29 +460,6 @@ func (s *Store) Close() error {
 	}
 	s.pool.Close() // waits for every connection to come back
 	return nil
-}
-
-func encode(id string, msgs []llm.Message) ([]string, error) {
-	out := make([]string, len(msgs))
-	for i := range msgs {
-		b, err := json.Marshal(&msgs[i])
-		if err != nil {
-			return nil, fmt.Errorf("session %s: message %d: %w", id, i, err)
-		}
-		out[i] = string(b)
-	}
-	return out, nil
-}
-
-func jsonOrNull(n int, v any) (any, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
 }
 
 func decodeNullable(b []byte, v any) error {

@@ -151,7 +151,7 @@ func (l *leases) acquire(ctx context.Context, id string) (func(), error) {
 		return nil, l.s.fail("acquire "+id, err)
 	}
 	if exists == 0 {
-		return nil, notFound(id)
+		return nil, session.NotFound(id)
 	}
 	busy, err := l.busy(ctx, tx, id)
 	if err != nil {

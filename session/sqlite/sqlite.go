@@ -180,29 +180,16 @@ func (s *Store) fail(what string, err error) error {
 	return fmt.Errorf("session store %s: %s: %w", s.path, what, err)
 }
 
-func notFound(id string) error { return fmt.Errorf("%w: %s", session.ErrNotFound, id) }
-
 func (s *Store) Create(ctx context.Context, in *session.Session) error {
 	if err := s.enter("session " + in.ID); err != nil {
 		return err
 	}
 	defer s.life.RUnlock()
-	if in.ID == "" {
-		in.ID = session.NewID()
-	}
-	session.FillTimes(in, time.Now())
-	bodies, err := encode(in.ID, in.Messages)
+	row, err := session.NewRow(in, time.Now())
 	if err != nil {
 		return err
 	}
-	meta, err := jsonOrNull(len(in.Metadata), in.Metadata)
-	if err != nil {
-		return err
-	}
-	loaded, err := jsonOrNull(len(in.Loaded), in.Loaded)
-	if err != nil {
-		return err
-	}
+	bodies, meta, loaded := row.Messages, row.Metadata, row.Loaded
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail("create "+in.ID, err)
@@ -249,7 +236,7 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 		FROM sessions WHERE id = ?`, id).Scan(&out.System, &meta, &loaded, &created, &since,
 		&out.Usage.InputTokens, &out.Usage.OutputTokens, &count)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, notFound(id)
+		return nil, session.NotFound(id)
 	}
 	if err != nil {
 		return nil, s.fail("get "+id, err)
@@ -336,7 +323,7 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 		return err
 	}
 	defer s.life.RUnlock()
-	bodies, err := encode(id, msgs)
+	bodies, err := session.EncodeMessages(id, msgs)
 	if err != nil {
 		return err
 	}
@@ -350,7 +337,7 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 		output_tokens = output_tokens + ?, last_active = ? WHERE id = ? RETURNING messages`,
 		len(bodies), usage.InputTokens, usage.OutputTokens, time.Now().UnixNano(), id).Scan(&count)
 	if errors.Is(err, sql.ErrNoRows) {
-		return notFound(id)
+		return session.NotFound(id)
 	}
 	if err != nil {
 		return s.fail("append to "+id, err)
@@ -369,7 +356,7 @@ func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error 
 		return err
 	}
 	defer s.life.RUnlock()
-	loaded, err := jsonOrNull(len(names), names)
+	loaded, err := session.JSONOrNull(len(names), names)
 	if err != nil {
 		return err
 	}
@@ -378,7 +365,7 @@ func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error 
 		return s.fail("set loaded tools of "+id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound(id)
+		return session.NotFound(id)
 	}
 	return nil
 }
@@ -398,7 +385,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return s.fail("delete "+id, err)
 	}
 	if exists == 0 {
-		return notFound(id)
+		return session.NotFound(id)
 	}
 	busy, err := s.leases.busy(ctx, tx, id)
 	if err != nil {
@@ -471,7 +458,7 @@ func (s *Store) Close() error {
 	return nil
 }
 
-func insertMessages(ctx context.Context, tx *sql.Tx, id string, first int, bodies [][]byte) error {
+func insertMessages(ctx context.Context, tx *sql.Tx, id string, first int, bodies []string) error {
 	if len(bodies) == 0 {
 		return nil
 	}
@@ -482,35 +469,11 @@ func insertMessages(ctx context.Context, tx *sql.Tx, id string, first int, bodie
 	defer stmt.Close()
 	for i, b := range bodies {
 		// As text, so that the sqlite3 shell and json_extract read it.
-		if _, err := stmt.ExecContext(ctx, id, first+i, string(b)); err != nil {
+		if _, err := stmt.ExecContext(ctx, id, first+i, b); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func encode(id string, msgs []llm.Message) ([][]byte, error) {
-	out := make([][]byte, len(msgs))
-	for i := range msgs {
-		b, err := json.Marshal(&msgs[i])
-		if err != nil {
-			return nil, fmt.Errorf("session %s: message %d: %w", id, i, err)
-		}
-		out[i] = b
-	}
-	return out, nil
-}
-
-// jsonOrNull encodes v, or gives NULL when it has no elements.
-func jsonOrNull(n int, v any) (any, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return string(b), nil
 }
 
 func decodeNullable(s sql.NullString, v any) error {
