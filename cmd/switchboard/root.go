@@ -89,8 +89,11 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		a.callCommand(),
 		a.statusCommand(),
 		a.mcpCommand(),
+		a.chatCommand(),
+		a.sessionsCommand(),
 		a.versionCommand(),
 		a.demoServerCommand(),
+		a.fakeLLMCommand(),
 	)
 	return root
 }

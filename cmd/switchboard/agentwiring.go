@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/llm/anthropic"
+	"github.com/switchboard-mcp/switchboard/llm/openai"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/session/postgres"
+	"github.com/switchboard-mcp/switchboard/session/sqlite"
+)
+
+// newModel makes the backend of ms. The API key is read from the environment variable
+// the settings name, never from a flag or the config, and registered as a secret so
+// that no log line or error shows it.
+func newModel(ms config.ModelSettings) (llm.Model, error) {
+	key := os.Getenv(ms.APIKeyEnv)
+	if key != "" {
+		logging.AddSecrets(key)
+	} else if ms.BaseURL == "" {
+		return nil, usageError("$%s is not set: the %s API needs a key (for a local OpenAI-compatible server, give its --base-url)", ms.APIKeyEnv, ms.Provider)
+	}
+	var (
+		m   llm.Model
+		err error
+	)
+	switch ms.Provider {
+	case "anthropic":
+		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens})
+	default:
+		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens})
+	}
+	if err != nil {
+		return nil, usageError("model: %v", err)
+	}
+	return m, nil
+}
+
+// openStore opens the session store the settings name: SQLite by default (the file
+// under dataDir, else the settings' path, else the user's state directory), memory, or
+// PostgreSQL.
+func (a *app) openStore(ctx context.Context, ss config.SessionSettings, dataDir string) (session.Store, error) {
+	switch ss.Store {
+	case "memory":
+		return session.NewMemory(), nil
+	case "postgres":
+		st, err := postgres.Open(ctx, ss.DSN)
+		if err != nil {
+			return nil, &exitError{code: exitFailed, err: fmt.Errorf("session store: %w", err)}
+		}
+		return st, nil
+	}
+	path := ss.Path
+	switch {
+	case dataDir != "":
+		path = filepath.Join(dataDir, "sessions.db")
+	case path == "":
+		var err error
+		if path, err = sqlite.DefaultPath(); err != nil {
+			return nil, usageError("session store: %v (give --data-dir)", err)
+		}
+	}
+	st, err := sqlite.Open(path) // creates the file and its directory
+	if err != nil {
+		return nil, &exitError{code: exitFailed, err: fmt.Errorf("session store %s: %w", path, err)}
+	}
+	a.log.Debug("sessions stored in " + path)
+	return st, nil
+}

@@ -1,0 +1,331 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/session"
+)
+
+// modelFlags are the flags that override the config's model settings; chat has them,
+// and serve will.
+type modelFlags struct {
+	provider, name, baseURL string
+}
+
+func (f *modelFlags) add(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible endpoint) or anthropic (default: the config's, else openai)")
+	fl.StringVar(&f.name, "model", "", "model name (default: the config's switchboard.model.name)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the model API's base URL (default: the config's, else the provider's own)")
+}
+
+// settings applies the flags over the config's model settings.
+func (f *modelFlags) settings(cfg *config.Config) (config.ModelSettings, error) {
+	ms := cfg.Settings.Model
+	if f.provider != "" {
+		p := strings.ToLower(f.provider)
+		if p != "openai" && p != "anthropic" {
+			return ms, commandLineError("--provider %s: want openai or anthropic", f.provider)
+		}
+		if p != ms.Provider {
+			ms.APIKeyEnv = "" // the config's key variable was for the other provider
+		}
+		ms.Provider = p
+	}
+	if ms.Provider == "" {
+		ms.Provider = "openai"
+	}
+	if f.name != "" {
+		ms.Name = f.name
+	}
+	if f.baseURL != "" {
+		ms.BaseURL = f.baseURL
+	}
+	if ms.APIKeyEnv == "" {
+		ms.APIKeyEnv = config.DefaultAPIKeyEnv(ms.Provider)
+	}
+	if ms.Name == "" {
+		return ms, usageError(`no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`)
+	}
+	return ms, nil
+}
+
+func (a *app) chatCommand() *cobra.Command {
+	var (
+		message, sessionID, dataDir string
+		asJSON                      bool
+		models                      modelFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "chat",
+		Short: "Talk to the configured model, which calls the servers' tools",
+		Long: `Chat starts the configured servers and runs turns of the chat + tool loop: your
+message goes to the model with the catalog's tools, the tools it calls run (each shown
+on stderr as it happens, with its duration and whether it failed), and its answer is
+streamed to stdout as it arrives.
+
+With -m it runs one turn and exits; otherwise it reads one message per line from
+stdin until end of input. The conversation is kept in a session (by default in a
+SQLite file under --data-dir) and can be continued with --session ID; the id of a new
+session is printed on stderr. --json writes the turn's events as JSON lines on stdout
+instead.
+
+The model comes from the config's "switchboard": {"model": {...}} or the flags. Its
+API key is read from the environment variable the config names (apiKeyEnv; by default
+OPENAI_API_KEY or ANTHROPIC_API_KEY), never from the command line. Tools whose server
+lists them under "approve" are asked about on the terminal before they run.
+
+Exit codes: 0 the turn finished, 1 the model could not be reached (the message names
+the base URL and the HTTP status), 2 usage or configuration error.`,
+		Args: exactArgs(0, "no arguments (the message goes in -m)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			s, err := a.openService(0)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ms, err := models.settings(s.cfg)
+			if err != nil {
+				return err
+			}
+			model, err := newModel(ms)
+			if err != nil {
+				return err
+			}
+			store, err := a.openStore(ctx, s.cfg.Settings.Sessions, dataDir)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			id, err := a.chatSession(ctx, store, sessionID, s.cfg.Settings.Agent.System)
+			if err != nil {
+				return err
+			}
+			if err := s.start(ctx, nil); err != nil {
+				return err
+			}
+			out := &chatOutput{stdout: a.stdout, stderr: a.stderr, json: asJSON}
+			ag := agent.New(agent.Options{
+				Model:         model,
+				Tools:         s.hub,
+				Store:         store,
+				System:        s.cfg.Settings.Agent.System,
+				MaxSteps:      s.cfg.Settings.Agent.MaxSteps,
+				ParallelTools: s.cfg.Settings.Agent.ParallelTools,
+				MaxTokens:     ms.MaxTokens,
+				Temperature:   ms.Temperature,
+				Approve:       a.terminalApprover(s, out),
+				OnEvent:       out.event,
+				Logger:        a.log,
+			})
+			turn := func(text string) error {
+				_, err := ag.Run(ctx, id, text)
+				out.endTurn()
+				var le *llm.Error
+				switch {
+				case errors.As(err, &le):
+					return &exitError{code: exitFailed, err: err}
+				case errors.Is(err, session.ErrBusy):
+					return &exitError{code: exitFailed, err: err}
+				}
+				return err
+			}
+			if cmd.Flags().Changed("message") {
+				if strings.TrimSpace(message) == "" {
+					return commandLineError("-m: the message is empty")
+				}
+				return turn(message)
+			}
+			return a.chatLoop(ctx, out, turn)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&message, "message", "m", "", "run one turn with this message and exit")
+	f.StringVar(&sessionID, "session", "", "continue this session (created with this id when it does not exist)")
+	f.StringVar(&dataDir, "data-dir", "", "where the SQLite session store lives (default the user's state directory)")
+	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
+	models.add(cmd)
+	return cmd
+}
+
+// chatSession returns the id of the session to talk in: id when given (created when
+// it does not exist yet), else a new one, whose id is said on stderr.
+func (a *app) chatSession(ctx context.Context, store session.Store, id, system string) (string, error) {
+	if id != "" {
+		if _, err := store.Get(ctx, id); err == nil {
+			return id, nil
+		} else if !errors.Is(err, session.ErrNotFound) {
+			return "", err
+		}
+	}
+	s := &session.Session{ID: id, System: system}
+	if err := store.Create(ctx, s); err != nil {
+		return "", err
+	}
+	if id == "" {
+		fmt.Fprintf(a.stderr, "session %s (continue it with --session %s)\n", s.ID, s.ID)
+	}
+	return s.ID, nil
+}
+
+// chatLoop runs a turn for each line of stdin, prompting on stderr when stdin is a
+// terminal, until the end of input. A turn that fails for the model's sake is told and
+// the loop goes on; the exit code is the last turn's.
+func (a *app) chatLoop(ctx context.Context, out *chatOutput, turn func(string) error) error {
+	tty := stdinIsTerminal()
+	var last error
+	for {
+		if tty {
+			fmt.Fprint(a.stderr, "> ")
+		}
+		line, err := readLine(os.Stdin)
+		if err != nil { // the end of input
+			return last
+		}
+		text := strings.TrimSpace(line)
+		if text == "" {
+			continue
+		}
+		last = turn(text)
+		if last != nil {
+			if ctx.Err() != nil {
+				return last
+			}
+			fmt.Fprintf(a.stderr, "switchboard: %s\n", logging.Redact(last.Error()))
+		}
+	}
+}
+
+// terminalApprover asks on the terminal before a call of a tool that its server lists
+// under "approve". Without a terminal such a call is denied, with a reason the model
+// sees.
+func (a *app) terminalApprover(s *service, out *chatOutput) agent.Approver {
+	var mu sync.Mutex // one question at a time: the calls of a step run concurrently
+	return func(ctx context.Context, c agent.Call) agent.Decision {
+		srv, ok := s.hub.Server(c.Tool.Server)
+		if !ok || !srv.NeedsApproval(c.Tool.OriginalName) {
+			return agent.Allow()
+		}
+		if !stdinIsTerminal() {
+			return agent.Deny("the user must approve " + c.Name + " and no terminal was there to ask")
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		answer, err := out.ask(ctx, fmt.Sprintf("Allow %s %s? [y/N] ", c.Name, c.Arguments))
+		if err != nil || !strings.HasPrefix(strings.ToLower(answer), "y") {
+			return agent.Deny("the user declined the call to " + c.Name)
+		}
+		return agent.Allow()
+	}
+}
+
+// chatOutput shows a turn: the answer on stdout as it streams, tool calls on stderr;
+// or every event as a JSON line on stdout.
+type chatOutput struct {
+	stdout, stderr io.Writer
+	json           bool
+
+	mu      sync.Mutex
+	midLine bool // the answer's last delta did not end its line
+}
+
+func (o *chatOutput) event(e agent.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.json {
+		writeEventJSON(o.stdout, e)
+		return
+	}
+	switch e.Kind {
+	case agent.TextDelta:
+		fmt.Fprint(o.stdout, e.Text)
+		o.midLine = e.Text != "" && !strings.HasSuffix(e.Text, "\n")
+	case agent.ToolStarted:
+		o.breakLine()
+		fmt.Fprintf(o.stderr, "→ %s %s\n", e.Name, e.Arguments)
+	case agent.ToolFinished:
+		status := "ok"
+		if e.IsError {
+			status = "error: " + firstLine(e.Result, 100)
+		}
+		fmt.Fprintf(o.stderr, "← %s %s %s\n", e.Name, e.Duration.Round(time.Millisecond), status)
+	}
+}
+
+// endTurn ends the answer's last line.
+func (o *chatOutput) endTurn() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.breakLine()
+}
+
+func (o *chatOutput) breakLine() {
+	if o.midLine {
+		fmt.Fprintln(o.stdout)
+		o.midLine = false
+	}
+}
+
+// ask puts a question on stderr and reads a line of stdin.
+func (o *chatOutput) ask(ctx context.Context, question string) (string, error) {
+	o.mu.Lock()
+	o.breakLine()
+	fmt.Fprint(o.stderr, question)
+	o.mu.Unlock()
+	line := make(chan string, 1)
+	// A read of stdin cannot be cancelled: on ctx's end the command is ending, and
+	// the reader goes with the process.
+	go func() {
+		s, _ := readLine(os.Stdin)
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case s := <-line:
+		return s, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// eventJSON is one line of chat --json.
+type eventJSON struct {
+	Type       string     `json:"type"`
+	Session    string     `json:"session"`
+	Step       int        `json:"step,omitempty"`
+	Text       string     `json:"text,omitempty"`
+	CallID     string     `json:"callId,omitempty"`
+	Name       string     `json:"name,omitempty"`
+	Arguments  string     `json:"arguments,omitempty"`
+	DurationMs *float64   `json:"durationMs,omitempty"`
+	IsError    bool       `json:"isError,omitempty"`
+	Result     *string    `json:"result,omitempty"`
+	Usage      *llm.Usage `json:"usage,omitempty"`
+}
+
+func writeEventJSON(w io.Writer, e agent.Event) {
+	j := eventJSON{Type: string(e.Kind), Session: e.Session, Step: e.Step, Text: e.Text, CallID: e.CallID, Name: e.Name, Arguments: e.Arguments}
+	switch e.Kind {
+	case agent.ToolFinished:
+		ms := float64(e.Duration.Microseconds()) / 1000
+		j.DurationMs, j.IsError, j.Result = &ms, e.IsError, &e.Result
+	case agent.StepUsage, agent.TurnUsage:
+		j.Usage = &e.Usage
+	}
+	b, _ := json.Marshal(j)
+	fmt.Fprintf(w, "%s\n", b)
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+func (a *app) sessionsCommand() *cobra.Command {
+	var (
+		dataDir string
+		asJSON  bool
+	)
+	// withStore opens the configured store (no server is started) for fn.
+	withStore := func(ctx context.Context, fn func(session.Store) error) error {
+		cfg, err := a.loadConfig()
+		if err != nil {
+			return err
+		}
+		st, err := a.openStore(ctx, cfg.Settings.Sessions, dataDir)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return fn(st)
+	}
+	notFound := func(err error) error {
+		if errors.Is(err, session.ErrNotFound) {
+			return usageError("%v (run 'switchboard sessions' to list them)", err)
+		}
+		return err
+	}
+	cmd := &cobra.Command{
+		Use:   "sessions [list | show ID | rm ID]",
+		Short: "List, show or remove the stored chat sessions",
+		Long: `Sessions reads the session store that chat writes (SQLite under --data-dir by
+default, or the config's "switchboard": {"sessions": {...}}); it starts no server.
+
+  sessions [list]   every session: id, messages, created, last active
+  sessions show ID  one session's whole history, tool calls and results included
+  sessions rm ID    remove one session`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0, len(args) == 1 && args[0] == "list":
+			case len(args) == 2 && (args[0] == "show" || args[0] == "rm"):
+			default:
+				return commandLineError("%s: want list, show ID or rm ID", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			return withStore(ctx, func(st session.Store) error {
+				switch {
+				case len(args) == 2 && args[0] == "show":
+					s, err := st.Get(ctx, args[1])
+					if err != nil {
+						return notFound(err)
+					}
+					if asJSON {
+						return writeJSON(a.stdout, s)
+					}
+					a.printSession(s)
+					return nil
+				case len(args) == 2 && args[0] == "rm":
+					if err := st.Delete(ctx, args[1]); err != nil {
+						return notFound(err)
+					}
+					fmt.Fprintf(a.stdout, "removed %s\n", args[1])
+					return nil
+				}
+				list, err := st.List(ctx)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					if list == nil {
+						list = []session.Summary{}
+					}
+					return writeJSON(a.stdout, list)
+				}
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SESSION\tMESSAGES\tCREATED\tLAST ACTIVE")
+				for _, s := range list {
+					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", s.ID, s.Messages, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", "", "where the SQLite session store lives (default the user's state directory)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the list of summaries, or the whole session")
+	return cmd
+}
+
+// printSession writes a session's history for a person: who said what, each tool call
+// with its arguments and each result with its text.
+func (a *app) printSession(s *session.Session) {
+	fmt.Fprintf(a.stdout, "session %s, created %s, last active %s, %d+%d tokens\n",
+		s.ID, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime), s.Usage.InputTokens, s.Usage.OutputTokens)
+	if s.System != "" {
+		fmt.Fprintf(a.stdout, "system: %s\n", s.System)
+	}
+	for _, m := range s.Messages {
+		switch m.Role {
+		case llm.RoleTool:
+			text := ""
+			if m.Result != nil {
+				text = tool.Text(m.Result)
+			}
+			verb := "←"
+			if m.Result != nil && m.Result.IsError {
+				verb = "← error from"
+			}
+			fmt.Fprintf(a.stdout, "%s %s: %s\n", verb, m.Name, firstLine(text, 200))
+		default:
+			if m.Text != "" {
+				fmt.Fprintf(a.stdout, "%s: %s\n", m.Role, m.Text)
+			}
+			for _, c := range m.Calls {
+				fmt.Fprintf(a.stdout, "→ %s %s\n", c.Name, c.Arguments)
+			}
+		}
+	}
+}
