@@ -48,26 +48,42 @@ func Tools(p Provider, tools []tool.Tool, opts *Options) ([]json.RawMessage, err
 	if err := p.valid(); err != nil {
 		return nil, err
 	}
-	defs := make([]json.RawMessage, 0, len(tools))
-	var errs []error
+	defs, left := Usable(p, tools, opts)
+	if len(left) > 0 {
+		errs := make([]error, len(left))
+		for i, e := range left {
+			errs[i] = e
+		}
+		return nil, errors.Join(errs...)
+	}
+	return defs, nil
+}
+
+// Usable is Tools for a model request: the definitions of every tool the provider can
+// take, in order, and for each one it cannot (a schema it refuses, a duplicate name)
+// the reason it was left out. One server's odd tool thus costs that tool, not every
+// request of a turn.
+func Usable(p Provider, tools []tool.Tool, opts *Options) (defs []json.RawMessage, left []*ToolError) {
+	defs = make([]json.RawMessage, 0, len(tools))
 	seen := make(map[string]bool, len(tools))
 	for _, t := range tools {
 		if seen[t.Name] {
-			errs = append(errs, &ToolError{Tool: t.Name, Provider: p, Reason: "the name is used by more than one tool"})
+			left = append(left, &ToolError{Tool: t.Name, Provider: p, Reason: "the name is used by more than one tool"})
 			continue
 		}
 		seen[t.Name] = true
 		d, err := Definition(p, t, opts)
 		if err != nil {
-			errs = append(errs, err)
+			var te *ToolError
+			if !errors.As(err, &te) {
+				te = &ToolError{Tool: t.Name, Provider: p, Reason: err.Error()}
+			}
+			left = append(left, te)
 			continue
 		}
 		defs = append(defs, d)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return defs, nil
+	return defs, left
 }
 
 // Definition returns one tool's definition in the provider's format (see [Tools]). The

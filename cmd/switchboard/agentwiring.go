@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
-	"path/filepath"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
@@ -19,7 +19,7 @@ import (
 // newModel makes the backend of ms. The API key is read from the environment variable
 // the settings name, never from a flag or the config, and registered as a secret so
 // that no log line or error shows it.
-func newModel(ms config.ModelSettings) (llm.Model, error) {
+func newModel(ms config.ModelSettings, log *slog.Logger) (llm.Model, error) {
 	key := os.Getenv(ms.APIKeyEnv)
 	if key != "" {
 		logging.AddSecrets(key)
@@ -32,9 +32,9 @@ func newModel(ms config.ModelSettings) (llm.Model, error) {
 	)
 	switch ms.Provider {
 	case "anthropic":
-		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens})
+		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log})
 	default:
-		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens})
+		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log})
 	}
 	if err != nil {
 		return nil, usageError("model: %v", err)
@@ -42,10 +42,9 @@ func newModel(ms config.ModelSettings) (llm.Model, error) {
 	return m, nil
 }
 
-// openStore opens the session store the settings name: SQLite by default (the file
-// under dataDir, else the settings' path, else the user's state directory), memory, or
-// PostgreSQL.
-func (a *app) openStore(ctx context.Context, ss config.SessionSettings, dataDir string) (session.Store, error) {
+// openStore opens the session store the settings name: SQLite by default (the
+// settings' path, else the user's state directory), memory, or PostgreSQL.
+func (a *app) openStore(ctx context.Context, ss config.SessionSettings) (session.Store, error) {
 	switch ss.Store {
 	case "memory":
 		return session.NewMemory(), nil
@@ -57,10 +56,7 @@ func (a *app) openStore(ctx context.Context, ss config.SessionSettings, dataDir 
 		return st, nil
 	}
 	path := ss.Path
-	switch {
-	case dataDir != "":
-		path = filepath.Join(dataDir, "sessions.db")
-	case path == "":
+	if path == "" {
 		var err error
 		if path, err = sqlite.DefaultPath(); err != nil {
 			return nil, usageError("session store: %v (give --data-dir)", err)

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/agent"
@@ -20,55 +23,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/session"
 )
 
-// modelFlags are the flags that override the config's model settings; chat has them,
-// and serve will.
-type modelFlags struct {
-	provider, name, baseURL string
-}
-
-func (f *modelFlags) add(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&f.provider, "provider", "", "model provider: openai (any OpenAI-compatible endpoint) or anthropic (default: the config's, else openai)")
-	fl.StringVar(&f.name, "model", "", "model name (default: the config's switchboard.model.name)")
-	fl.StringVar(&f.baseURL, "base-url", "", "the model API's base URL (default: the config's, else the provider's own)")
-}
-
-// settings applies the flags over the config's model settings.
-func (f *modelFlags) settings(cfg *config.Config) (config.ModelSettings, error) {
-	ms := cfg.Settings.Model
-	if f.provider != "" {
-		p := strings.ToLower(f.provider)
-		if p != "openai" && p != "anthropic" {
-			return ms, commandLineError("--provider %s: want openai or anthropic", f.provider)
-		}
-		if p != ms.Provider {
-			ms.APIKeyEnv = "" // the config's key variable was for the other provider
-		}
-		ms.Provider = p
-	}
-	if ms.Provider == "" {
-		ms.Provider = "openai"
-	}
-	if f.name != "" {
-		ms.Name = f.name
-	}
-	if f.baseURL != "" {
-		ms.BaseURL = f.baseURL
-	}
-	if ms.APIKeyEnv == "" {
-		ms.APIKeyEnv = config.DefaultAPIKeyEnv(ms.Provider)
-	}
-	if ms.Name == "" {
-		return ms, usageError(`no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`)
-	}
-	return ms, nil
-}
-
 func (a *app) chatCommand() *cobra.Command {
 	var (
-		message, sessionID, dataDir string
-		asJSON                      bool
-		models                      modelFlags
+		message, sessionID string
+		asJSON             bool
+		flags              agentFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "chat",
@@ -99,34 +58,60 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 				return err
 			}
 			defer s.Close()
-			ms, err := models.settings(s.cfg)
+			ms, err := flags.model(s.cfg)
 			if err != nil {
 				return err
 			}
-			model, err := newModel(ms)
+			as, err := flags.agent(s.cfg)
 			if err != nil {
 				return err
 			}
-			store, err := a.openStore(ctx, s.cfg.Settings.Sessions, dataDir)
+			ss, err := flags.sessions(s.cfg)
 			if err != nil {
 				return err
 			}
-			defer store.Close()
-			id, err := a.chatSession(ctx, store, sessionID, s.cfg.Settings.Agent.System)
+			model, err := newModel(ms, a.log)
 			if err != nil {
 				return err
 			}
-			if err := s.start(ctx, nil); err != nil {
+			store, err := a.openStore(ctx, ss)
+			if err != nil {
+				return err
+			}
+			// The janitor owns the store from here (closing it closes the store): it
+			// removes sessions idle past sessions.timeout while chat runs.
+			defer session.NewJanitor(store, &session.JanitorOptions{Timeout: ss.Timeout, Logger: a.log}).Close()
+			id, err := a.chatSession(ctx, store, sessionID, as.System)
+			if err != nil {
 				return err
 			}
 			out := &chatOutput{stdout: a.stdout, stderr: a.stderr, json: asJSON}
+			// What the servers ask their client during a call: sampling by the model
+			// for the servers whose config allows it, elicitation on the terminal.
+			reqs := &agent.ServerRequests{
+				Model:     model,
+				MaxTokens: ms.MaxTokens,
+				AllowSampling: func(server string) bool {
+					srv, ok := s.hub.Server(server)
+					return ok && srv.Sampling
+				},
+				Logger: a.log,
+			}
+			if stdinIsTerminal() {
+				reqs.Elicit = out.elicit
+			}
+			defer s.hub.AddPeer(reqs).Remove()
+			anySampling := slices.ContainsFunc(s.cfg.Servers, func(srv config.Server) bool { return srv.Sampling })
+			if err := s.start(ctx, reqs.Capabilities(anySampling)); err != nil {
+				return err
+			}
 			ag := agent.New(agent.Options{
 				Model:         model,
 				Tools:         s.hub,
 				Store:         store,
-				System:        s.cfg.Settings.Agent.System,
-				MaxSteps:      s.cfg.Settings.Agent.MaxSteps,
-				ParallelTools: s.cfg.Settings.Agent.ParallelTools,
+				System:        as.System,
+				MaxSteps:      as.MaxSteps,
+				ParallelTools: as.ParallelTools,
 				MaxTokens:     ms.MaxTokens,
 				Temperature:   ms.Temperature,
 				Approve:       a.terminalApprover(s, out),
@@ -157,9 +142,9 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 	f := cmd.Flags()
 	f.StringVarP(&message, "message", "m", "", "run one turn with this message and exit")
 	f.StringVar(&sessionID, "session", "", "continue this session (created with this id when it does not exist)")
-	f.StringVar(&dataDir, "data-dir", "", "where the SQLite session store lives (default the user's state directory)")
 	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
-	models.add(cmd)
+	flags.addModel(cmd)
+	flags.addStore(cmd, true)
 	return cmd
 }
 
@@ -215,7 +200,6 @@ func (a *app) chatLoop(ctx context.Context, out *chatOutput, turn func(string) e
 // under "approve". Without a terminal such a call is denied, with a reason the model
 // sees.
 func (a *app) terminalApprover(s *service, out *chatOutput) agent.Approver {
-	var mu sync.Mutex // one question at a time: the calls of a step run concurrently
 	return func(ctx context.Context, c agent.Call) agent.Decision {
 		srv, ok := s.hub.Server(c.Tool.Server)
 		if !ok || !srv.NeedsApproval(c.Tool.OriginalName) {
@@ -224,8 +208,8 @@ func (a *app) terminalApprover(s *service, out *chatOutput) agent.Approver {
 		if !stdinIsTerminal() {
 			return agent.Deny("the user must approve " + c.Name + " and no terminal was there to ask")
 		}
-		mu.Lock()
-		defer mu.Unlock()
+		out.term.Lock() // one dialogue at a time: the calls of a step run concurrently
+		defer out.term.Unlock()
 		answer, err := out.ask(ctx, fmt.Sprintf("Allow %s %s? [y/N] ", c.Name, c.Arguments))
 		if err != nil || !strings.HasPrefix(strings.ToLower(answer), "y") {
 			return agent.Deny("the user declined the call to " + c.Name)
@@ -242,6 +226,8 @@ type chatOutput struct {
 
 	mu      sync.Mutex
 	midLine bool // the answer's last delta did not end its line
+	// term is held for a whole dialogue on the terminal (an approval, a form).
+	term sync.Mutex
 }
 
 func (o *chatOutput) event(e agent.Event) {
@@ -328,4 +314,118 @@ func writeEventJSON(w io.Writer, e agent.Event) {
 	}
 	b, _ := json.Marshal(j)
 	fmt.Fprintf(w, "%s\n", b)
+}
+
+// elicitSchema is what chat reads of an elicitation's requested schema: the spec
+// allows only a flat object of primitive properties (string, number, integer,
+// boolean, enums of strings).
+type elicitSchema struct {
+	Properties map[string]struct {
+		Type        string   `json:"type"`
+		Title       string   `json:"title"`
+		Description string   `json:"description"`
+		Default     any      `json:"default"`
+		Enum        []string `json:"enum"`
+	} `json:"properties"`
+	Required []string `json:"required"`
+}
+
+// elicit asks the person at the terminal what a server wants to know: whether to
+// answer at all, then each field of the form (required ones first). A URL-mode
+// request or an answer of no is declined; an interrupted one cancelled.
+func (o *chatOutput) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	o.term.Lock()
+	defer o.term.Unlock()
+	if p.Mode == "url" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	var schema elicitSchema
+	if raw, err := json.Marshal(p.RequestedSchema); err == nil {
+		_ = json.Unmarshal(raw, &schema)
+	}
+	answer, err := o.ask(ctx, fmt.Sprintf("%s asks: %s\nAnswer? [y/N] ", server, p.Message))
+	if err != nil {
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	if !strings.HasPrefix(strings.ToLower(answer), "y") {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	names := make([]string, 0, len(schema.Properties))
+	for name := range schema.Properties {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		ra, rb := slices.Contains(schema.Required, a), slices.Contains(schema.Required, b)
+		if ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	content := map[string]any{}
+	for _, name := range names {
+		prop := schema.Properties[name]
+		required := slices.Contains(schema.Required, name)
+		for {
+			q := name
+			if prop.Description != "" {
+				q += " (" + prop.Description + ")"
+			}
+			if len(prop.Enum) > 0 {
+				q += " [" + strings.Join(prop.Enum, "/") + "]"
+			}
+			if prop.Default != nil {
+				q += fmt.Sprintf(" default %v", prop.Default)
+			}
+			line, err := o.ask(ctx, q+": ")
+			if err != nil {
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			}
+			if line == "" {
+				if prop.Default != nil || !required {
+					break // the default applies, or the field stays out
+				}
+				fmt.Fprintln(o.stderr, "  (required)")
+				continue
+			}
+			v, err := elicitValue(prop.Type, prop.Enum, line)
+			if err != nil {
+				fmt.Fprintf(o.stderr, "  (%v)\n", err)
+				continue
+			}
+			content[name] = v
+			break
+		}
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+// elicitValue converts what was typed to the property's type.
+func elicitValue(typ string, enum []string, s string) (any, error) {
+	if len(enum) > 0 && !slices.Contains(enum, s) {
+		return nil, fmt.Errorf("want one of %s", strings.Join(enum, ", "))
+	}
+	switch typ {
+	case "integer":
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want a whole number")
+		}
+		return n, nil
+	case "number":
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want a number")
+		}
+		return f, nil
+	case "boolean":
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, fmt.Errorf("want true or false")
+		}
+		return b, nil
+	}
+	return s, nil
 }

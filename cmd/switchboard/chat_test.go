@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"os"
+	"os/exec"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -231,13 +233,38 @@ func TestChatErrors(t *testing.T) {
 		t.Parallel()
 		fake := fakellm.StartAnthropic(t, fakellm.Rules())
 		s := newSandbox(t)
-		s.env["ANTHROPIC_API_KEY"] = testKey
+		s.env["MY_KEY"] = testKey
 		cfg := chatConfig(t, s, "openai", "http://127.0.0.1:1/v1")
-		r := s.run("--config", cfg, "chat", "--provider", "anthropic", "--base-url", fake.URL, "--model", "other", "-m", "hi")
+		r := s.run("--config", cfg, "chat", "--provider", "anthropic", "--base-url", fake.URL, "--model", "other",
+			"--api-key-env", "MY_KEY", "--max-tokens", "321", "--system", "Be brief.", "--store", "memory", "-m", "hi")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "You said: hi")
-		if got := fake.Requests()[0].Model; got != "other" {
-			t.Errorf("model = %q, want --model's", got)
+		got := fake.Requests()[0]
+		if got.Model != "other" || got.MaxTokens != 321 || got.System != "Be brief." || got.Header.Get("X-Api-Key") != testKey {
+			t.Errorf("request: model %q, max tokens %d, system %q, key sent %v; want the flags'", got.Model, got.MaxTokens, got.System, got.Header.Get("X-Api-Key") == testKey)
+		}
+		// --store memory: nothing outlived the process.
+		r = s.run("--config", cfg, "sessions", "--json")
+		r.wantCode(t, exitOK)
+		if strings.TrimSpace(r.stdout) != "[]" {
+			t.Errorf("a memory session was stored: %s", r.stdout)
+		}
+	})
+	t.Run("bad flag values", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		cfg := chatConfig(t, s, "openai", "http://127.0.0.1:1/v1")
+		for _, c := range []struct{ flag, value, want string }{
+			{"--provider", "gemini", "--provider gemini: want openai or anthropic"},
+			{"--max-tokens", "0", "--max-tokens 0: want 1 or more"},
+			{"--temperature", "3", "--temperature 3: want a number from 0 to 2"},
+			{"--max-steps", "0", "--max-steps 0: want 1 or more"},
+			{"--store", "redis", "--store redis: want sqlite, memory or postgres"},
+			{"--store", "postgres", "--store postgres needs a connection string"},
+		} {
+			r := s.run("--config", cfg, "chat", c.flag, c.value, "-m", "hi")
+			r.wantCode(t, exitUsage)
+			r.wantStderr(t, c.want)
 		}
 	})
 }
@@ -313,4 +340,120 @@ func TestFakeLLMCommand(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("fake-llm after SIGTERM: %v, want exit 0", err)
 	}
+}
+
+// TestChatSessionTimeout: sessions idle longer than sessions.timeout are removed while
+// chat runs; the session of the turn under way is kept.
+func TestChatSessionTimeout(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"slow": {"command": `+jsonString(testserver.Build(t))+`}},
+  "switchboard": {"model": {"name": "m", "baseURL": `+jsonString(fake.URL)+`}, "sessions": {"timeout": "1s"}}
+}`)
+	s.run("--config", cfg, "chat", "--session", "old", "-m", "hi").wantCode(t, exitOK)
+	// A turn that outlasts the old session's second of grace, by a sleeping tool.
+	r := s.run("--config", cfg, "chat", "--session", "busy", "-m", `call sleep {"ms": 2500}`)
+	r.wantCode(t, exitOK)
+	r.wantStderr(t, `msg="session removed after idling" session=old`)
+	r = s.run("--config", cfg, "sessions", "--json")
+	r.wantCode(t, exitOK)
+	var list []session.Summary
+	decodeJSON(t, r.stdout, &list)
+	if len(list) != 1 || list[0].ID != "busy" {
+		t.Errorf("sessions after the timeout: %+v, want only the one whose turn ran", list)
+	}
+}
+
+// TestChatServerRequests: a server's sampling request during a tool call is answered
+// by the configured model when its config says "sampling": true, and refused
+// otherwise; its elicitation is declined with nobody at a terminal. The turn goes on
+// either way.
+func TestChatServerRequests(t *testing.T) {
+	t.Parallel()
+	conf := testenv.EverythingServer(t)
+	for _, tt := range []struct {
+		name, extra, want string
+		requests          int
+	}{
+		{"sampling allowed", `, "sampling": true`, "test_sampling: LLM response: You said: capital of France?", 3},
+		{"sampling refused", ``, `test_sampling failed: `, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake := fakellm.StartAnthropic(t, fakellm.Rules())
+			s := newSandbox(t)
+			s.env["ANTHROPIC_API_KEY"] = testKey
+			cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"conf": {"command": `+jsonString(conf)+tt.extra+`}},
+  "switchboard": {"model": {"provider": "anthropic", "name": "m", "baseURL": `+jsonString(fake.URL)+`}}
+}`)
+			r := s.run("--config", cfg, "chat", "-m", `call test_sampling {"prompt": "capital of France?"}`)
+			r.wantCode(t, exitOK)
+			r.wantStdout(t, tt.want)
+			reqs := fake.Requests()
+			if len(reqs) != tt.requests {
+				t.Fatalf("the model got %d requests, want %d", len(reqs), tt.requests)
+			}
+			if tt.requests == 3 {
+				sampled := reqs[1]
+				if len(sampled.Tools) != 0 || len(sampled.Messages) != 1 || sampled.Messages[0].Text != "capital of France?" || sampled.MaxTokens != 100 {
+					t.Errorf("the sampling request reached the model as %+v, want the server's one message, its maxTokens and no tools", sampled)
+				}
+			} else {
+				r.wantStdout(t, `server "conf"`, `"sampling": true`)
+			}
+		})
+	}
+	t.Run("elicitation without a terminal", func(t *testing.T) {
+		t.Parallel()
+		fake := fakellm.StartOpenAI(t, fakellm.Rules())
+		s := newSandbox(t)
+		s.env["OPENAI_API_KEY"] = testKey
+		cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"conf": {"command": `+jsonString(conf)+`}},
+  "switchboard": {"model": {"name": "m", "baseURL": `+jsonString(fake.URL)+`}}
+}`)
+		r := s.run("--config", cfg, "chat", "-m", `call test_elicitation {"message": "who are you?"}`)
+		r.wantCode(t, exitOK)
+		r.wantStdout(t, "test_elicitation")
+		if strings.Contains(r.stdout, "action=accept") {
+			t.Errorf("an elicitation was accepted with nobody to ask\n%s", r)
+		}
+	})
+}
+
+// TestChatElicitationOnTerminal: with a person at a terminal, a server's elicitation
+// during a call is asked field by field and the answers go back to the server.
+func TestChatElicitationOnTerminal(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("uses util-linux script(1) for a terminal")
+	}
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		testenv.Missing(t, "script(1) not found: %v", err)
+	}
+	t.Parallel()
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"conf": {"command": `+jsonString(testenv.EverythingServer(t))+`}},
+  "switchboard": {"model": {"name": "m", "baseURL": `+jsonString(fake.URL)+`}}
+}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	defer cancel()
+	line := "'" + testExe(t) + `' --config '` + cfg + `' chat -m 'call test_elicitation {"message": "who are you?"}'`
+	cmd := exec.CommandContext(ctx, scriptBin, "-qec", line, "/dev/null")
+	cmd.Dir = s.Work
+	cmd.Env = s.environ("elicit")
+	cmd.Stdin = strings.NewReader("y\nada\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("chat under script: %v\n%s", err, out)
+	}
+	r := result{args: []string{"chat"}, stdout: string(out)}
+	r.wantStdout(t, "conf asks: who are you?", "username (Your preferred username): ", "test_elicitation: Elicitation result: action=accept, content=map[username:ada]")
 }

@@ -16,8 +16,8 @@ import (
 
 func (a *app) sessionsCommand() *cobra.Command {
 	var (
-		dataDir string
-		asJSON  bool
+		flags  agentFlags
+		asJSON bool
 	)
 	// withStore opens the configured store (no server is started) for fn.
 	withStore := func(ctx context.Context, fn func(session.Store) error) error {
@@ -25,7 +25,11 @@ func (a *app) sessionsCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		st, err := a.openStore(ctx, cfg.Settings.Sessions, dataDir)
+		ss, err := flags.sessions(cfg)
+		if err != nil {
+			return err
+		}
+		st, err := a.openStore(ctx, ss)
 		if err != nil {
 			return err
 		}
@@ -96,7 +100,7 @@ default, or the config's "switchboard": {"sessions": {...}}); it starts no serve
 			})
 		},
 	}
-	cmd.Flags().StringVar(&dataDir, "data-dir", "", "where the SQLite session store lives (default the user's state directory)")
+	flags.addStore(cmd, false)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the list of summaries, or the whole session")
 	return cmd
 }

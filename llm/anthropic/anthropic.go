@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,6 +59,9 @@ type Options struct {
 	MaxRetries int
 	// HTTPClient makes the requests; nil means http.DefaultClient.
 	HTTPClient *http.Client
+	// Logger, when set, is told of each tool left out of requests because the API
+	// would refuse its definition (once per tool).
+	Logger *slog.Logger
 }
 
 // Model is a model behind the Anthropic Messages API. It is safe for concurrent use.
@@ -65,6 +69,7 @@ type Model struct {
 	client  sdk.Client
 	opts    Options
 	baseURL string
+	tools   llm.Definitions
 }
 
 var _ llm.Model = (*Model)(nil)
@@ -104,7 +109,7 @@ func New(opts Options) (*Model, error) {
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
-	return &Model{client: sdk.NewClient(ro...), opts: opts, baseURL: base}, nil
+	return &Model{client: sdk.NewClient(ro...), opts: opts, baseURL: base, tools: llm.Definitions{Provider: format.Anthropic}}, nil
 }
 
 // Generate implements llm.Model.
@@ -234,11 +239,7 @@ func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
 		p.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
 	if len(req.Tools) > 0 {
-		defs, err := format.Tools(format.Anthropic, req.Tools, nil)
-		if err != nil {
-			return p, fmt.Errorf("anthropic: tool definitions: %w", err)
-		}
-		for _, d := range defs {
+		for _, d := range m.tools.Of(req.Tools, m.opts.Logger) {
 			p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](d))
 		}
 	}

@@ -78,6 +78,7 @@ type Model struct {
 	opts    Options
 	baseURL string
 	chat    sdk.ChatCompletionService
+	tools   llm.Definitions
 	// completionTokens: send max_completion_tokens instead of max_tokens.
 	completionTokens bool
 }
@@ -132,6 +133,7 @@ func New(opts Options) (*Model, error) {
 		baseURL:          base,
 		chat:             sdk.NewChatCompletionService(ro...),
 		completionTokens: isOpenAIHost(u.Hostname()),
+		tools:            llm.Definitions{Provider: format.OpenAI},
 	}, nil
 }
 
@@ -218,11 +220,7 @@ func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 		p.Messages = append(p.Messages, param.Override[sdk.ChatCompletionMessageParamUnion](raw))
 	}
 	if len(req.Tools) > 0 {
-		defs, err := format.Tools(format.OpenAI, req.Tools, nil)
-		if err != nil {
-			return p, fmt.Errorf("openai: tool definitions: %w", err)
-		}
-		for _, d := range defs {
+		for _, d := range m.tools.Of(req.Tools, m.opts.Logger) {
 			p.Tools = append(p.Tools, param.Override[sdk.ChatCompletionToolUnionParam](d))
 		}
 	}
