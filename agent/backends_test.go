@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/llm/anthropic"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 )
 
@@ -21,9 +22,14 @@ func startOpenAI(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Serv
 	return m, srv
 }
 
-// startAnthropic serves script as an Anthropic Messages server and returns
-// llm/anthropic's model for it. PLACEHOLDER until llm/anthropic is merged.
+// startAnthropic serves script as an Anthropic Messages server (closed when the test
+// ends) and returns llm/anthropic's model for it, without retries.
 func startAnthropic(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {
-	tb.Skip("llm/anthropic not merged yet")
-	return nil, nil
+	tb.Helper()
+	srv := fakellm.StartAnthropic(tb, script)
+	m, err := anthropic.New(anthropic.Options{BaseURL: srv.URL, Model: "fake-claude", APIKey: "sk-ant-test", MaxRetries: -1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, srv
 }

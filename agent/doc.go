@@ -57,6 +57,8 @@
 // One turn at a time per session: a Run on a session whose turn is held (in this
 // process or, with a shared store, another) fails at once with session.ErrBusy.
 //
-// Not yet here: answering servers' sampling and elicitation requests during a call,
-// deferred tool loading through search, and settings from the config file.
+// What servers ask their client while a tool runs (sampling, elicitation) is
+// answered by [ServerRequests], a peer of the hub, not by the loop.
+//
+// Not yet here: deferred tool loading through search.
 package agent

@@ -40,7 +40,7 @@ func forEachBackend(t *testing.T, f func(t *testing.T, b backend)) {
 }
 
 func newStore(tb testing.TB) session.Store {
-	s := newTempStore() // TEMPORARY: session.NewMemory() once merged
+	s := session.NewMemory()
 	tb.Cleanup(func() { s.Close() })
 	return s
 }
@@ -48,11 +48,15 @@ func newStore(tb testing.TB) session.Store {
 // newSession creates a session with history in store and returns its id.
 func newSession(tb testing.TB, store session.Store, history ...llm.Message) string {
 	tb.Helper()
-	s := &session.Session{ID: "s-" + strings.ReplaceAll(tb.Name(), "/", "-"), Messages: history}
-	if err := store.Create(context.Background(), s); err != nil {
+	return newSessionID(tb, store, "s-"+strings.ReplaceAll(tb.Name(), "/", "-"), history...)
+}
+
+func newSessionID(tb testing.TB, store session.Store, id string, history ...llm.Message) string {
+	tb.Helper()
+	if err := store.Create(context.Background(), &session.Session{ID: id, Messages: history}); err != nil {
 		tb.Fatal(err)
 	}
-	return s.ID
+	return id
 }
 
 func testCtx(tb testing.TB) context.Context {

@@ -204,8 +204,10 @@ func TestInterruptedCallsRepaired(t *testing.T) {
 			t.Errorf("error flags: %v %v %v, want true false true", msgs[2].IsError, msgs[3].IsError, msgs[4].IsError)
 		}
 		stored := history(t, store, id)
-		if got := storedCallIDs(stored); !reflect.DeepEqual(got, []string{"call_2", "call_1", "call_3"}) || stored[5].Text != "again" {
-			t.Errorf("stored results %v, then %q", got, stored[5].Text)
+		if got := storedCallIDs(stored); !reflect.DeepEqual(got, []string{"call_2", "call_1", "call_3"}) {
+			t.Errorf("stored results %v, want the one stored, then the repairs", got)
+		} else if stored[5].Text != "again" {
+			t.Errorf("stored after the repairs: %+v, want the new message", stored[5])
 		}
 	})
 }

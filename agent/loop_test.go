@@ -449,3 +449,53 @@ func TestToolsRecomputedMidTurn(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalHookPanics: a hook that panics denies the call instead of ending the
+// process, and the model is told.
+func TestApprovalHookPanics(t *testing.T) {
+	local := tool.NewLocal()
+	ran := false
+	addTool(t, local, "rm", func(context.Context, json.RawMessage) (*tool.Result, error) {
+		ran = true
+		return tool.TextResult("removed"), nil
+	})
+	model, srv := backends[0].start(t, fakellm.Queue(
+		fakellm.Reply{Calls: []fakellm.Call{{ID: "call_1", Name: "rm", Arguments: `{}`}}},
+		fakellm.Reply{Text: "Not removed."},
+	))
+	store := newStore(t)
+	id := newSession(t, store)
+	a := agent.New(agent.Options{Model: model, Tools: local, Store: store,
+		Approve: func(context.Context, agent.Call) agent.Decision { panic("no terminal") }})
+	if _, err := a.Run(testCtx(t), id, "rm"); err != nil {
+		t.Fatal(err)
+	}
+	res := toolMsgs(srv.Requests()[1])
+	if ran || len(res) != 1 || !res[0].IsError || res[0].Text != `the call to "rm" was not approved: the approval hook failed` {
+		t.Errorf("ran %v; results %+v", ran, res)
+	}
+}
+
+// TestNoTools: an agent without tools answers a call the model makes anyway with an
+// error result, so that the history stays one a provider accepts and the model can
+// answer without it.
+func TestNoTools(t *testing.T) {
+	model, srv := backends[0].start(t, fakellm.Queue(
+		fakellm.Reply{Text: "Let me look.", Calls: []fakellm.Call{{ID: "call_1", Name: "search", Arguments: `{}`}}},
+		fakellm.Reply{Text: "I cannot look it up."},
+	))
+	store := newStore(t)
+	id := newSession(t, store)
+	a := agent.New(agent.Options{Model: model, Store: store})
+	turn, err := a.Run(testCtx(t), id, "look it up")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if turn.Answer != "I cannot look it up." || len(reqs) != 2 || len(reqs[0].Tools) != 0 {
+		t.Fatalf("answer %q after %d requests; tools sent %v", turn.Answer, len(reqs), toolNames(reqs[0]))
+	}
+	if res := toolMsgs(reqs[1]); len(res) != 1 || !res[0].IsError || res[0].Text != "no tools are available; answer without them" {
+		t.Errorf("the call was answered with %+v", res)
+	}
+}

@@ -11,7 +11,8 @@ import (
 )
 
 // TestMain lets this test binary act as the built-in demo servers (the benchmarks run
-// the clock server through a hub as demo.Config(os.Executable()) describes it), removes
+// the clock server through a hub as demo.Config(os.Executable()) describes it) and as
+// the process that crashes mid-turn (TestCrashMidStepRepaired), removes
 // the binaries built for the tests, and checks that no goroutine outlived them.
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == "demo-server" {
@@ -20,6 +21,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Exit(0)
+	}
+	if db := os.Getenv(crashDBEnv); db != "" {
+		os.Exit(crashChild(db, os.Getenv(crashModelEnv)))
 	}
 	os.Exit(testenv.Main(m))
 }
