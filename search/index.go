@@ -1,0 +1,331 @@
+package search
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// Result is one tool found, with its score (higher is better; comparable only
+// within one search).
+type Result struct {
+	Tool  tool.Tool
+	Score float64
+}
+
+// The fields of a tool that search looks at, each weighted on its own (BM25F).
+const (
+	fieldName = iota
+	fieldServer
+	fieldDescription
+	fieldParamName
+	fieldParamDescription
+	numFields
+)
+
+// config is how the index tokenizes and weighs; defaultConfig is what New uses,
+// plainBM25 the README's baseline recipe the quality test checks the harness with.
+type config struct {
+	k1       float64
+	b        [numFields]float64
+	weight   [numFields]float64
+	stem     bool
+	synonyms float64 // query weight of an expanded synonym; 0 turns expansion off
+	oneField bool    // every field is one document (plain BM25)
+	stop     map[string]bool
+	queryTF  bool // a word said twice in the query counts twice
+}
+
+var plainBM25 = config{
+	k1:       1.2,
+	b:        [numFields]float64{.75, .75, .75, .75, .75},
+	weight:   [numFields]float64{1, 0, 1, 1, 1},
+	oneField: true,
+	stop:     basicStopWords,
+	queryTF:  true,
+}
+
+var defaultConfig = config{
+	k1:       1.2,
+	b:        [numFields]float64{.75, .75, .75, .75, .75},
+	weight:   [numFields]float64{1, 0, 1, 1, 1},
+	oneField: false,
+	stop:     stopWords,
+}
+
+type posting struct {
+	doc int32
+	w   float32 // saturated term frequency: tf/(k1+tf), tf already length-normalized
+}
+
+type term struct {
+	idf  float32
+	post []posting
+}
+
+// Index is a ranked, read-only index of a tool catalog. Build a new one when the
+// catalog changes (New over 10,000 tools takes well under 200 ms). An Index is
+// safe for concurrent use.
+type Index struct {
+	cfg   config
+	tools []tool.Tool
+	text  []string // lower-case name, server, description and parameters, for Regex
+	terms map[string]*term
+}
+
+// New indexes tools. The slice is copied; results are in terms of its elements.
+func New(tools []tool.Tool) *Index { return newIndex(tools, defaultConfig) }
+
+// analyzer turns text into index terms, remembering the stems it has computed.
+type analyzer struct {
+	cfg   *config
+	stems map[string]string
+}
+
+func (a *analyzer) terms(s string, emit func(string)) {
+	words(s, func(w string) {
+		if a.cfg.stop[w] {
+			return
+		}
+		if a.cfg.stem {
+			st, ok := a.stems[w]
+			if !ok {
+				st = stem(w)
+				a.stems[w] = st
+			}
+			w = st
+		}
+		emit(w)
+	})
+}
+
+// param is one input schema property.
+type param struct {
+	Name        string
+	Type        string
+	Description string
+	Required    bool
+}
+
+// params reads the top-level properties of a JSON Schema object, sorted by name
+// with the required ones first. A schema that does not parse has none.
+func params(schema json.RawMessage) []param {
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := make([]param, 0, len(s.Properties))
+	for name, p := range s.Properties {
+		typ := ""
+		switch v := p.Type.(type) {
+		case string:
+			typ = v
+		case []any:
+			var parts []string
+			for _, x := range v {
+				if str, ok := x.(string); ok {
+					parts = append(parts, str)
+				}
+			}
+			typ = strings.Join(parts, "|")
+		}
+		out = append(out, param{Name: name, Type: typ, Description: p.Description, Required: slices.Contains(s.Required, name)})
+	}
+	slices.SortFunc(out, func(a, b param) int {
+		if a.Required != b.Required {
+			if a.Required {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+func newIndex(tools []tool.Tool, cfg config) *Index {
+	ix := &Index{cfg: cfg, tools: slices.Clone(tools), text: make([]string, len(tools)), terms: map[string]*term{}}
+	an := &analyzer{cfg: &ix.cfg, stems: map[string]string{}}
+	nf := numFields
+	if cfg.oneField {
+		nf = 1
+	}
+	type docTerms struct {
+		tf  map[string]*[numFields]float64
+		len [numFields]float64
+	}
+	docs := make([]docTerms, len(tools))
+	var total [numFields]float64
+	for i, t := range ix.tools {
+		d := &docs[i]
+		d.tf = map[string]*[numFields]float64{}
+		add := func(f int, s string) {
+			if cfg.oneField {
+				f = 0
+			}
+			an.terms(s, func(w string) {
+				c := d.tf[w]
+				if c == nil {
+					c = new([numFields]float64)
+					d.tf[w] = c
+				}
+				c[f]++
+				d.len[f]++
+			})
+		}
+		name := t.OriginalName
+		if name == "" {
+			name = t.Name
+		}
+		var text strings.Builder
+		text.WriteString(t.Name + "\n" + name + "\n" + t.Server + "\n" + t.Title + "\n" + t.Description)
+		add(fieldName, name)
+		if !cfg.oneField {
+			add(fieldServer, t.Server)
+		}
+		add(fieldDescription, t.Title)
+		add(fieldDescription, t.Description)
+		for _, p := range params(t.InputSchema) {
+			add(fieldParamName, p.Name)
+			add(fieldParamDescription, p.Description)
+			text.WriteString("\n" + p.Name + "\n" + p.Description)
+		}
+		ix.text[i] = strings.ToLower(text.String())
+		for f := range nf {
+			total[f] += d.len[f]
+		}
+	}
+	var avg [numFields]float64
+	for f := range nf {
+		avg[f] = max(total[f]/float64(max(len(tools), 1)), 1)
+	}
+	for i := range docs {
+		d := &docs[i]
+		for w, tf := range d.tf {
+			var x float64
+			for f := range nf {
+				if tf[f] == 0 {
+					continue
+				}
+				wt := cfg.weight[f]
+				if cfg.oneField {
+					wt = 1
+				}
+				x += wt * tf[f] / (1 - cfg.b[f] + cfg.b[f]*d.len[f]/avg[f])
+			}
+			if x == 0 {
+				continue
+			}
+			t := ix.terms[w]
+			if t == nil {
+				t = &term{}
+				ix.terms[w] = t
+			}
+			t.post = append(t.post, posting{doc: int32(i), w: float32(x / (cfg.k1 + x))})
+		}
+	}
+	n := float64(len(tools))
+	for _, t := range ix.terms {
+		df := float64(len(t.post))
+		t.idf = float32(math.Log(1 + (n-df+0.5)/(df+0.5)))
+	}
+	return ix
+}
+
+// Len is the number of tools indexed.
+func (ix *Index) Len() int { return len(ix.tools) }
+
+// queryTerms are a query's distinct terms with their weights: 1 for the words
+// the query says, less for the synonyms expansion adds.
+func (ix *Index) queryTerms(query string) map[string]float64 {
+	an := &analyzer{cfg: &ix.cfg, stems: map[string]string{}}
+	q := map[string]float64{}
+	an.terms(query, func(w string) {
+		if ix.cfg.queryTF {
+			q[w]++
+		} else {
+			q[w] = 1
+		}
+	})
+	if ix.cfg.synonyms > 0 {
+		for _, w := range keys(q) {
+			for _, s := range expand(w, ix.cfg.stem) {
+				if _, ok := q[s]; !ok {
+					q[s] = ix.cfg.synonyms
+				}
+			}
+		}
+	}
+	return q
+}
+
+func keys(q map[string]float64) []string {
+	out := make([]string, 0, len(q))
+	for w := range q {
+		out = append(out, w)
+	}
+	return out
+}
+
+// Search ranks the tools against a natural-language query and returns at most
+// limit of them, best first; ties are broken by name so the order is
+// deterministic. Tools that share no term with the query are not returned.
+func (ix *Index) Search(query string, limit int) []Result {
+	if limit <= 0 || len(ix.tools) == 0 {
+		return nil
+	}
+	scores := make([]float32, len(ix.tools))
+	hit := make([]int32, 0, 64)
+	for w, qw := range ix.queryTerms(query) {
+		t := ix.terms[w]
+		if t == nil {
+			continue
+		}
+		g := t.idf * float32(qw)
+		for _, p := range t.post {
+			if scores[p.doc] == 0 {
+				hit = append(hit, p.doc)
+			}
+			scores[p.doc] += g * p.w
+		}
+	}
+	return ix.top(hit, scores, limit)
+}
+
+func (ix *Index) top(hit []int32, scores []float32, limit int) []Result {
+	better := func(a, b int32) int {
+		if scores[a] != scores[b] {
+			if scores[a] > scores[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(ix.tools[a].Name, ix.tools[b].Name)
+	}
+	// Keep a sorted window of the best limit: cheap for the small limits search uses.
+	best := make([]int32, 0, limit+1)
+	for _, d := range hit {
+		if len(best) == limit && better(d, best[limit-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(best, d, better)
+		best = slices.Insert(best, i, d)
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	out := make([]Result, len(best))
+	for i, d := range best {
+		out[i] = Result{Tool: ix.tools[d], Score: float64(scores[d])}
+	}
+	return out
+}

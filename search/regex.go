@@ -1,0 +1,33 @@
+package search
+
+import (
+	"regexp"
+)
+
+// Regex returns at most limit tools whose name, server, description, parameter
+// names or parameter descriptions match pattern, case-insensitively. Tools whose
+// name matches come first, then by name. A pattern that does not compile is an
+// error (see [Index.ToolSearchRegex] for the checked, model-facing form).
+func (ix *Index) Regex(pattern string, limit int) ([]Result, error) {
+	re, err := regexp.Compile("(?i)" + pattern)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	scores := make([]float32, len(ix.tools))
+	var hit []int32
+	for i, t := range ix.tools {
+		switch {
+		case re.MatchString(t.Name) || re.MatchString(t.OriginalName):
+			scores[i] = 2
+		case re.MatchString(ix.text[i]):
+			scores[i] = 1
+		default:
+			continue
+		}
+		hit = append(hit, int32(i))
+	}
+	return ix.top(hit, scores, limit), nil
+}
