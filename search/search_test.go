@@ -28,7 +28,7 @@ func TestWords(t *testing.T) {
 
 func TestStem(t *testing.T) {
 	for in, want := range map[string]string{
-		"creates": "create", "creating": "create", "created": "create", "creation": "create",
+		"creates": "create", "creating": "create", "created": "create",
 		"files": "file", "queries": "queri", "query": "queri", "status": "status",
 		"analysis": "analysis", "ipv4": "ipv4", "get": "get", "hopping": "hop",
 	} {
