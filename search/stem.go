@@ -7,8 +7,12 @@ import "strings"
 // steps 2 and 3, so "creates", "creating" and "creation" meet. Words that are not
 // plain lower-case ASCII letters, or shorter than four letters, are kept whole:
 // identifiers such as "ipv4" or "s3" must not be mangled.
-func stem(w string) string {
-	if len(w) < 4 {
+func stem(w string) string { return stemLevel(w, 3) }
+
+// stemLevel stems with the first level steps: 1 plurals only, 2 all of step 1
+// (-ed, -ing, -y), 3 steps 2 and 3 too.
+func stemLevel(w string, level int) string {
+	if len(w) < 4 || level == 0 {
 		return w
 	}
 	for i := 0; i < len(w); i++ {
@@ -17,10 +21,14 @@ func stem(w string) string {
 		}
 	}
 	w = step1a(w)
-	w = step1b(w)
-	w = step1c(w)
-	w = step2(w)
-	w = step3(w)
+	if level >= 2 {
+		w = step1b(w)
+		w = step1c(w)
+	}
+	if level >= 3 {
+		w = step2(w)
+		w = step3(w)
+	}
 	return w
 }
 
