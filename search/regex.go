@@ -9,6 +9,10 @@ import (
 // name matches come first, then by name. A pattern that does not compile is an
 // error (see [Index.ToolSearchRegex] for the checked, model-facing form).
 func (ix *Index) Regex(pattern string, limit int) ([]Result, error) {
+	// Compiled bare first so an error quotes the model's pattern, not ours.
+	if _, err := regexp.Compile(pattern); err != nil {
+		return nil, err
+	}
 	re, err := regexp.Compile("(?i)" + pattern)
 	if err != nil {
 		return nil, err
