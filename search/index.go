@@ -85,26 +85,26 @@ type Index struct {
 // New indexes tools. The slice is copied; results are in terms of its elements.
 func New(tools []tool.Tool) *Index { return newIndex(tools, defaultConfig) }
 
-// analyzer turns text into index terms, remembering the stems it has computed.
+// analyzer turns text into index terms, remembering each word's term ("" for a
+// stop word) so that a catalog's vocabulary is lower-cased and stemmed once.
 type analyzer struct {
 	cfg   *config
-	stems map[string]string
+	terms map[string]string
 }
 
-func (a *analyzer) terms(s string, emit func(string)) {
-	words(s, func(w string) {
-		if a.cfg.stop[w] {
-			return
-		}
-		if a.cfg.stem > 0 {
-			st, ok := a.stems[w]
-			if !ok {
-				st = stemLevel(w, a.cfg.stem)
-				a.stems[w] = st
+func (a *analyzer) each(s string, emit func(string)) {
+	words(s, func(b []byte) {
+		t, ok := a.terms[string(b)]
+		if !ok {
+			w := string(b)
+			if !a.cfg.stop[w] {
+				t = stemLevel(w, a.cfg.stem)
 			}
-			w = st
+			a.terms[w] = t
 		}
-		emit(w)
+		if t != "" {
+			emit(t)
+		}
 	})
 }
 
@@ -160,31 +160,38 @@ func params(schema json.RawMessage) []param {
 
 func newIndex(tools []tool.Tool, cfg config) *Index {
 	ix := &Index{cfg: cfg, tools: slices.Clone(tools), text: make([]string, len(tools)), terms: map[string]*term{}}
-	an := &analyzer{cfg: &ix.cfg, stems: map[string]string{}}
+	an := &analyzer{cfg: &ix.cfg, terms: map[string]string{}}
 	nf := numFields
 	if cfg.oneField {
 		nf = 1
 	}
+	type termFreq struct {
+		term string
+		tf   [numFields]float32
+	}
 	type docTerms struct {
-		tf  map[string]*[numFields]float64
-		len [numFields]float64
+		terms []termFreq
+		len   [numFields]float64
 	}
 	docs := make([]docTerms, len(tools))
 	var total [numFields]float64
+	seen := map[string]int{} // a document's terms, to their place in its list
 	for i, t := range ix.tools {
 		d := &docs[i]
-		d.tf = map[string]*[numFields]float64{}
+		d.terms = make([]termFreq, 0, 32)
+		clear(seen)
 		add := func(f int, s string) {
 			if cfg.oneField {
 				f = 0
 			}
-			an.terms(s, func(w string) {
-				c := d.tf[w]
-				if c == nil {
-					c = new([numFields]float64)
-					d.tf[w] = c
+			an.each(s, func(w string) {
+				k, ok := seen[w]
+				if !ok {
+					k = len(d.terms)
+					seen[w] = k
+					d.terms = append(d.terms, termFreq{term: w})
 				}
-				c[f]++
+				d.terms[k].tf[f]++
 				d.len[f]++
 			})
 		}
@@ -214,28 +221,39 @@ func newIndex(tools []tool.Tool, cfg config) *Index {
 	for f := range nf {
 		avg[f] = max(total[f]/float64(max(len(tools), 1)), 1)
 	}
+	// Postings sized from document frequencies: appending would copy them over and over.
+	for i := range docs {
+		for _, e := range docs[i].terms {
+			t := ix.terms[e.term]
+			if t == nil {
+				t = &term{}
+				ix.terms[e.term] = t
+			}
+			t.idf++
+		}
+	}
+	for _, t := range ix.terms {
+		t.post = make([]posting, 0, int(t.idf))
+	}
 	for i := range docs {
 		d := &docs[i]
-		for w, tf := range d.tf {
+		for _, e := range d.terms {
+			w := e.term
 			var x float64
 			for f := range nf {
-				if tf[f] == 0 {
+				if e.tf[f] == 0 {
 					continue
 				}
 				wt := cfg.weight[f]
 				if cfg.oneField {
 					wt = 1
 				}
-				x += wt * tf[f] / (1 - cfg.b[f] + cfg.b[f]*d.len[f]/avg[f])
+				x += wt * float64(e.tf[f]) / (1 - cfg.b[f] + cfg.b[f]*d.len[f]/avg[f])
 			}
 			if x == 0 {
 				continue
 			}
 			t := ix.terms[w]
-			if t == nil {
-				t = &term{}
-				ix.terms[w] = t
-			}
 			t.post = append(t.post, posting{doc: int32(i), w: float32(x / (cfg.k1 + x))})
 		}
 	}
@@ -253,9 +271,9 @@ func (ix *Index) Len() int { return len(ix.tools) }
 // queryTerms are a query's distinct terms with their weights: 1 for the words
 // the query says, less for the synonyms expansion adds.
 func (ix *Index) queryTerms(query string) map[string]float64 {
-	an := &analyzer{cfg: &ix.cfg, stems: map[string]string{}}
+	an := &analyzer{cfg: &ix.cfg, terms: map[string]string{}}
 	q := map[string]float64{}
-	an.terms(query, func(w string) {
+	an.each(query, func(w string) {
 		if ix.cfg.queryTF {
 			q[w]++
 		} else {

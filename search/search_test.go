@@ -19,7 +19,7 @@ func TestWords(t *testing.T) {
 		{"Créer un fichier", []string{"créer", "un", "fichier"}},
 	} {
 		var got []string
-		words(c.in, func(w string) { got = append(got, w) })
+		words(c.in, func(w []byte) { got = append(got, string(w)) })
 		if !slices.Equal(got, c.want) {
 			t.Errorf("words(%q) = %q, want %q", c.in, got, c.want)
 		}

@@ -3,6 +3,7 @@ package search
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // stopWords are left out of documents and queries: they match nearly every tool
@@ -26,35 +27,46 @@ func wordSet(s string) map[string]bool {
 
 // words splits s into lower-case words: on every character that is not a letter
 // or digit, and inside identifiers at camelCase humps ("getHTTPStatus" gives get,
-// http, status) and letter-digit boundaries ("ipv4" stays whole, "s3Bucket" gives
-// s3, bucket). That covers snake_case, kebab-case, dotted and camelCase names alike.
-func words(s string, emit func(string)) {
-	rs := []rune(s)
+// http, status; "s3Bucket" gives s3, bucket) but not between letters and digits
+// ("ipv4" stays whole). That covers snake_case, kebab-case, dotted and camelCase
+// names alike. emit gets a buffer it must not keep.
+func words(s string, emit func([]byte)) {
+	var buf []byte
 	start := -1
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			emit(strings.ToLower(string(rs[start:end])))
+			buf = buf[:0]
+			for _, r := range s[start:end] {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
+			emit(buf)
 		}
 		start = -1
 	}
-	for i, r := range rs {
+	var prev rune
+	for i, r := range s {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			flush(i)
+			prev = r
 			continue
 		}
 		if start < 0 {
 			start = i
+			prev = r
 			continue
 		}
-		prev := rs[i-1]
 		switch {
 		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
 			flush(i) // getWeather, s3Bucket: hump
 			start = i
-		case unicode.IsUpper(r) && unicode.IsUpper(prev) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
-			flush(i) // HTTPStatus: the last capital starts the next word
-			start = i
+		case unicode.IsUpper(r) && unicode.IsUpper(prev):
+			// HTTPStatus: the last capital starts the next word.
+			if next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):]); unicode.IsLower(next) {
+				flush(i)
+				start = i
+			}
 		}
+		prev = r
 	}
-	flush(len(rs))
+	flush(len(s))
 }
