@@ -36,7 +36,9 @@ type config struct {
 	synonyms float64 // query weight of an expanded synonym; 0 turns expansion off
 	oneField bool    // every field is one document (plain BM25)
 	stop     map[string]bool
-	queryTF  bool // a word said twice in the query counts twice
+	prefix   float64 // query weight of a catalog word sharing a long prefix with a query word; 0 turns it off
+	trim     int     // how many letters a query word may differ by at its end for prefix matching
+	queryTF  bool    // a word said twice in the query counts twice
 }
 
 var plainBM25 = config{
@@ -52,13 +54,17 @@ var plainBM25 = config{
 // weighed apart (BM25F) lift R@5 from .860 to .890; the name at 3 and parameter
 // descriptions at .3 and names at .5 (they repeat the nouns of every tool in a domain)
 // to .911; plural stemming and synonyms at .3 hold that with more recall on
-// real catalogs' vocabulary ("repos", "fetch").
+// real catalogs' vocabulary ("repos", "fetch"); words sharing all but their last
+// four letters at .3, .914. (Tried and dropped on dev: Porter's steps 2-3, name
+// bigrams, counting repeated query words, other k1 and b.)
 var defaultConfig = config{
 	k1:       1.2,
 	b:        [numFields]float64{.75, .75, .75, .75, .75},
 	weight:   [numFields]float64{3, 1, 1, .5, .3},
 	stem:     1,
 	synonyms: .3,
+	prefix:   .3,
+	trim:     4,
 	stop:     stopWords,
 }
 
@@ -80,6 +86,7 @@ type Index struct {
 	tools []tool.Tool
 	text  []string // lower-case name, server, description and parameters, for Regex
 	terms map[string]*term
+	vocab []string // the terms, sorted, for prefix matching
 }
 
 // New indexes tools. The slice is copied; results are in terms of its elements.
@@ -180,18 +187,21 @@ func newIndex(tools []tool.Tool, cfg config) *Index {
 		d := &docs[i]
 		d.terms = make([]termFreq, 0, 32)
 		clear(seen)
+		count := func(f int, w string) {
+			k, ok := seen[w]
+			if !ok {
+				k = len(d.terms)
+				seen[w] = k
+				d.terms = append(d.terms, termFreq{term: w})
+			}
+			d.terms[k].tf[f]++
+		}
 		add := func(f int, s string) {
 			if cfg.oneField {
 				f = 0
 			}
 			an.each(s, func(w string) {
-				k, ok := seen[w]
-				if !ok {
-					k = len(d.terms)
-					seen[w] = k
-					d.terms = append(d.terms, termFreq{term: w})
-				}
-				d.terms[k].tf[f]++
+				count(f, w)
 				d.len[f]++
 			})
 		}
@@ -257,6 +267,11 @@ func newIndex(tools []tool.Tool, cfg config) *Index {
 			t.post = append(t.post, posting{doc: int32(i), w: float32(x / (cfg.k1 + x))})
 		}
 	}
+	ix.vocab = make([]string, 0, len(ix.terms))
+	for w := range ix.terms {
+		ix.vocab = append(ix.vocab, w)
+	}
+	slices.Sort(ix.vocab)
 	n := float64(len(tools))
 	for _, t := range ix.terms {
 		df := float64(len(t.post))
@@ -280,8 +295,26 @@ func (ix *Index) queryTerms(query string) map[string]float64 {
 			q[w] = 1
 		}
 	})
+	said := keys(q)
+	if ix.cfg.prefix > 0 {
+		// "recommend" meets "recommendation", "nutrition" "nutritional": words
+		// that share all but their last few letters, long enough to mean the same.
+		const minPrefix, maxExpand = 5, 16
+		for _, w := range said {
+			if len(w) < minPrefix+1 {
+				continue
+			}
+			p := w[:max(minPrefix, len(w)-ix.cfg.trim)]
+			i, _ := slices.BinarySearch(ix.vocab, p)
+			for n := 0; i < len(ix.vocab) && n < maxExpand && strings.HasPrefix(ix.vocab[i], p); i, n = i+1, n+1 {
+				if _, ok := q[ix.vocab[i]]; !ok {
+					q[ix.vocab[i]] = ix.cfg.prefix
+				}
+			}
+		}
+	}
 	if ix.cfg.synonyms > 0 {
-		for _, w := range keys(q) {
+		for _, w := range said {
 			for _, s := range expand(w, ix.cfg.stem) {
 				if _, ok := q[s]; !ok {
 					q[s] = ix.cfg.synonyms

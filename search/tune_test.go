@@ -24,21 +24,12 @@ func TestTuneDev(t *testing.T) {
 		t.Logf("%-30s %v", name, measureSet(newIndex(dev.tools, c), dev.requests))
 	}
 	v("default", func(c *config) {})
-	for _, x := range []float64{0, .1, .5} {
-		v(fmt.Sprintf("pdesc%v", x), func(c *config) { c.weight[fieldParamDescription] = x })
-	}
-	for _, x := range []float64{.5, 2} {
-		v(fmt.Sprintf("pname%v", x), func(c *config) { c.weight[fieldParamName] = x })
-		v(fmt.Sprintf("desc%v", x), func(c *config) { c.weight[fieldDescription] = x })
-	}
-	for _, x := range []float64{4, 6} {
-		v(fmt.Sprintf("name%v", x), func(c *config) { c.weight[fieldName] = x })
-	}
-	for _, x := range []float64{.5, .9} {
-		v(fmt.Sprintf("b=%v", x), func(c *config) { c.b = [numFields]float64{x, x, x, x, x} })
-		v(fmt.Sprintf("bname=%v", x), func(c *config) { c.b[fieldName] = x })
-	}
-	for _, x := range []float64{.9, 1.6, 2.5} {
-		v(fmt.Sprintf("k1=%v", x), func(c *config) { c.k1 = x })
+	v("no prefix", func(c *config) { c.prefix = 0 })
+	v("no synonyms", func(c *config) { c.synonyms = 0 })
+	v("no stemming", func(c *config) { c.stem = 0 })
+	v("Porter steps 1-3", func(c *config) { c.stem = 3 })
+	v("query words counted", func(c *config) { c.queryTF = true })
+	for _, x := range []float64{2, 4} {
+		v(fmt.Sprintf("name x%v", x), func(c *config) { c.weight[fieldName] = x })
 	}
 }
