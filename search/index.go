@@ -37,6 +37,7 @@ type config struct {
 	oneField bool    // every field is one document (plain BM25)
 	stop     map[string]bool
 	prefix   float64 // query weight of a catalog word sharing a long prefix with a query word; 0 turns it off
+	diverse  float64 // 0 off; else what a query word already covered by a higher result still counts (MMR-like)
 	trim     int     // how many letters a query word may differ by at its end for prefix matching
 	queryTF  bool    // a word said twice in the query counts twice
 }
@@ -56,7 +57,10 @@ var plainBM25 = config{
 // to .911; plural stemming and synonyms at .3 hold that with more recall on
 // real catalogs' vocabulary ("repos", "fetch"); words sharing all but their last
 // four letters at .3, .914. (Tried and dropped on dev: Porter's steps 2-3, name
-// bigrams, counting repeated query words, other k1 and b.)
+// bigrams, counting repeated query words, other k1 and b.) Diversifying the
+// top (a query word already matched by a higher result counts .6) lifts dev R@5
+// to .937 and Comp@5 from .764 to .831: requests that need several tools get one
+// of each.
 var defaultConfig = config{
 	k1:       1.2,
 	b:        [numFields]float64{.75, .75, .75, .75, .75},
@@ -65,6 +69,7 @@ var defaultConfig = config{
 	synonyms: .3,
 	prefix:   .3,
 	trim:     4,
+	diverse:  .6,
 	stop:     stopWords,
 }
 
@@ -342,7 +347,8 @@ func (ix *Index) Search(query string, limit int) []Result {
 	}
 	scores := make([]float32, len(ix.tools))
 	hit := make([]int32, 0, 64)
-	for w, qw := range ix.queryTerms(query) {
+	q := ix.queryTerms(query)
+	for w, qw := range q {
 		t := ix.terms[w]
 		if t == nil {
 			continue
@@ -355,10 +361,64 @@ func (ix *Index) Search(query string, limit int) []Result {
 			scores[p.doc] += g * p.w
 		}
 	}
-	return ix.top(hit, scores, limit)
+	if ix.cfg.diverse > 0 && limit > 1 {
+		return ix.diversify(q, ix.best(hit, scores, 4*limit), limit)
+	}
+	return ix.results(ix.best(hit, scores, limit), scores)
 }
 
-func (ix *Index) top(hit []int32, scores []float32, limit int) []Result {
+// diversify re-picks the best limit of cands greedily: a query word that a
+// result already picked matches counts for less in the next, so a request that
+// needs several tools gets one of each rather than five of the first kind.
+func (ix *Index) diversify(q map[string]float64, cands []int32, limit int) []Result {
+	contrib := make([]map[string]float64, len(cands))
+	for i := range contrib {
+		contrib[i] = map[string]float64{}
+	}
+	for w, qw := range q {
+		t := ix.terms[w]
+		if t == nil {
+			continue
+		}
+		for i, d := range cands {
+			k, ok := slices.BinarySearchFunc(t.post, d, func(p posting, d int32) int { return int(p.doc - d) })
+			if ok {
+				contrib[i][w] = float64(t.idf) * qw * float64(t.post[k].w)
+			}
+		}
+	}
+	covered := map[string]bool{}
+	used := make([]bool, len(cands))
+	var out []Result
+	for len(out) < limit && len(out) < len(cands) {
+		best, bestScore := -1, -1.0
+		for i := range cands {
+			if used[i] {
+				continue
+			}
+			var sc float64
+			for w, x := range contrib[i] {
+				if covered[w] {
+					x *= ix.cfg.diverse
+				}
+				sc += x
+			}
+			if sc > bestScore || (sc == bestScore && ix.tools[cands[i]].Name < ix.tools[cands[best]].Name) {
+				best, bestScore = i, sc
+			}
+		}
+		used[best] = true
+		for w := range contrib[best] {
+			covered[w] = true
+		}
+		out = append(out, Result{Tool: ix.tools[cands[best]], Score: bestScore})
+	}
+	return out
+}
+
+// best is the limit documents of hit with the highest scores, best first, ties
+// by name.
+func (ix *Index) best(hit []int32, scores []float32, limit int) []int32 {
 	better := func(a, b int32) int {
 		if scores[a] != scores[b] {
 			if scores[a] > scores[b] {
@@ -380,8 +440,12 @@ func (ix *Index) top(hit []int32, scores []float32, limit int) []Result {
 			best = best[:limit]
 		}
 	}
-	out := make([]Result, len(best))
-	for i, d := range best {
+	return best
+}
+
+func (ix *Index) results(docs []int32, scores []float32) []Result {
+	out := make([]Result, len(docs))
+	for i, d := range docs {
 		out[i] = Result{Tool: ix.tools[d], Score: float64(scores[d])}
 	}
 	return out

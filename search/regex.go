@@ -33,5 +33,5 @@ func (ix *Index) Regex(pattern string, limit int) ([]Result, error) {
 		}
 		hit = append(hit, int32(i))
 	}
-	return ix.top(hit, scores, limit), nil
+	return ix.results(ix.best(hit, scores, limit), scores), nil
 }

@@ -24,12 +24,7 @@ func TestTuneDev(t *testing.T) {
 		t.Logf("%-30s %v", name, measureSet(newIndex(dev.tools, c), dev.requests))
 	}
 	v("default", func(c *config) {})
-	v("no prefix", func(c *config) { c.prefix = 0 })
-	v("no synonyms", func(c *config) { c.synonyms = 0 })
-	v("no stemming", func(c *config) { c.stem = 0 })
-	v("Porter steps 1-3", func(c *config) { c.stem = 3 })
-	v("query words counted", func(c *config) { c.queryTF = true })
-	for _, x := range []float64{2, 4} {
-		v(fmt.Sprintf("name x%v", x), func(c *config) { c.weight[fieldName] = x })
+	for _, x := range []float64{.2, .4, .6, .8} {
+		v(fmt.Sprintf("diverse%v", x), func(c *config) { c.diverse = x })
 	}
 }
