@@ -127,3 +127,20 @@ func TestRegex(t *testing.T) {
 		t.Error("Regex(\"(\") compiled")
 	}
 }
+
+// A request that needs two tools gets one of each kind in a short list, not two
+// variants of the first.
+func TestSearchDiversifies(t *testing.T) {
+	ix := New([]tool.Tool{
+		{Name: "weather_forecast", Description: "Daily weather forecast for a city."},
+		{Name: "weather_forecast_hourly", Description: "Hourly weather forecast for a city."},
+		{Name: "weather_forecast_marine", Description: "Weather forecast for a coast."},
+		{Name: "send_email", Description: "Send an email."},
+		{Name: "send_sms", Description: "Send a text message."},
+		{Name: "list_email", Description: "List email in a mailbox."},
+	})
+	got := names(ix.Search("get the daily weather forecast for Paris and email it to me", 2))
+	if want := []string{"weather_forecast", "send_email"}; !slices.Equal(got, want) {
+		t.Errorf("Search = %q, want %q", got, want)
+	}
+}
