@@ -44,10 +44,17 @@
 // same nouns there. Plurals are stemmed ("issues" finds "list_issue"), a short
 // table of general software synonyms and abbreviations ("fetch" for "get",
 // "repo" for "repository", "msg" for "message") widens a query at a lower
-// weight, and a stop list drops the words every request has ("please", "the").
+// weight, words that share all but their last four letters meet at a lower
+// weight still ("forecasting", "forecast"), and a stop list drops the words every
+// request has ("please", "the"). Last, the top of the list is diversified: a
+// query word that a result already placed matches counts for less in the next,
+// so a request that needs several tools ("get the forecast and email it") gets
+// one of each instead of five variants of the first.
 //
 // Quality is measured, not asserted, on two public tool-retrieval sets
-// (../shared/data/toolsearch; the parameters were chosen on Seal-Tools dev only):
+// (../shared/data/toolsearch; the parameters were chosen on Seal-Tools dev only,
+// see TestTuneDev). Recall@5, plain BM25 against this ranking: Seal-Tools test
+// in-domain .854 -> .938, out-of-domain .805 -> .910, ToolE .548 -> .618.
 //
 //	go test -run=NONE -bench=Quality ./search/
 //
