@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"slices"
@@ -89,7 +90,7 @@ type term struct {
 type Index struct {
 	cfg   config
 	tools []tool.Tool
-	text  []string // lower-case name, server, description and parameters, for Regex
+	docs  []docTerms
 	terms map[string]*term
 	vocab []string // the terms, sorted, for prefix matching
 }
@@ -170,25 +171,65 @@ func params(schema json.RawMessage) []param {
 	return out
 }
 
-func newIndex(tools []tool.Tool, cfg config) *Index {
-	ix := &Index{cfg: cfg, tools: slices.Clone(tools), text: make([]string, len(tools)), terms: map[string]*term{}}
+type termFreq struct {
+	term string
+	tf   [numFields]float32
+}
+
+// docTerms is one tool analyzed: its terms with their counts per field, and its
+// text for Regex. Update reuses it for a tool that has not changed.
+type docTerms struct {
+	terms []termFreq
+	len   [numFields]float64
+	text  string // lower-case name, server, description and parameters
+}
+
+// Update is an index of tools that reuses this one's analysis of every tool that
+// is unchanged (same name, server, title, description and schema), so a catalog
+// change (a server reconnecting with one new tool) costs about the tools that
+// changed plus the ranking statistics, not a whole rebuild. The receiver is not
+// changed and stays usable.
+func (ix *Index) Update(tools []tool.Tool) *Index {
+	old := make(map[string]int, len(ix.tools))
+	for i, t := range ix.tools {
+		old[t.Name] = i
+	}
+	return build(tools, ix.cfg, func(t tool.Tool) (docTerms, bool) {
+		i, ok := old[t.Name]
+		if !ok {
+			return docTerms{}, false
+		}
+		o := ix.tools[i]
+		same := o.OriginalName == t.OriginalName && o.Server == t.Server && o.Title == t.Title &&
+			o.Description == t.Description && bytes.Equal(o.InputSchema, t.InputSchema)
+		return ix.docs[i], same
+	})
+}
+
+func newIndex(tools []tool.Tool, cfg config) *Index { return build(tools, cfg, nil) }
+
+// build indexes tools; reuse, when not nil, may hand back a tool's earlier analysis.
+func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)) *Index {
+	ix := &Index{cfg: cfg, tools: slices.Clone(tools), terms: map[string]*term{}}
 	an := &analyzer{cfg: &ix.cfg, terms: map[string]string{}}
 	nf := numFields
 	if cfg.oneField {
 		nf = 1
 	}
-	type termFreq struct {
-		term string
-		tf   [numFields]float32
-	}
-	type docTerms struct {
-		terms []termFreq
-		len   [numFields]float64
-	}
-	docs := make([]docTerms, len(tools))
+	ix.docs = make([]docTerms, len(tools))
+	docs := ix.docs
 	var total [numFields]float64
 	seen := map[string]int{} // a document's terms, to their place in its list
 	for i, t := range ix.tools {
+		if reuse != nil {
+			if d, ok := reuse(t); ok {
+				docs[i] = d
+				for f := range nf {
+					total[f] += d.len[f]
+				}
+				continue
+			}
+		}
 		d := &docs[i]
 		d.terms = make([]termFreq, 0, 32)
 		clear(seen)
@@ -227,7 +268,7 @@ func newIndex(tools []tool.Tool, cfg config) *Index {
 			add(fieldParamDescription, p.Description)
 			text.WriteString("\n" + p.Name + "\n" + p.Description)
 		}
-		ix.text[i] = strings.ToLower(text.String())
+		d.text = strings.ToLower(text.String())
 		for f := range nf {
 			total[f] += d.len[f]
 		}

@@ -26,7 +26,7 @@ func (ix *Index) Regex(pattern string, limit int) ([]Result, error) {
 		switch {
 		case re.MatchString(t.Name) || re.MatchString(t.OriginalName):
 			scores[i] = 2
-		case re.MatchString(ix.text[i]):
+		case re.MatchString(ix.docs[i].text):
 			scores[i] = 1
 		default:
 			continue

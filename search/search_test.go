@@ -144,3 +144,25 @@ func TestSearchDiversifies(t *testing.T) {
 		t.Errorf("Search = %q, want %q", got, want)
 	}
 }
+
+// Update over a changed catalog ranks exactly as a fresh index of it does.
+func TestUpdate(t *testing.T) {
+	tools := catalog(t)
+	old := New(tools)
+	changed := slices.Clone(tools[1:]) // github_create_issue removed
+	changed[0].Description = "List the tickets of a repository."
+	changed = append(changed, tool.Tool{Name: "jira_create_ticket", Server: "jira", Description: "Open a new ticket."})
+	upd, fresh := old.Update(changed), New(changed)
+	for _, q := range []string{"tickets", "create an issue", "weather forecast", "repository"} {
+		a, b := upd.Search(q, 5), fresh.Search(q, 5)
+		if !slices.EqualFunc(a, b, func(x, y Result) bool { return x.Tool.Name == y.Tool.Name && x.Score == y.Score }) {
+			t.Errorf("Search(%q): Update gives %q, New %q", q, names(a), names(b))
+		}
+	}
+	if got := names(upd.Search("tickets", 5)); !slices.Contains(got, "github_list_issues") {
+		t.Errorf("Update did not see the changed description: %q", got)
+	}
+	if got := names(old.Search("tickets", 5)); len(got) != 0 {
+		t.Errorf("Update changed the old index: %q", got)
+	}
+}

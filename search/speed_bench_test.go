@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -55,4 +56,28 @@ func BenchmarkSearch10k(b *testing.B) {
 	if len(durs) > 0 {
 		b.Logf("%s searches over %d tools", fmt.Sprint(len(durs)), ix.Len())
 	}
+}
+
+// BenchmarkUpdate10k is the index following a catalog change: one server's 100
+// tools changed and 20 new ones, over 10,000.
+func BenchmarkUpdate10k(b *testing.B) {
+	tools, _ := catalog10k(b)
+	ix := New(tools)
+	changed := slices.Clone(tools)
+	for i := range 100 {
+		changed[5000+i].Description += " (v2)"
+	}
+	for i := range 20 {
+		t := tools[i]
+		t.Name = fmt.Sprintf("delta_%s_%d", t.OriginalName, i)
+		t.Server = "delta"
+		changed = append(changed, t)
+	}
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		ix.Update(changed)
+		n++
+	}
+	b.ReportMetric(float64(time.Since(start).Milliseconds())/float64(n), "ms/update")
 }
