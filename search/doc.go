@@ -12,9 +12,14 @@
 // underscores, dashes and dots, so "getWeatherForecast" and
 // "get_weather_forecast" both read "get weather forecast"), the server name, the
 // title and description, and the names and descriptions of the input schema's
-// top-level parameters. When the catalog changes, build a new index: New over
-// 10,000 tools takes about 160 ms (BenchmarkBuild10k), and an Index is safe for
-// concurrent use, so readers keep the old one until the new one is swapped in.
+// top-level parameters. When the catalog changes, derive the next index:
+//
+//	ix = ix.Update(hub.Tools())
+//
+// Update reanalyzes only the tools that changed (about 40 ms for 120 changes
+// among 10,000 tools; New over all of them takes about 160 ms). An Index is
+// read-only and safe for concurrent use, so readers keep the old one until the
+// new one is swapped in.
 //
 // # Searching
 //

@@ -84,9 +84,8 @@ type term struct {
 	post []posting
 }
 
-// Index is a ranked, read-only index of a tool catalog. Build a new one when the
-// catalog changes (New over 10,000 tools takes well under 200 ms). An Index is
-// safe for concurrent use.
+// Index is a ranked, read-only index of a tool catalog; Update derives the next
+// one when the catalog changes. An Index is safe for concurrent use.
 type Index struct {
 	cfg   config
 	tools []tool.Tool
