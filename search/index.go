@@ -30,17 +30,18 @@ const (
 // config is how the index tokenizes and weighs; defaultConfig is what New uses,
 // plainBM25 the README's baseline recipe the quality test checks the harness with.
 type config struct {
-	k1       float64
-	b        [numFields]float64
-	weight   [numFields]float64
-	stem     int     // stemLevel: 0 none, 1 plurals, 2 Porter's step 1, 3 steps 1-3
-	synonyms float64 // query weight of an expanded synonym; 0 turns expansion off
-	oneField bool    // every field is one document (plain BM25)
-	stop     map[string]bool
-	prefix   float64 // query weight of a catalog word sharing a long prefix with a query word; 0 turns it off
-	diverse  float64 // 0 off; else what a query word already covered by a higher result still counts (MMR-like)
-	trim     int     // how many letters a query word may differ by at its end for prefix matching
-	queryTF  bool    // a word said twice in the query counts twice
+	k1        float64
+	b         [numFields]float64
+	weight    [numFields]float64
+	stem      int     // stemLevel: 0 none, 1 plurals, 2 Porter's step 1, 3 steps 1-3
+	synonyms  float64 // query weight of an expanded synonym; 0 turns expansion off
+	oneField  bool    // every field is one document (plain BM25)
+	stop      map[string]bool
+	prefix    float64 // query weight of a catalog word sharing a long prefix with a query word; 0 turns it off
+	diverse   float64 // 0 off; else what a query word already covered by a higher result still counts (MMR-like)
+	minPrefix int     // the shortest shared prefix
+	trim      int     // how many letters a query word may differ by at its end for prefix matching
+	queryTF   bool    // a word said twice in the query counts twice
 }
 
 var plainBM25 = config{
@@ -52,26 +53,34 @@ var plainBM25 = config{
 	queryTF:  true,
 }
 
-// defaultConfig was chosen on Seal-Tools dev.jsonl only (TestTuneDev): fields
-// weighed apart (BM25F) lift R@5 from .860 to .890; the name at 3 and parameter
-// descriptions at .3 and names at .5 (they repeat the nouns of every tool in a domain)
-// to .911; plural stemming and synonyms at .3 hold that with more recall on
-// real catalogs' vocabulary ("repos", "fetch"); words sharing all but their last
-// four letters at .3, .914. (Tried and dropped on dev: Porter's steps 2-3, name
-// bigrams, counting repeated query words, other k1 and b.) Diversifying the
-// top (a query word already matched by a higher result counts .6) lifts dev R@5
-// to .937 and Comp@5 from .764 to .831: requests that need several tools get one
-// of each.
+// defaultConfig was chosen on Seal-Tools dev.jsonl only (TestTuneDev), R@5:
+//   - plain BM25: .860
+//   - fields weighed apart (BM25F): .890
+//   - the name at 3, parameter names at .5 and their descriptions at .3 (every
+//     tool of a domain repeats the same nouns there): .911
+//   - plural stemming and synonyms at .3: .911 (kept for real catalogs' "fetch")
+//   - query words matching catalog words that share all but their last four
+//     letters (at least five) at .3: .914
+//   - diversifying the top (a query word a higher result already matches counts
+//     .6 in the next): .937, Comp@5 .764 -> .831
+//   - then the name at 2: .940, Comp@5 .840
+//
+// Without stemming dev measured .944; plural stemming stays anyway, on the
+// prior that real catalogs' short plurals ("repos", "files") need it: a
+// difference of three requests in 700 is noise. Tried and dropped on dev:
+// Porter's steps 2-3, name bigrams, counting repeated query words, other k1 and
+// b, a shorter shared prefix.
 var defaultConfig = config{
-	k1:       1.2,
-	b:        [numFields]float64{.75, .75, .75, .75, .75},
-	weight:   [numFields]float64{3, 1, 1, .5, .3},
-	stem:     1,
-	synonyms: .3,
-	prefix:   .3,
-	trim:     4,
-	diverse:  .6,
-	stop:     stopWords,
+	k1:        1.2,
+	b:         [numFields]float64{.75, .75, .75, .75, .75},
+	weight:    [numFields]float64{2, 1, 1, .5, .3},
+	stem:      1,
+	synonyms:  .3,
+	prefix:    .3,
+	trim:      4,
+	minPrefix: 5,
+	diverse:   .6,
+	stop:      stopWords,
 }
 
 type posting struct {
@@ -344,7 +353,8 @@ func (ix *Index) queryTerms(query string) map[string]float64 {
 	if ix.cfg.prefix > 0 {
 		// "recommend" meets "recommendation", "nutrition" "nutritional": words
 		// that share all but their last few letters, long enough to mean the same.
-		const minPrefix, maxExpand = 5, 16
+		const maxExpand = 16
+		minPrefix := ix.cfg.minPrefix
 		for _, w := range said {
 			if len(w) < minPrefix+1 {
 				continue

@@ -80,7 +80,7 @@ func TestSearch(t *testing.T) {
 	}{
 		{"open a new issue", "github_create_issue"},
 		{"what's the weather forecast in Paris tomorrow", "weather_get_forecast"},
-		{"forecasts", "weather_get_forecast"},             // plural stemmed
+		{"forecasts", "weather_get_forecast"},             // shared prefix
 		{"forecasting", "weather_get_forecast"},           // long shared prefix
 		{"fetch the repos' issues", "github_list_issues"}, // synonym and abbreviation
 		{"resolve the records of a zone", "dns_lookup"},

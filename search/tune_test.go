@@ -24,7 +24,10 @@ func TestTuneDev(t *testing.T) {
 		t.Logf("%-30s %v", name, measureSet(newIndex(dev.tools, c), dev.requests))
 	}
 	v("default", func(c *config) {})
-	for _, x := range []float64{.2, .4, .6, .8} {
-		v(fmt.Sprintf("diverse%v", x), func(c *config) { c.diverse = x })
+	base.stem, base.weight[fieldName] = 0, 2
+	for _, st := range []int{0, 1} {
+		for _, mp := range []int{3, 4, 5} {
+			v(fmt.Sprintf("stem%d name x2 minPrefix %d", st, mp), func(c *config) { c.stem, c.minPrefix = st, mp })
+		}
 	}
 }
