@@ -1,0 +1,502 @@
+package search
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// Result is one tool found, with its score (higher is better; comparable only
+// within one search).
+type Result struct {
+	Tool  tool.Tool
+	Score float64
+}
+
+// The fields of a tool that search looks at, each weighted on its own (BM25F).
+const (
+	fieldName = iota
+	fieldServer
+	fieldDescription
+	fieldParamName
+	fieldParamDescription
+	numFields
+)
+
+// config is how the index tokenizes and weighs; defaultConfig is what New uses,
+// plainBM25 the README's baseline recipe the quality test checks the harness with.
+type config struct {
+	k1        float64
+	b         [numFields]float64
+	weight    [numFields]float64
+	stem      int     // stemLevel: 0 none, 1 plurals, 2 Porter's step 1, 3 steps 1-3
+	synonyms  float64 // query weight of an expanded synonym; 0 turns expansion off
+	oneField  bool    // every field is one document (plain BM25)
+	stop      map[string]bool
+	prefix    float64 // query weight of a catalog word sharing a long prefix with a query word; 0 turns it off
+	diverse   float64 // 0 off; else what a query word already covered by a higher result still counts (MMR-like)
+	minPrefix int     // the shortest shared prefix
+	trim      int     // how many letters a query word may differ by at its end for prefix matching
+	queryTF   bool    // a word said twice in the query counts twice
+}
+
+var plainBM25 = config{
+	k1:       1.2,
+	b:        [numFields]float64{.75, .75, .75, .75, .75},
+	weight:   [numFields]float64{1, 0, 1, 1, 1},
+	oneField: true,
+	stop:     basicStopWords,
+	queryTF:  true,
+}
+
+// defaultConfig was chosen on Seal-Tools dev.jsonl only (TestTuneDev), R@5:
+//   - plain BM25: .860
+//   - fields weighed apart (BM25F): .890
+//   - the name at 3, parameter names at .5 and their descriptions at .3 (every
+//     tool of a domain repeats the same nouns there): .911
+//   - plural stemming and synonyms at .3: .911 (kept for real catalogs' "fetch")
+//   - query words matching catalog words that share all but their last four
+//     letters (at least five) at .3: .914
+//   - diversifying the top (a query word a higher result already matches counts
+//     .6 in the next): .937, Comp@5 .764 -> .831
+//   - then the name at 2: .940, Comp@5 .840
+//
+// Without stemming dev measured .944; plural stemming stays anyway, on the
+// prior that real catalogs' short plurals ("repos", "files") need it: a
+// difference of three requests in 700 is noise. Tried and dropped on dev:
+// Porter's steps 2-3, name bigrams, counting repeated query words, other k1 and
+// b, a shorter shared prefix.
+var defaultConfig = config{
+	k1:        1.2,
+	b:         [numFields]float64{.75, .75, .75, .75, .75},
+	weight:    [numFields]float64{2, 1, 1, .5, .3},
+	stem:      1,
+	synonyms:  .3,
+	prefix:    .3,
+	trim:      4,
+	minPrefix: 5,
+	diverse:   .6,
+	stop:      stopWords,
+}
+
+type posting struct {
+	doc int32
+	w   float32 // saturated term frequency: tf/(k1+tf), tf already length-normalized
+}
+
+type term struct {
+	idf  float32
+	post []posting
+}
+
+// Index is a ranked, read-only index of a tool catalog; Update derives the next
+// one when the catalog changes. An Index is safe for concurrent use.
+type Index struct {
+	cfg   config
+	tools []tool.Tool
+	docs  []docTerms
+	terms map[string]*term
+	vocab []string // the terms, sorted, for prefix matching
+}
+
+// New indexes tools. The slice is copied; results are in terms of its elements.
+func New(tools []tool.Tool) *Index { return newIndex(tools, defaultConfig) }
+
+// analyzer turns text into index terms, remembering each word's term ("" for a
+// stop word) so that a catalog's vocabulary is lower-cased and stemmed once.
+type analyzer struct {
+	cfg   *config
+	terms map[string]string
+}
+
+func (a *analyzer) each(s string, emit func(string)) {
+	words(s, func(b []byte) {
+		t, ok := a.terms[string(b)]
+		if !ok {
+			w := string(b)
+			if !a.cfg.stop[w] {
+				t = stemLevel(w, a.cfg.stem)
+			}
+			a.terms[w] = t
+		}
+		if t != "" {
+			emit(t)
+		}
+	})
+}
+
+// param is one input schema property.
+type param struct {
+	Name        string
+	Type        string
+	Description string
+	Required    bool
+}
+
+// params reads the top-level properties of a JSON Schema object, sorted by name
+// with the required ones first. A schema that does not parse has none.
+func params(schema json.RawMessage) []param {
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := make([]param, 0, len(s.Properties))
+	for name, p := range s.Properties {
+		typ := ""
+		switch v := p.Type.(type) {
+		case string:
+			typ = v
+		case []any:
+			var parts []string
+			for _, x := range v {
+				if str, ok := x.(string); ok {
+					parts = append(parts, str)
+				}
+			}
+			typ = strings.Join(parts, "|")
+		}
+		out = append(out, param{Name: name, Type: typ, Description: p.Description, Required: slices.Contains(s.Required, name)})
+	}
+	slices.SortFunc(out, func(a, b param) int {
+		if a.Required != b.Required {
+			if a.Required {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+type termFreq struct {
+	term string
+	tf   [numFields]float32
+}
+
+// docTerms is one tool analyzed: its terms with their counts per field, and its
+// text for Regex. Update reuses it for a tool that has not changed.
+type docTerms struct {
+	terms []termFreq
+	len   [numFields]float64
+	text  string // lower-case name, server, description and parameters
+}
+
+// Update is an index of tools that reuses this one's analysis of every tool that
+// is unchanged (same name, server, title, description and schema), so a catalog
+// change (a server reconnecting with one new tool) costs about the tools that
+// changed plus the ranking statistics, not a whole rebuild. The receiver is not
+// changed and stays usable.
+func (ix *Index) Update(tools []tool.Tool) *Index {
+	old := make(map[string]int, len(ix.tools))
+	for i, t := range ix.tools {
+		old[t.Name] = i
+	}
+	return build(tools, ix.cfg, func(t tool.Tool) (docTerms, bool) {
+		i, ok := old[t.Name]
+		if !ok {
+			return docTerms{}, false
+		}
+		o := ix.tools[i]
+		same := o.OriginalName == t.OriginalName && o.Server == t.Server && o.Title == t.Title &&
+			o.Description == t.Description && bytes.Equal(o.InputSchema, t.InputSchema)
+		return ix.docs[i], same
+	})
+}
+
+func newIndex(tools []tool.Tool, cfg config) *Index { return build(tools, cfg, nil) }
+
+// build indexes tools; reuse, when not nil, may hand back a tool's earlier analysis.
+func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)) *Index {
+	ix := &Index{cfg: cfg, tools: slices.Clone(tools), terms: map[string]*term{}}
+	an := &analyzer{cfg: &ix.cfg, terms: map[string]string{}}
+	nf := numFields
+	if cfg.oneField {
+		nf = 1
+	}
+	ix.docs = make([]docTerms, len(tools))
+	docs := ix.docs
+	var total [numFields]float64
+	seen := map[string]int{} // a document's terms, to their place in its list
+	for i, t := range ix.tools {
+		if reuse != nil {
+			if d, ok := reuse(t); ok {
+				docs[i] = d
+				for f := range nf {
+					total[f] += d.len[f]
+				}
+				continue
+			}
+		}
+		d := &docs[i]
+		d.terms = make([]termFreq, 0, 32)
+		clear(seen)
+		count := func(f int, w string) {
+			k, ok := seen[w]
+			if !ok {
+				k = len(d.terms)
+				seen[w] = k
+				d.terms = append(d.terms, termFreq{term: w})
+			}
+			d.terms[k].tf[f]++
+		}
+		add := func(f int, s string) {
+			if cfg.oneField {
+				f = 0
+			}
+			an.each(s, func(w string) {
+				count(f, w)
+				d.len[f]++
+			})
+		}
+		name := t.OriginalName
+		if name == "" {
+			name = t.Name
+		}
+		var text strings.Builder
+		text.WriteString(t.Name + "\n" + name + "\n" + t.Server + "\n" + t.Title + "\n" + t.Description)
+		add(fieldName, name)
+		if !cfg.oneField {
+			add(fieldServer, t.Server)
+		}
+		add(fieldDescription, t.Title)
+		add(fieldDescription, t.Description)
+		for _, p := range params(t.InputSchema) {
+			add(fieldParamName, p.Name)
+			add(fieldParamDescription, p.Description)
+			text.WriteString("\n" + p.Name + "\n" + p.Description)
+		}
+		d.text = strings.ToLower(text.String())
+		for f := range nf {
+			total[f] += d.len[f]
+		}
+	}
+	var avg [numFields]float64
+	for f := range nf {
+		avg[f] = max(total[f]/float64(max(len(tools), 1)), 1)
+	}
+	// Postings sized from document frequencies: appending would copy them over and over.
+	for i := range docs {
+		for _, e := range docs[i].terms {
+			t := ix.terms[e.term]
+			if t == nil {
+				t = &term{}
+				ix.terms[e.term] = t
+			}
+			t.idf++
+		}
+	}
+	for _, t := range ix.terms {
+		t.post = make([]posting, 0, int(t.idf))
+	}
+	for i := range docs {
+		d := &docs[i]
+		for _, e := range d.terms {
+			w := e.term
+			var x float64
+			for f := range nf {
+				if e.tf[f] == 0 {
+					continue
+				}
+				wt := cfg.weight[f]
+				if cfg.oneField {
+					wt = 1
+				}
+				x += wt * float64(e.tf[f]) / (1 - cfg.b[f] + cfg.b[f]*d.len[f]/avg[f])
+			}
+			if x == 0 {
+				continue
+			}
+			t := ix.terms[w]
+			t.post = append(t.post, posting{doc: int32(i), w: float32(x / (cfg.k1 + x))})
+		}
+	}
+	ix.vocab = make([]string, 0, len(ix.terms))
+	for w := range ix.terms {
+		ix.vocab = append(ix.vocab, w)
+	}
+	slices.Sort(ix.vocab)
+	n := float64(len(tools))
+	for _, t := range ix.terms {
+		df := float64(len(t.post))
+		t.idf = float32(math.Log(1 + (n-df+0.5)/(df+0.5)))
+	}
+	return ix
+}
+
+// Len is the number of tools indexed.
+func (ix *Index) Len() int { return len(ix.tools) }
+
+// queryTerms are a query's distinct terms with their weights: 1 for the words
+// the query says, less for the synonyms expansion adds.
+func (ix *Index) queryTerms(query string) map[string]float64 {
+	an := &analyzer{cfg: &ix.cfg, terms: map[string]string{}}
+	q := map[string]float64{}
+	an.each(query, func(w string) {
+		if ix.cfg.queryTF {
+			q[w]++
+		} else {
+			q[w] = 1
+		}
+	})
+	said := keys(q)
+	if ix.cfg.prefix > 0 {
+		// "recommend" meets "recommendation", "nutrition" "nutritional": words
+		// that share all but their last few letters, long enough to mean the same.
+		const maxExpand = 16
+		minPrefix := ix.cfg.minPrefix
+		for _, w := range said {
+			if len(w) < minPrefix+1 {
+				continue
+			}
+			p := w[:max(minPrefix, len(w)-ix.cfg.trim)]
+			i, _ := slices.BinarySearch(ix.vocab, p)
+			for n := 0; i < len(ix.vocab) && n < maxExpand && strings.HasPrefix(ix.vocab[i], p); i, n = i+1, n+1 {
+				if _, ok := q[ix.vocab[i]]; !ok {
+					q[ix.vocab[i]] = ix.cfg.prefix
+				}
+			}
+		}
+	}
+	if ix.cfg.synonyms > 0 {
+		for _, w := range said {
+			for _, s := range expand(w, ix.cfg.stem) {
+				if _, ok := q[s]; !ok {
+					q[s] = ix.cfg.synonyms
+				}
+			}
+		}
+	}
+	return q
+}
+
+func keys(q map[string]float64) []string {
+	out := make([]string, 0, len(q))
+	for w := range q {
+		out = append(out, w)
+	}
+	return out
+}
+
+// Search ranks the tools against a natural-language query and returns at most
+// limit of them, best first; ties are broken by name so the order is
+// deterministic. Tools that share no term with the query are not returned.
+func (ix *Index) Search(query string, limit int) []Result {
+	if limit <= 0 || len(ix.tools) == 0 {
+		return nil
+	}
+	scores := make([]float32, len(ix.tools))
+	hit := make([]int32, 0, 64)
+	q := ix.queryTerms(query)
+	for w, qw := range q {
+		t := ix.terms[w]
+		if t == nil {
+			continue
+		}
+		g := t.idf * float32(qw)
+		for _, p := range t.post {
+			if scores[p.doc] == 0 {
+				hit = append(hit, p.doc)
+			}
+			scores[p.doc] += g * p.w
+		}
+	}
+	if ix.cfg.diverse > 0 && limit > 1 {
+		return ix.diversify(q, ix.best(hit, scores, 4*limit), limit)
+	}
+	return ix.results(ix.best(hit, scores, limit), scores)
+}
+
+// diversify re-picks the best limit of cands greedily: a query word that a
+// result already picked matches counts for less in the next, so a request that
+// needs several tools gets one of each rather than five of the first kind.
+func (ix *Index) diversify(q map[string]float64, cands []int32, limit int) []Result {
+	contrib := make([]map[string]float64, len(cands))
+	for i := range contrib {
+		contrib[i] = map[string]float64{}
+	}
+	for w, qw := range q {
+		t := ix.terms[w]
+		if t == nil {
+			continue
+		}
+		for i, d := range cands {
+			k, ok := slices.BinarySearchFunc(t.post, d, func(p posting, d int32) int { return int(p.doc - d) })
+			if ok {
+				contrib[i][w] = float64(t.idf) * qw * float64(t.post[k].w)
+			}
+		}
+	}
+	covered := map[string]bool{}
+	used := make([]bool, len(cands))
+	var out []Result
+	for len(out) < limit && len(out) < len(cands) {
+		best, bestScore := -1, -1.0
+		for i := range cands {
+			if used[i] {
+				continue
+			}
+			var sc float64
+			for w, x := range contrib[i] {
+				if covered[w] {
+					x *= ix.cfg.diverse
+				}
+				sc += x
+			}
+			if sc > bestScore || (sc == bestScore && ix.tools[cands[i]].Name < ix.tools[cands[best]].Name) {
+				best, bestScore = i, sc
+			}
+		}
+		used[best] = true
+		for w := range contrib[best] {
+			covered[w] = true
+		}
+		out = append(out, Result{Tool: ix.tools[cands[best]], Score: bestScore})
+	}
+	return out
+}
+
+// best is the limit documents of hit with the highest scores, best first, ties
+// by name.
+func (ix *Index) best(hit []int32, scores []float32, limit int) []int32 {
+	better := func(a, b int32) int {
+		if scores[a] != scores[b] {
+			if scores[a] > scores[b] {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(ix.tools[a].Name, ix.tools[b].Name)
+	}
+	// Keep a sorted window of the best limit: cheap for the small limits search uses.
+	best := make([]int32, 0, limit+1)
+	for _, d := range hit {
+		if len(best) == limit && better(d, best[limit-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(best, d, better)
+		best = slices.Insert(best, i, d)
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	return best
+}
+
+func (ix *Index) results(docs []int32, scores []float32) []Result {
+	out := make([]Result, len(docs))
+	for i, d := range docs {
+		out[i] = Result{Tool: ix.tools[d], Score: float64(scores[d])}
+	}
+	return out
+}

@@ -1,0 +1,168 @@
+package search
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+func TestWords(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"getHTTPStatus", []string{"get", "http", "status"}},
+		{"list_pull-requests.v2", []string{"list", "pull", "requests", "v2"}},
+		{"s3Bucket ipv4", []string{"s3", "bucket", "ipv4"}},
+		{"Créer un fichier", []string{"créer", "un", "fichier"}},
+	} {
+		var got []string
+		words(c.in, func(w []byte) { got = append(got, string(w)) })
+		if !slices.Equal(got, c.want) {
+			t.Errorf("words(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	for in, want := range map[string]string{
+		"creates": "create", "creating": "create", "created": "create",
+		"files": "file", "queries": "queri", "query": "queri", "status": "status",
+		"analysis": "analysis", "ipv4": "ipv4", "get": "get", "hopping": "hop",
+	} {
+		if got := stem(in); got != want {
+			t.Errorf("stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func schema(t *testing.T, props map[string]string, required ...string) json.RawMessage {
+	t.Helper()
+	p := map[string]any{}
+	for n, typ := range props {
+		p[n] = map[string]any{"type": typ, "description": "the " + n}
+	}
+	b, err := json.Marshal(map[string]any{"type": "object", "properties": p, "required": required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func catalog(t *testing.T) []tool.Tool {
+	return []tool.Tool{
+		{Name: "github_create_issue", OriginalName: "create_issue", Server: "github", Description: "Create a new issue in a repository.",
+			InputSchema: schema(t, map[string]string{"repo": "string", "title": "string", "body": "string"}, "repo", "title")},
+		{Name: "github_list_issues", OriginalName: "list_issues", Server: "github", Description: "List issues of a repository.",
+			InputSchema: schema(t, map[string]string{"repo": "string", "state": "string"}, "repo")},
+		{Name: "weather_get_forecast", OriginalName: "getForecast", Server: "weather", Description: "Get the weather forecast for a city.",
+			InputSchema: schema(t, map[string]string{"city": "string", "days": "integer"}, "city")},
+		{Name: "dns_lookup", OriginalName: "lookup", Server: "dns", Description: "Resolve a DNS zone's records.",
+			InputSchema: schema(t, map[string]string{"zone": "string", "format": "string"}, "zone")},
+	}
+}
+
+func names(rs []Result) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Tool.Name)
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	ix := New(catalog(t))
+	for _, c := range []struct {
+		query string
+		first string
+	}{
+		{"open a new issue", "github_create_issue"},
+		{"what's the weather forecast in Paris tomorrow", "weather_get_forecast"},
+		{"forecasts", "weather_get_forecast"},             // shared prefix
+		{"forecasting", "weather_get_forecast"},           // long shared prefix
+		{"fetch the repos' issues", "github_list_issues"}, // synonym and abbreviation
+		{"resolve the records of a zone", "dns_lookup"},
+	} {
+		got := ix.Search(c.query, 5)
+		if len(got) == 0 || got[0].Tool.Name != c.first {
+			t.Errorf("Search(%q) = %q, want %s first", c.query, names(got), c.first)
+		}
+	}
+	if got := ix.Search("zzz unknown words", 5); len(got) != 0 {
+		t.Errorf("Search with no shared term = %q, want nothing", names(got))
+	}
+	if got := ix.Search("issue", 1); len(got) != 1 {
+		t.Errorf("Search limit 1 gave %d results", len(got))
+	}
+}
+
+// Equal scores are ordered by name, whatever the catalog order.
+func TestSearchOrderIsDeterministic(t *testing.T) {
+	tools := catalog(t)
+	a := names(New(tools).Search("repository", 5))
+	slices.Reverse(tools)
+	b := names(New(tools).Search("repository", 5))
+	if !slices.Equal(a, b) || len(a) != 2 {
+		t.Errorf("order depends on the catalog: %q vs %q", a, b)
+	}
+}
+
+func TestRegex(t *testing.T) {
+	ix := New(catalog(t))
+	got, err := ix.Regex("ISSUE", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"github_create_issue", "github_list_issues"}; !slices.Equal(names(got), want) {
+		t.Errorf("Regex(ISSUE) = %q, want %q", names(got), want)
+	}
+	// A name match ranks above a match in a parameter's description.
+	got, _ = ix.Regex("zone|forecast", 10)
+	if want := []string{"weather_get_forecast", "dns_lookup"}; !slices.Equal(names(got), want) {
+		t.Errorf("Regex(zone|forecast) = %q, want %q", names(got), want)
+	}
+	if _, err := ix.Regex("(", 10); err == nil {
+		t.Error("Regex(\"(\") compiled")
+	}
+}
+
+// A request that needs two tools gets one of each kind in a short list, not two
+// variants of the first.
+func TestSearchDiversifies(t *testing.T) {
+	ix := New([]tool.Tool{
+		{Name: "weather_forecast", Description: "Daily weather forecast for a city."},
+		{Name: "weather_forecast_hourly", Description: "Hourly weather forecast for a city."},
+		{Name: "weather_forecast_marine", Description: "Weather forecast for a coast."},
+		{Name: "send_email", Description: "Send an email."},
+		{Name: "send_sms", Description: "Send a text message."},
+		{Name: "list_email", Description: "List email in a mailbox."},
+	})
+	got := names(ix.Search("get the daily weather forecast for Paris and email it to me", 2))
+	if want := []string{"weather_forecast", "send_email"}; !slices.Equal(got, want) {
+		t.Errorf("Search = %q, want %q", got, want)
+	}
+}
+
+// Update over a changed catalog ranks exactly as a fresh index of it does.
+func TestUpdate(t *testing.T) {
+	tools := catalog(t)
+	old := New(tools)
+	changed := slices.Clone(tools[1:]) // github_create_issue removed
+	changed[0].Description = "List the tickets of a repository."
+	changed = append(changed, tool.Tool{Name: "jira_create_ticket", Server: "jira", Description: "Open a new ticket."})
+	upd, fresh := old.Update(changed), New(changed)
+	for _, q := range []string{"tickets", "create an issue", "weather forecast", "repository"} {
+		a, b := upd.Search(q, 5), fresh.Search(q, 5)
+		if !slices.EqualFunc(a, b, func(x, y Result) bool { return x.Tool.Name == y.Tool.Name && x.Score == y.Score }) {
+			t.Errorf("Search(%q): Update gives %q, New %q", q, names(a), names(b))
+		}
+	}
+	if got := names(upd.Search("tickets", 5)); !slices.Contains(got, "github_list_issues") {
+		t.Errorf("Update did not see the changed description: %q", got)
+	}
+	if got := names(old.Search("tickets", 5)); len(got) != 0 {
+		t.Errorf("Update changed the old index: %q", got)
+	}
+}
