@@ -7,18 +7,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// Defaults of Options' zero values (DESIGN.md, "Defaults worth keeping").
+// Defaults of Options' zero values, declared with every other default in
+// config/defaults.go.
 const (
 	// DefaultMaxSteps: model requests with tools per turn, after which one more
-	// request, without tools, asks for the final answer. From persona_agent.
-	DefaultMaxSteps = 10
+	// request, without tools, asks for the final answer.
+	DefaultMaxSteps = config.DefaultMaxSteps
 	// DefaultParallelTools bounds the calls of one step that run at once.
-	DefaultParallelTools = 8
+	DefaultParallelTools = config.DefaultParallelTools
 )
 
 // storeTimeout bounds a write to the store made after the turn's context is done:
