@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,7 +44,11 @@ func (c *gatedConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		msg, err := c.Connection.Read(ctx)
 		if err != nil {
-			if errors.Is(err, io.EOF) || ctx.Err() != nil {
+			// A read that failed (stdin closed, by the client or by our own shutdown
+			// after stdout broke) is the client leaving, not junk: only what was read
+			// and could not be decoded gets the reply below.
+			var pathErr *fs.PathError
+			if errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed) || errors.As(err, &pathErr) || ctx.Err() != nil {
 				return nil, err
 			}
 			code, what := jsonrpc.CodeInvalidRequest, "Invalid Request"
