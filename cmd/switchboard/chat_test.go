@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -428,13 +427,7 @@ func TestChatServerRequests(t *testing.T) {
 // TestChatElicitationOnTerminal: with a person at a terminal, a server's elicitation
 // during a call is asked field by field and the answers go back to the server.
 func TestChatElicitationOnTerminal(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("uses util-linux script(1) for a terminal")
-	}
-	scriptBin, err := exec.LookPath("script")
-	if err != nil {
-		testenv.Missing(t, "script(1) not found: %v", err)
-	}
+	scriptBin := scriptCommand(t)
 	t.Parallel()
 	fake := fakellm.StartOpenAI(t, fakellm.Rules())
 	s := newSandbox(t)

@@ -156,13 +156,7 @@ func TestCheckDidYouMean(t *testing.T) {
 // script(1), which gives it a pseudo-terminal as stdin. The prompt goes to the terminal
 // (stderr), and the answer is used and masked.
 func TestInputPrompt(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("uses util-linux script(1) for a terminal")
-	}
-	scriptBin, err := exec.LookPath("script")
-	if err != nil {
-		testenv.Missing(t, "script(1) not found: %v", err)
-	}
+	scriptBin := scriptCommand(t)
 	t.Parallel()
 	s := newSandbox(t)
 	writeFile(t, filepath.Join(s.Work, ".vscode", "mcp.json"), `{
@@ -187,4 +181,18 @@ func TestInputPrompt(t *testing.T) {
 	if n := strings.Count(string(out), "typed-Ww3Ee4"); n > 1 {
 		t.Errorf("the answer appears %d times, want at most the terminal's echo\n%s", n, out)
 	}
+}
+
+// scriptCommand is util-linux's script(1), which runs a command on a terminal of its
+// own: the tests of what the CLI asks a person use it. Elsewhere than Linux they skip.
+func scriptCommand(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("uses util-linux script(1) for a terminal")
+	}
+	bin, err := exec.LookPath("script")
+	if err != nil {
+		testenv.Missing(t, "script(1) not found: %v", err)
+	}
+	return bin
 }
