@@ -63,12 +63,7 @@ func NewAnthropic(addr string, script Script) (*Server, error) {
 // test, and closes it when the test ends.
 func StartAnthropic(tb testing.TB, script Script) *Server {
 	tb.Helper()
-	s, err := NewAnthropic("127.0.0.1:0", script)
-	if err != nil {
-		tb.Fatalf("fakellm: start the Anthropic server: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return start(tb, "Anthropic", NewAnthropic, script)
 }
 
 // anthropicIDs numbers message and tool_use ids across servers.

@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -230,4 +231,16 @@ func (s *Server) Close() error {
 	<-s.done
 	s.handlers.Wait()
 	return err
+}
+
+// start starts a fake server of one wire format (newServer) on a free loopback port
+// for the test, and closes it when the test ends.
+func start(tb testing.TB, format string, newServer func(addr string, script Script) (*Server, error), script Script) *Server {
+	tb.Helper()
+	s, err := newServer("127.0.0.1:0", script)
+	if err != nil {
+		tb.Fatalf("fakellm: start the %s server: %v", format, err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
 }

@@ -44,12 +44,7 @@ func NewOpenAI(addr string, script Script) (*Server, error) {
 // the test ends.
 func StartOpenAI(tb testing.TB, script Script) *Server {
 	tb.Helper()
-	s, err := NewOpenAI("127.0.0.1:0", script)
-	if err != nil {
-		tb.Fatalf("fakellm: start OpenAI server: %v", err)
-	}
-	tb.Cleanup(func() { s.Close() })
-	return s
+	return start(tb, "OpenAI", NewOpenAI, script)
 }
 
 func openAIHandler(s *Server) http.Handler {

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/llm/anthropic"
+	"github.com/switchboard-mcp/switchboard/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -48,37 +49,18 @@ func newModel(t *testing.T, baseURL string, opts anthropic.Options) *anthropic.M
 	return m
 }
 
-// recorder keeps the events of one Generate.
-type recorder struct{ events []llm.Event }
-
-func (r *recorder) on(e llm.Event) { r.events = append(r.events, e) }
-
-func (r *recorder) kind(k llm.EventKind) []llm.Event {
-	var out []llm.Event
-	for _, e := range r.events {
-		if e.Kind == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func userSays(text string) *llm.Request {
-	return &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: text}}}
-}
-
 func TestStreamedText(t *testing.T) {
 	const text = "Hello from the fake model — streamed in small pieces."
 	srv := fakellm.StartAnthropic(t, fakellm.Queue(fakellm.Reply{Text: text, Chunks: 5}))
 	m := newModel(t, srv.URL, anthropic.Options{})
-	var rec recorder
-	req := userSays("hi")
+	var rec llmtest.Recorder
+	req := llmtest.UserSays("hi")
 	req.System = "You are terse."
-	res, err := m.Generate(context.Background(), req, rec.on)
+	res, err := m.Generate(context.Background(), req, rec.On)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deltas := rec.kind(llm.TextDelta)
+	deltas := rec.Kind(llm.TextDelta)
 	if len(deltas) < 5 {
 		t.Errorf("got %d text deltas, want the text in pieces", len(deltas))
 	}
@@ -113,14 +95,14 @@ func TestToolCalls(t *testing.T) {
 	}
 	srv := fakellm.StartAnthropic(t, fakellm.Queue(fakellm.Reply{Text: "Let me look.", Calls: calls, Chunks: 6}))
 	m := newModel(t, srv.URL, anthropic.Options{})
-	req := userSays("weather?")
+	req := llmtest.UserSays("weather?")
 	req.Tools = []tool.Tool{
 		{Name: "weather", Description: "Forecast.", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)},
 		{Name: "notes_put"},
 		{Name: "clock"},
 	}
-	var rec recorder
-	res, err := m.Generate(context.Background(), req, rec.on)
+	var rec llmtest.Recorder
+	res, err := m.Generate(context.Background(), req, rec.On)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +114,7 @@ func TestToolCalls(t *testing.T) {
 	}
 	args := make([]strings.Builder, len(calls))
 	pieces := make([]int, len(calls))
-	for _, e := range rec.kind(llm.CallDelta) {
+	for _, e := range rec.Kind(llm.CallDelta) {
 		if e.Index < 0 || e.Index >= len(calls) {
 			t.Fatalf("call delta index %d", e.Index)
 		}
@@ -169,8 +151,8 @@ func TestToolCalls(t *testing.T) {
 func TestUsage(t *testing.T) {
 	srv := fakellm.StartAnthropic(t, fakellm.Queue(fakellm.Reply{Text: "ok", InputTokens: 123, OutputTokens: 45}))
 	m := newModel(t, srv.URL, anthropic.Options{})
-	var rec recorder
-	res, err := m.Generate(context.Background(), userSays("count"), rec.on)
+	var rec llmtest.Recorder
+	res, err := m.Generate(context.Background(), llmtest.UserSays("count"), rec.On)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +160,7 @@ func TestUsage(t *testing.T) {
 	if res.Usage != want {
 		t.Errorf("usage = %+v, want %+v", res.Usage, want)
 	}
-	reports := rec.kind(llm.UsageReport)
+	reports := rec.Kind(llm.UsageReport)
 	if len(reports) != 1 || reports[0].Usage != want {
 		t.Errorf("usage events = %+v, want one with %+v", reports, want)
 	}
@@ -187,7 +169,7 @@ func TestUsage(t *testing.T) {
 func TestMaxTokens(t *testing.T) {
 	srv := fakellm.StartAnthropic(t, fakellm.Queue(fakellm.Reply{Text: "It was the best of", Stop: "max_tokens"}))
 	m := newModel(t, srv.URL, anthropic.Options{MaxTokens: 100})
-	req := userSays("a long story")
+	req := llmtest.UserSays("a long story")
 	req.MaxTokens = 17
 	req.Model = "claude-other"
 	zero := 0.0
@@ -214,7 +196,7 @@ func TestMaxTokens(t *testing.T) {
 func TestCutToolCall(t *testing.T) {
 	srv := fakellm.StartAnthropic(t, fakellm.Queue(fakellm.Reply{Calls: []fakellm.Call{{ID: "toolu_1", Name: "write", Arguments: `{"text":"unfinish`}}, Stop: "max_tokens"}))
 	m := newModel(t, srv.URL, anthropic.Options{})
-	res, err := m.Generate(context.Background(), userSays("write"), nil)
+	res, err := m.Generate(context.Background(), llmtest.UserSays("write"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +311,7 @@ func TestRetry(t *testing.T) {
 		fakellm.Reply{Text: "third time lucky"},
 	))
 	m := newModel(t, srv.URL, anthropic.Options{})
-	res, err := m.Generate(context.Background(), userSays("hi"), nil)
+	res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +348,7 @@ func TestHTTPErrors(t *testing.T) {
 		t.Run(fmt.Sprint(c.status), func(t *testing.T) {
 			srv := fakellm.StartAnthropic(t, fakellm.Queue(fakellm.Reply{Status: c.status, ErrorMessage: c.message}))
 			m := newModel(t, srv.URL, anthropic.Options{MaxRetries: -1})
-			_, err := m.Generate(context.Background(), userSays("hi"), nil)
+			_, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 			var le *llm.Error
 			if !errors.As(err, &le) {
 				t.Fatalf("err = %v, want an *llm.Error", err)
@@ -394,7 +376,7 @@ func TestConnectionRefused(t *testing.T) {
 	url := "http://" + ln.Addr().String()
 	ln.Close()
 	m := newModel(t, url, anthropic.Options{MaxRetries: -1})
-	_, err = m.Generate(context.Background(), userSays("hi"), nil)
+	_, err = m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) {
 		t.Fatalf("err = %v, want an *llm.Error", err)
@@ -416,7 +398,7 @@ func TestEnvironmentIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.Generate(context.Background(), userSays("hi"), nil); err != nil {
+	if _, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil); err != nil {
 		t.Fatal(err)
 	}
 	h := srv.Requests()[0].Header
@@ -508,7 +490,7 @@ func TestCancelMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var got []string
-	_, err := generate(t, ctx, m, userSays("hi"), func(e llm.Event) {
+	_, err := generate(t, ctx, m, llmtest.UserSays("hi"), func(e llm.Event) {
 		got = append(got, e.Text)
 		cancel() // the server holds the stream open: only the cancel can end it
 	})
@@ -535,7 +517,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 		}
 		cancel()
 	}()
-	_, err := generate(t, ctx, m, userSays("hi"), nil)
+	_, err := generate(t, ctx, m, llmtest.UserSays("hi"), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -578,8 +560,8 @@ func TestRealStreams(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			url := rawServer(t, c.events, false)
 			m := newModel(t, url, anthropic.Options{MaxRetries: -1})
-			var rec recorder
-			res, err := generate(t, context.Background(), m, userSays("hi"), rec.on)
+			var rec llmtest.Recorder
+			res, err := generate(t, context.Background(), m, llmtest.UserSays("hi"), rec.On)
 			if c.err != "" {
 				var le *llm.Error
 				if !errors.As(err, &le) || le.Status != 0 {
@@ -594,7 +576,7 @@ func TestRealStreams(t *testing.T) {
 				t.Fatal(err)
 			}
 			var deltas strings.Builder
-			for _, e := range rec.kind(llm.TextDelta) {
+			for _, e := range rec.Kind(llm.TextDelta) {
 				deltas.WriteString(e.Text)
 			}
 			if res.Message.Text != c.text || deltas.String() != c.text {
@@ -644,8 +626,8 @@ func TestInterleavedCalls(t *testing.T) {
 		fmt.Sprintf(piece, 0, `1}`), fmt.Sprintf(piece, 1, `2}`),
 		fmt.Sprintf(evStop, 0), fmt.Sprintf(evStop, 1), toolStop, evEnd), false)
 	m := newModel(t, url, anthropic.Options{})
-	var rec recorder
-	res, err := generate(t, context.Background(), m, userSays("hi"), rec.on)
+	var rec llmtest.Recorder
+	res, err := generate(t, context.Background(), m, llmtest.UserSays("hi"), rec.On)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -654,7 +636,7 @@ func TestInterleavedCalls(t *testing.T) {
 		t.Errorf("calls %+v, stop %q; want %+v", res.Message.Calls, res.Stop, want)
 	}
 	var order []string
-	for _, e := range rec.kind(llm.CallDelta) {
+	for _, e := range rec.Kind(llm.CallDelta) {
 		order = append(order, fmt.Sprintf("%d:%s%s", e.Index, e.ID, e.Arguments))
 	}
 	if got := strings.Join(order, " "); got != `0:toolu_0 0:{"a": 1:toolu_1 1:{"b": 0:1} 1:2}` {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 )
 
@@ -126,8 +127,8 @@ func TestCompatibleServers(t *testing.T) {
 				}
 			})
 			m := newModel(t, url+"/v1", nil)
-			var rec recorder
-			res, err := m.Generate(context.Background(), userSays("hi"), rec.on)
+			var rec llmtest.Recorder
+			res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), rec.On)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +151,7 @@ func TestCompatibleServers(t *testing.T) {
 				ids[got.ID] = true
 			}
 			starts := 0
-			for _, e := range rec.kind(llm.CallDelta) {
+			for _, e := range rec.Kind(llm.CallDelta) {
 				if e.ID != "" {
 					starts++
 					if e.ID != res.Message.Calls[e.Index].ID {
@@ -161,8 +162,8 @@ func TestCompatibleServers(t *testing.T) {
 			if starts != len(tc.calls) {
 				t.Errorf("%d call start events, want %d", starts, len(tc.calls))
 			}
-			if tc.usage != (llm.Usage{}) && len(rec.kind(llm.UsageReport)) != 1 {
-				t.Errorf("usage events: %+v", rec.kind(llm.UsageReport))
+			if tc.usage != (llm.Usage{}) && len(rec.Kind(llm.UsageReport)) != 1 {
+				t.Errorf("usage events: %+v", rec.Kind(llm.UsageReport))
 			}
 		})
 	}
@@ -177,7 +178,7 @@ func TestStreamErrorEvent(t *testing.T) {
 		writeEvent(w, `{"error":{"message":"model overloaded mid-answer","type":"server_error"}}`)
 	})
 	m := newModel(t, url+"/v1", nil)
-	_, err := m.Generate(context.Background(), userSays("hi"), nil)
+	_, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) || !strings.Contains(le.Message, "model overloaded mid-answer") || le.BaseURL != url+"/v1" {
 		t.Fatalf("err = %v, want an *llm.Error with the server's message", err)
@@ -196,7 +197,7 @@ func TestStreamCut(t *testing.T) {
 		}
 	})
 	m := newModel(t, url+"/v1", func(o *openai.Options) { o.MaxRetries = -1 })
-	_, err := m.Generate(context.Background(), userSays("hi"), nil)
+	_, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Status != 0 {
 		t.Fatalf("err = %v, want an *llm.Error with status 0", err)
@@ -230,8 +231,8 @@ func TestNotAStream(t *testing.T) {
 				fmt.Fprint(w, tc.body)
 			})
 			m := newModel(t, url+"/v1", nil)
-			var rec recorder
-			res, err := m.Generate(context.Background(), userSays("hi"), rec.on)
+			var rec llmtest.Recorder
+			res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), rec.On)
 			if tc.err != "" {
 				var le *llm.Error
 				if !errors.As(err, &le) || !strings.Contains(le.Message, tc.err) {
@@ -249,8 +250,8 @@ func TestNotAStream(t *testing.T) {
 			if res.Message.Text != tc.text || strings.Join(calls, ";") != tc.calls || res.Stop != llm.StopToolCalls || res.Usage.OutputTokens != 4 {
 				t.Fatalf("response = %+v", res)
 			}
-			if len(rec.kind(llm.TextDelta)) != 1 || len(rec.kind(llm.CallDelta)) != 1 {
-				t.Errorf("events = %+v, want the text and the call once each", rec.events)
+			if len(rec.Kind(llm.TextDelta)) != 1 || len(rec.Kind(llm.CallDelta)) != 1 {
+				t.Errorf("events = %+v, want the text and the call once each", rec.Events)
 			}
 		})
 	}
@@ -275,7 +276,7 @@ func TestErrorBodies(t *testing.T) {
 				fmt.Fprint(w, tc.body)
 			})
 			m := newModel(t, url+"/v1", func(o *openai.Options) { o.MaxRetries = -1 })
-			_, err := m.Generate(context.Background(), userSays("hi"), nil)
+			_, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 			var le *llm.Error
 			if !errors.As(err, &le) || le.Status != tc.status || le.Message != tc.want {
 				t.Fatalf("err = %#v, want status %d and message %q", le, tc.status, tc.want)

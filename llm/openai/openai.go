@@ -69,7 +69,9 @@ type Options struct {
 	// 10-minute bound on waiting for the response headers.
 	HTTPClient *http.Client
 	// Logger, when set, gets one debug record per HTTP error status (before a retry
-	// too), with the base URL, status and attempt; never headers or bodies.
+	// too), with the base URL, status and attempt, never headers or bodies; and a
+	// warning for each tool left out of requests because the API would refuse its
+	// definition (once per tool).
 	Logger *slog.Logger
 }
 

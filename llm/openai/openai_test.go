@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/llm/llmtest"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -41,25 +42,6 @@ func newModel(t *testing.T, url string, edit func(*openai.Options)) *openai.Mode
 		t.Fatal(err)
 	}
 	return m
-}
-
-// recorder collects the events of one Generate.
-type recorder struct{ events []llm.Event }
-
-func (r *recorder) on(e llm.Event) { r.events = append(r.events, e) }
-
-func (r *recorder) kind(k llm.EventKind) []llm.Event {
-	var out []llm.Event
-	for _, e := range r.events {
-		if e.Kind == k {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-func userSays(text string) *llm.Request {
-	return &llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: text}}}
 }
 
 func TestNew(t *testing.T) {
@@ -88,14 +70,14 @@ func TestStreamedText(t *testing.T) {
 	answer := "Hello, streamed world — ünïcödé and more text than one chunk."
 	fake := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Text: answer, Chunks: 5, InputTokens: 11, OutputTokens: 7}))
 	m := newModel(t, fake.URL, nil)
-	var rec recorder
-	req := userSays("hi")
+	var rec llmtest.Recorder
+	req := llmtest.UserSays("hi")
 	req.System = "Be terse."
-	res, err := m.Generate(context.Background(), req, rec.on)
+	res, err := m.Generate(context.Background(), req, rec.On)
 	if err != nil {
 		t.Fatal(err)
 	}
-	deltas := rec.kind(llm.TextDelta)
+	deltas := rec.Kind(llm.TextDelta)
 	if len(deltas) < 2 {
 		t.Fatalf("got %d text deltas, want the answer in several pieces", len(deltas))
 	}
@@ -116,8 +98,8 @@ func TestStreamedText(t *testing.T) {
 	if res.Usage != want {
 		t.Errorf("Usage = %+v, want %+v", res.Usage, want)
 	}
-	usage := rec.kind(llm.UsageReport)
-	if len(usage) != 1 || usage[0].Usage != want || rec.events[len(rec.events)-1].Kind != llm.UsageReport {
+	usage := rec.Kind(llm.UsageReport)
+	if len(usage) != 1 || usage[0].Usage != want || rec.Events[len(rec.Events)-1].Kind != llm.UsageReport {
 		t.Errorf("usage events = %+v, want one, last, with %+v", usage, want)
 	}
 
@@ -143,7 +125,7 @@ func TestNoKeyNoAuthorization(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
 	fake := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Text: "ok"}))
 	m := newModel(t, fake.URL, func(o *openai.Options) { o.APIKey = "" })
-	if _, err := m.Generate(context.Background(), userSays("hi"), nil); err != nil {
+	if _, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if h := fake.Requests()[0].Header.Get("Authorization"); h != "" {
@@ -159,14 +141,14 @@ func TestToolCalls(t *testing.T) {
 	}
 	fake := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Text: "Let me look.", Calls: calls, Chunks: 4}))
 	m := newModel(t, fake.URL, nil)
-	var rec recorder
-	req := userSays("weather and time?")
+	var rec llmtest.Recorder
+	req := llmtest.UserSays("weather and time?")
 	req.Tools = []tool.Tool{
 		{Name: "weather", Description: "Weather of a city.", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)},
 		{Name: "time", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		{Name: "noargs", InputSchema: json.RawMessage(`{"type":"object"}`)},
 	}
-	res, err := m.Generate(context.Background(), req, rec.on)
+	res, err := m.Generate(context.Background(), req, rec.On)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +161,7 @@ func TestToolCalls(t *testing.T) {
 	// Rebuild the calls from the events alone: ID and name first, then the pieces.
 	rebuilt := map[int]*llm.Call{}
 	pieces := 0
-	for _, e := range rec.kind(llm.CallDelta) {
+	for _, e := range rec.Kind(llm.CallDelta) {
 		c, ok := rebuilt[e.Index]
 		if !ok {
 			if e.ID == "" || e.Name == "" {
@@ -217,7 +199,7 @@ func TestMaxTokens(t *testing.T) {
 		fakellm.Reply{Text: "ok"},
 	))
 	m := newModel(t, fake.URL, func(o *openai.Options) { o.MaxTokens = 100 })
-	req := userSays("tell me a story")
+	req := llmtest.UserSays("tell me a story")
 	req.MaxTokens = 5
 	res, err := m.Generate(context.Background(), req, nil)
 	if err != nil {
@@ -226,7 +208,7 @@ func TestMaxTokens(t *testing.T) {
 	if res.Stop != llm.StopMaxTokens || res.Message.Text != "It was the best of" {
 		t.Fatalf("Stop = %q, text %q; want max_tokens and the text so far", res.Stop, res.Message.Text)
 	}
-	if _, err := m.Generate(context.Background(), userSays("again"), nil); err != nil {
+	if _, err := m.Generate(context.Background(), llmtest.UserSays("again"), nil); err != nil {
 		t.Fatal(err)
 	}
 	reqs := fake.Requests()
@@ -243,7 +225,7 @@ func TestMalformedArgumentsKept(t *testing.T) {
 	bad := `{"city": "Paris", ` // cut short, as a model may send it
 	fake := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Calls: []fakellm.Call{{ID: "call_1", Name: "weather", Arguments: bad}}}))
 	m := newModel(t, fake.URL, nil)
-	res, err := m.Generate(context.Background(), userSays("weather"), nil)
+	res, err := m.Generate(context.Background(), llmtest.UserSays("weather"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +317,7 @@ func TestRetry429(t *testing.T) {
 		fakellm.Reply{Text: "after the wait"},
 	))
 	m := newModel(t, fake.URL, nil)
-	res, err := m.Generate(context.Background(), userSays("hi"), nil)
+	res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 	if err != nil {
 		t.Fatalf("Generate: %v; want the SDK to retry the 429", err)
 	}
@@ -365,7 +347,7 @@ func TestHTTPErrors(t *testing.T) {
 				o.MaxRetries = tc.retries
 				o.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			})
-			_, err := m.Generate(context.Background(), userSays("hi"), nil)
+			_, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 			var le *llm.Error
 			if !errors.As(err, &le) {
 				t.Fatalf("err = %v (%T), want *llm.Error", err, err)
@@ -393,7 +375,7 @@ func TestHTTPErrors(t *testing.T) {
 func TestKeyEchoedByServer(t *testing.T) {
 	fake := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Status: http.StatusUnauthorized, ErrorMessage: "bad key " + testKey + " for this server"}))
 	m := newModel(t, fake.URL, nil)
-	_, err := m.Generate(context.Background(), userSays("hi"), nil)
+	_, err := m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) || le.Status != http.StatusUnauthorized {
 		t.Fatalf("err = %v, want a 401 *llm.Error", err)
@@ -420,7 +402,7 @@ func TestConnectionRefused(t *testing.T) {
 	url := "http://" + ln.Addr().String() + "/v1"
 	ln.Close()
 	m := newModel(t, url, func(o *openai.Options) { o.MaxRetries = -1 })
-	_, err = m.Generate(context.Background(), userSays("hi"), nil)
+	_, err = m.Generate(context.Background(), llmtest.UserSays("hi"), nil)
 	var le *llm.Error
 	if !errors.As(err, &le) {
 		t.Fatalf("err = %v (%T), want *llm.Error", err, err)
@@ -445,9 +427,9 @@ func TestCancelMidStream(t *testing.T) {
 	m := newModel(t, srv+"/v1", nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var rec recorder
-	_, err := m.Generate(ctx, userSays("hi"), func(e llm.Event) {
-		rec.on(e)
+	var rec llmtest.Recorder
+	_, err := m.Generate(ctx, llmtest.UserSays("hi"), func(e llm.Event) {
+		rec.On(e)
 		if e.Kind == llm.TextDelta {
 			cancel()
 		}
@@ -455,8 +437,8 @@ func TestCancelMidStream(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if len(rec.kind(llm.TextDelta)) != 1 {
-		t.Fatalf("events = %+v, want the one delta before the cancel", rec.events)
+	if len(rec.Kind(llm.TextDelta)) != 1 {
+		t.Fatalf("events = %+v, want the one delta before the cancel", rec.Events)
 	}
 }
 
@@ -472,7 +454,7 @@ func TestCancelBeforeAnswer(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	if _, err := m.Generate(ctx, userSays("hi"), nil); !errors.Is(err, context.Canceled) {
+	if _, err := m.Generate(ctx, llmtest.UserSays("hi"), nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
