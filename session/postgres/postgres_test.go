@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -76,29 +75,7 @@ func TestDeadHostFreesTurn(t *testing.T) {
 	if err := st.Create(t.Context(), s); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+dsn+"\n"+s.ID)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &testenv.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
-		t.Fatalf("holder: %q, %v; stderr: %s", line, err, stderr)
-	}
+	cmd := testenv.StartChild(t, "ready\n", childEnv+"="+dsn+"\n"+s.ID)
 	if _, err := st.Acquire(t.Context(), s.ID); !errors.Is(err, session.ErrBusy) {
 		t.Fatalf("Acquire while another host holds the turn: %v, want ErrBusy", err)
 	}

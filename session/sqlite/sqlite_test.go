@@ -76,31 +76,7 @@ func child(args []string) int {
 // startChild runs the test binary as a helper in mode, and returns once it is ready.
 func startChild(t testing.TB, mode, path, id string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+mode+"\n"+path+"\n"+id)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &testenv.Buffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if line != "ready\n" {
-		t.Fatalf("helper %s: %q, %v; stderr: %s", mode, line, err, stderr)
-	}
-	return cmd
+	return testenv.StartChild(t, "ready\n", childEnv+"="+mode+"\n"+path+"\n"+id)
 }
 
 func open(t testing.TB, path string) *Store {
