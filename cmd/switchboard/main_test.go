@@ -202,7 +202,16 @@ func (s *sandbox) runStdin(stdin *string, args ...string) result {
 		s.t.Fatalf("running switchboard %s: %v", strings.Join(args, " "), err)
 	}
 	s.t.Logf("switchboard %s: exit %d in %v", strings.Join(args, " "), res.code, time.Since(start).Round(time.Millisecond))
-	if left := marked(marker); len(left) > 0 {
+	left := marked(marker)
+	if res.code == -1 {
+		// Killed by a signal: the kernel's Pdeathsig to the children is sent as the CLI
+		// dies but acted on when each child next runs, so give them a moment to go. A
+		// CLI that exits by itself has waited for its children: no grace there.
+		for deadline := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(deadline); left = marked(marker) {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if len(left) > 0 {
 		s.t.Errorf("switchboard %s left processes running:\n%s\n%s", strings.Join(args, " "), strings.Join(left, "\n"), res)
 	}
 	return res
