@@ -29,6 +29,9 @@ type ModelSettings struct {
 	MaxTokens int `json:"maxTokens,omitempty"`
 	// Temperature, when set, is passed to the model.
 	Temperature *float64 `json:"temperature,omitempty"`
+	// ContextWindow is the model's context window in tokens, which "deferred":
+	// "auto:N%" takes its share of; 0 means [DefaultContextWindow].
+	ContextWindow int `json:"contextWindow,omitempty"`
 }
 
 // Providers of models that Switchboard has a backend for.
@@ -53,6 +56,9 @@ type AgentSettings struct {
 	ParallelTools int `json:"parallelTools,omitempty"`
 	// System is the system prompt of new sessions.
 	System string `json:"system,omitempty"`
+	// Deferred, when set, is the agent's deferred mode instead of
+	// "switchboard.deferred".
+	Deferred *DeferredSettings `json:"deferred,omitempty"`
 }
 
 // SessionSettings is "switchboard.sessions": where conversations are kept.
@@ -123,6 +129,8 @@ func (p *parser) modelSettings(v *hujson.Value, fp string, ms *ModelSettings) {
 			}
 		case "maxTokens":
 			ms.MaxTokens, _ = p.count(v, kp, 1)
+		case "contextWindow":
+			ms.ContextWindow, _ = p.count(v, kp, 1)
 		case "temperature":
 			if f, ok := p.number(v, kp); ok {
 				if f < 0 || f > 2 {
@@ -147,6 +155,8 @@ func (p *parser) agentSettings(v *hujson.Value, fp string, as *AgentSettings) {
 			as.ParallelTools, _ = p.count(v, kp, 1)
 		case "system":
 			as.System, _ = p.str(v, kp)
+		case "deferred":
+			as.Deferred = p.deferredSettings(v, kp)
 		default:
 			p.warn(kp, "unknown setting (ignored)")
 		}

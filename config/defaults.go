@@ -48,6 +48,13 @@ const (
 	DefaultParallelTools = 8
 	// DefaultSessionTimeout: a chat session idle this long is removed. From Logicore.
 	DefaultSessionTimeout = time.Hour
+
+	// DefaultDeferredThreshold: from this many tools, "deferred": "auto" shows a model
+	// the search tools instead of the catalog. From Logicore.
+	DefaultDeferredThreshold = 15
+	// DefaultContextWindow is the context window, in tokens, that "auto:N%" takes its
+	// share of when "model.contextWindow" is not set: that of the common 128k models.
+	DefaultContextWindow = 128_000
 )
 
 // DefaultProtocolVersion is the protocol version upstream connections ask for. It is

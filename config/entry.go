@@ -134,6 +134,8 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		s.Approve = p.approve(v, fp)
 	case "sampling":
 		s.Sampling, _ = p.boolean(v, fp)
+	case "pinned":
+		s.Pinned = p.pinned(v, fp)
 	case "envFile":
 		p.warn(fp, "not supported (ignored)")
 	default:

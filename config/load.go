@@ -410,6 +410,10 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 			p.agentSettings(v, path, &st.Agent)
 		case "sessions":
 			p.sessionSettings(v, path, &st.Sessions)
+		case "deferred":
+			if d := p.deferredSettings(v, path); d != nil {
+				st.Deferred = *d
+			}
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := v.Clone()

@@ -82,6 +82,9 @@ type Server struct {
 	// configured model when no client answers them ("sampling": true; off by default,
 	// since the server then spends the user's tokens).
 	Sampling bool `json:"sampling,omitempty"`
+	// Pinned lists globs of the server's tools (original names) that are always shown
+	// in deferred mode ("pinned": a list, or true for every tool).
+	Pinned []string `json:"pinned,omitempty"`
 }
 
 // Naming is the policy for deriving exposed tool names from (server, original name).
@@ -110,6 +113,9 @@ type Settings struct {
 	Model    ModelSettings   `json:"model,omitzero"`
 	Agent    AgentSettings   `json:"agent,omitzero"`
 	Sessions SessionSettings `json:"sessions,omitzero"`
+	// Deferred says when models (the agent's, and the gateway's clients with
+	// --deferred) see search tools instead of the catalog.
+	Deferred DeferredSettings `json:"deferred,omitzero"`
 	// Extra holds keys of the "switchboard" object that this version does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`
 }

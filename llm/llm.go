@@ -85,6 +85,10 @@ type Request struct {
 	// Tools are the tools the model may call in this step; none means it must answer
 	// in text (the last step of a turn).
 	Tools []tool.Tool
+	// Deferred are tools the model does not see up front but finds with the
+	// provider's own tool search (see NativeSearcher), sent with Tools in native
+	// deferred mode. Only a backend whose NativeToolSearch reports true is given any.
+	Deferred []tool.Tool
 	// MaxTokens bounds the reply; 0 means the backend's default.
 	MaxTokens int
 	// Temperature, when set, is passed on; nil leaves the provider's default.
@@ -153,6 +157,14 @@ type Model interface {
 	// as it arrives, and returns the whole reply once the stream ends. Cancelling ctx
 	// ends the request and the stream.
 	Generate(ctx context.Context, req *Request, onEvent func(Event)) (*Response, error)
+}
+
+// NativeSearcher is a Model that can hand Request.Deferred to the provider's own
+// tool search (Anthropic's tool search tool with defer_loading, OpenAI's
+// tool_search), so that the provider finds and loads tools instead of Switchboard.
+type NativeSearcher interface {
+	// NativeToolSearch reports whether this backend, as configured, does.
+	NativeToolSearch() bool
 }
 
 // Error is a request the model's service did not answer as asked: unreachable, an

@@ -1,0 +1,557 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// The names of the tools a deferred view offers in place of the catalog.
+const (
+	SearchToolName = "tool_search"       // ranked search in words
+	RegexToolName  = "tool_search_regex" // regular expression over names, descriptions, parameters
+	CallToolName   = "tool_call"         // call any catalog tool by name (Policy.CallTool)
+)
+
+// Defaults of a Policy's zero values.
+const (
+	// DefaultThreshold is the catalog size from which Auto defers (as
+	// config.DefaultDeferredThreshold).
+	DefaultThreshold = 15
+	// DefaultContextWindow is the context window, in tokens, that Policy.Share is a
+	// share of when Policy.ContextWindow is 0 (as config.DefaultContextWindow).
+	DefaultContextWindow = 128_000
+)
+
+// Mode says when a Deferred view shows the search tools instead of the catalog.
+type Mode int
+
+const (
+	// Auto defers a large catalog: Policy.Threshold tools or more, or, with a
+	// Policy.Share, definitions larger than that share of the context window.
+	Auto Mode = iota
+	// Always defers whatever the catalog's size.
+	Always
+	// Never shows the whole catalog: a Deferred view is then the catalog itself.
+	Never
+)
+
+// Policy configures a Deferred catalog. The zero value is Auto from DefaultThreshold
+// tools, nothing pinned, no tool_call.
+type Policy struct {
+	Mode Mode
+	// Threshold is Auto's tool count; 0 means DefaultThreshold.
+	Threshold int
+	// Share, when above 0, makes Auto defer when the definitions' estimated tokens
+	// (their JSON size over four) exceed this share of ContextWindow, whatever the
+	// count.
+	Share float64
+	// ContextWindow is the model's context window in tokens; 0 means
+	// DefaultContextWindow.
+	ContextWindow int
+	// Pinned reports the tools that are always shown; nil pins none.
+	Pinned func(tool.Tool) bool
+	// CallTool adds tool_call(name, arguments), which calls any catalog tool by its
+	// exposed name: for MCP clients that never re-list their tools after a search.
+	CallTool bool
+}
+
+// Deferred is a catalog (any tool.Toolset, normally a hub) seen in deferred mode:
+// sessions get a View each, which lists the search tools, the pinned tools and the
+// tools that session has found, and calls any catalog tool by name. The index
+// follows the catalog: after a change, the next search indexes what changed
+// (Index.Update). A Deferred starts no goroutine; it is safe for concurrent use.
+type Deferred struct {
+	inner  tool.Toolset
+	policy Policy
+	mu     sync.Mutex
+	cur    atomic.Pointer[catalogSnap]
+}
+
+// NewDeferred returns inner in deferred mode under p.
+func NewDeferred(inner tool.Toolset, p Policy) *Deferred {
+	if p.Threshold <= 0 {
+		p.Threshold = DefaultThreshold
+	}
+	if p.ContextWindow <= 0 {
+		p.ContextWindow = DefaultContextWindow
+	}
+	return &Deferred{inner: inner, policy: p}
+}
+
+// catalogSnap is one snapshot of the inner toolset with what deferred mode derives from
+// it; its index is built on the first search.
+type catalogSnap struct {
+	watch  <-chan struct{}
+	tools  []tool.Tool
+	byName map[string]int
+	active bool
+	pinned []int // indexes into tools, in catalog order
+	metas  []tool.Tool
+	prev   *catalogSnap // until the index is built: the snapshot whose index to update
+	ixOnce sync.Once
+	ix     *Index
+}
+
+func (c *catalogSnap) index() *Index {
+	c.ixOnce.Do(func() {
+		if c.prev != nil && c.prev.ix != nil {
+			c.ix = c.prev.ix.Update(c.tools)
+		} else {
+			c.ix = New(c.tools)
+		}
+		c.prev = nil
+	})
+	return c.ix
+}
+
+// snapshot is the catalog now, derived again when the inner toolset has changed.
+func (d *Deferred) snapshot() *catalogSnap {
+	if c := d.cur.Load(); c != nil && !closed(c.watch) {
+		return c
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	prev := d.cur.Load()
+	if prev != nil && !closed(prev.watch) {
+		return prev
+	}
+	// The channel is taken before the snapshot: a change in between leaves it
+	// closed, and the next reader derives again.
+	c := &catalogSnap{watch: d.inner.Changed(), tools: d.inner.Tools()}
+	if prev != nil {
+		// Built or not, the older index is the one to update; never a chain.
+		c.prev = prev
+		if prev.ix == nil {
+			c.prev = prev.prev
+		}
+	}
+	c.byName = make(map[string]int, len(c.tools))
+	for i, t := range c.tools {
+		c.byName[t.Name] = i
+		if d.policy.Pinned != nil && d.policy.Pinned(t) {
+			c.pinned = append(c.pinned, i)
+		}
+	}
+	c.active = d.defers(c.tools)
+	c.metas = d.metaTools(c.tools)
+	d.cur.Store(c)
+	return c
+}
+
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// defers decides the mode for a catalog.
+func (d *Deferred) defers(tools []tool.Tool) bool {
+	switch d.policy.Mode {
+	case Always:
+		return true
+	case Never:
+		return false
+	}
+	if d.policy.Share > 0 {
+		return float64(EstimateTokens(tools)) > d.policy.Share*float64(d.policy.ContextWindow)
+	}
+	return len(tools) >= d.policy.Threshold
+}
+
+// EstimateTokens estimates what the tools' definitions take of a model's context:
+// their name, description and schemas in bytes, over four.
+func EstimateTokens(tools []tool.Tool) int {
+	n := 0
+	for _, t := range tools {
+		n += len(t.Name) + len(t.Title) + len(t.Description) + len(t.InputSchema) + len(t.OutputSchema) + 32
+	}
+	return n / 4
+}
+
+// Active reports whether the catalog is deferred now (it depends on its size in
+// Auto mode).
+func (d *Deferred) Active() bool { return d.snapshot().active }
+
+// Index is the search index of the catalog now.
+func (d *Deferred) Index() *Index { return d.snapshot().index() }
+
+// Policy is the policy d was made with, its defaults filled in.
+func (d *Deferred) Policy() Policy { return d.policy }
+
+// Inner is the catalog d defers.
+func (d *Deferred) Inner() tool.Toolset { return d.inner }
+
+// View is one session's view of a deferred catalog: its own set of loaded tools.
+// save, when not nil, is called with the whole set (sorted) each time it grows, so
+// that it can persist with the session. A View is a tool.Toolset; Close stops the
+// goroutine that Changed starts.
+func (d *Deferred) View(loaded []string, save func(loaded []string)) *View {
+	v := &View{d: d, save: save, loaded: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	for _, n := range loaded {
+		v.loaded[n] = true
+	}
+	return v
+}
+
+// View is a session's deferred toolset; see Deferred.View.
+type View struct {
+	d    *Deferred
+	save func([]string)
+
+	mu      sync.Mutex
+	loaded  map[string]bool // exposed names, kept while the tool is gone from the catalog
+	version int             // bumped by each load
+	cache   *viewList
+
+	notifier  tool.Notifier
+	watchOnce sync.Once
+	stop      chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+type viewList struct {
+	cat     *catalogSnap
+	version int
+	tools   []tool.Tool
+}
+
+// Tools lists, when the catalog is deferred, the search tools, then the pinned and
+// loaded tools in catalog order; otherwise the whole catalog. A loaded tool that
+// left the catalog is not listed, and is again once it is back under its name.
+func (v *View) Tools() []tool.Tool {
+	c := v.d.snapshot()
+	if !c.active {
+		return c.tools
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if l := v.cache; l != nil && l.cat == c && l.version == v.version {
+		return l.tools
+	}
+	shown := make([]bool, len(c.tools))
+	for _, i := range c.pinned {
+		shown[i] = true
+	}
+	for n := range v.loaded {
+		if i, ok := c.byName[n]; ok {
+			shown[i] = true
+		}
+	}
+	out := slices.Clone(c.metas)
+	for i, s := range shown {
+		if s {
+			out = append(out, c.tools[i])
+		}
+	}
+	v.cache = &viewList{cat: c, version: v.version, tools: out}
+	return out
+}
+
+// Loaded is the session's set of loaded tools, sorted.
+func (v *View) Loaded() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Sorted(maps.Keys(v.loaded))
+}
+
+// Active reports whether the catalog is deferred now.
+func (v *View) Active() bool { return v.d.snapshot().active }
+
+// Lookup finds a tool the view can call: a search tool while the catalog is
+// deferred, or any catalog tool, listed or not.
+func (v *View) Lookup(name string) (tool.Tool, bool) {
+	c := v.d.snapshot()
+	if m, ok := c.meta(name); ok {
+		return m, true
+	}
+	if i, ok := c.byName[name]; ok {
+		return c.tools[i], true
+	}
+	return tool.Tool{}, false
+}
+
+// meta finds a search tool, which the view answers while the catalog is deferred
+// (or, when it is not, for a name the catalog does not have: a model that saw them
+// earlier may still call them).
+func (c *catalogSnap) meta(name string) (tool.Tool, bool) {
+	if _, taken := c.byName[name]; taken && !c.active {
+		return tool.Tool{}, false
+	}
+	for _, m := range c.metas {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return tool.Tool{}, false
+}
+
+// Call answers the search tools (loading what they find) and tool_call, and calls
+// any catalog tool by name, loading it.
+func (v *View) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	c := v.d.snapshot()
+	if _, ok := c.meta(name); ok {
+		switch name {
+		case SearchToolName, RegexToolName:
+			return v.search(c, name, args), nil
+		case CallToolName:
+			return v.callByName(ctx, c, args)
+		}
+	}
+	if _, ok := c.byName[name]; ok && c.active {
+		v.load(name)
+	}
+	return v.d.inner.Call(ctx, name, args)
+}
+
+// searchArgs are the arguments of both search tools.
+type searchArgs struct {
+	Query   *string  `json:"query"`
+	Pattern *string  `json:"pattern"`
+	Limit   *float64 `json:"limit"`
+}
+
+func (v *View) search(c *catalogSnap, name string, raw json.RawMessage) *tool.Result {
+	var a searchArgs
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return tool.ErrorResult("%s takes an object such as %s: %v", name, metaExample(name), err)
+		}
+	}
+	limit := 0
+	if a.Limit != nil {
+		if *a.Limit != float64(int(*a.Limit)) || *a.Limit < 1 {
+			return tool.ErrorResult("limit %v is not a whole number from 1 to %d: give one, or leave it out", *a.Limit, MaxLimit)
+		}
+		limit = int(*a.Limit)
+	}
+	var (
+		found []Result
+		err   error
+		asked string
+	)
+	if name == SearchToolName {
+		if a.Query == nil {
+			return tool.ErrorResult(`%s needs "query", the task in a few words: %s`, name, metaExample(name))
+		}
+		asked = *a.Query
+		found, err = c.index().ToolSearch(asked, limit)
+	} else {
+		if a.Pattern == nil {
+			return tool.ErrorResult(`%s needs "pattern", a regular expression: %s`, name, metaExample(name))
+		}
+		asked = *a.Pattern
+		found, err = c.index().ToolSearchRegex(asked, limit)
+	}
+	if err != nil {
+		return tool.ErrorResult("%v", err)
+	}
+	names := make([]string, len(found))
+	for i, r := range found {
+		names[i] = r.Tool.Name
+	}
+	v.load(names...)
+	return v.results(name, asked, found)
+}
+
+// Found is one search result as a search tool's structured content lists it.
+type Found struct {
+	Name        string  `json:"name"`
+	Server      string  `json:"server,omitempty"`
+	Description string  `json:"description,omitempty"`
+	Parameters  string  `json:"parameters"`
+	Score       float64 `json:"score"`
+}
+
+// results words a search's results for the model: what was found, that it is
+// loaded, and how to call it.
+func (v *View) results(name, asked string, found []Result) *tool.Result {
+	var b strings.Builder
+	if len(found) == 0 {
+		fmt.Fprintf(&b, "No tools matched %q. ", asked)
+		if name == SearchToolName {
+			fmt.Fprintf(&b, "Try other words (what the tool does, or the service it belongs to), or %s with a pattern such as \"mail|smtp\".", RegexToolName)
+		} else {
+			fmt.Fprintf(&b, "Try a broader pattern, or %s with a description in words.", SearchToolName)
+		}
+		res := tool.TextResult(b.String())
+		res.StructuredContent = map[string]any{"tools": []Found{}}
+		return res
+	}
+	how := "call them by name from your next step"
+	if v.d.policy.CallTool {
+		how = fmt.Sprintf("call them by name, or through %s {\"name\": ..., \"arguments\": {...}} if your tool list does not show them yet", CallToolName)
+	}
+	fmt.Fprintf(&b, "Found %d tool%s for %q, best first, now loaded: %s.\n", len(found), plural(len(found)), asked, how)
+	list := make([]Found, len(found))
+	for i, r := range found {
+		fmt.Fprintf(&b, "\n%s", Summary(r.Tool))
+		list[i] = Found{Name: r.Tool.Name, Server: r.Tool.Server, Description: cut(strings.Join(strings.Fields(r.Tool.Description), " "), DescriptionLen),
+			Parameters: Params(r.Tool), Score: r.Score}
+	}
+	res := tool.TextResult(b.String())
+	res.StructuredContent = map[string]any{"tools": list}
+	return res
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// callByName is tool_call.
+func (v *View) callByName(ctx context.Context, c *catalogSnap, raw json.RawMessage) (*tool.Result, error) {
+	var a struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(raw, &a); err != nil || a.Name == "" {
+		return tool.ErrorResult(`%s needs "name", a tool's exact name as a search listed it, and "arguments", an object: %s`, CallToolName, metaExample(CallToolName)), nil
+	}
+	if _, ok := c.byName[a.Name]; !ok {
+		if _, meta := c.meta(a.Name); meta {
+			return tool.ErrorResult("%s calls catalogSnap tools; call %s directly", CallToolName, a.Name), nil
+		}
+		return tool.ErrorResult("unknown tool %q: find tools with %s or %s, then call one by the name the result gives", a.Name, SearchToolName, RegexToolName), nil
+	}
+	args := a.Arguments
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	v.load(a.Name)
+	return v.d.inner.Call(ctx, a.Name, args)
+}
+
+// load adds names to the loaded set, saves it and tells Changed's waiters when it
+// grew.
+func (v *View) load(names ...string) {
+	v.mu.Lock()
+	grew := false
+	for _, n := range names {
+		if !v.loaded[n] {
+			v.loaded[n] = true
+			grew = true
+		}
+	}
+	if !grew {
+		v.mu.Unlock()
+		return
+	}
+	v.version++
+	set := slices.Sorted(maps.Keys(v.loaded))
+	v.mu.Unlock()
+	if v.save != nil {
+		v.save(set)
+	}
+	v.notifier.Notify()
+}
+
+// Changed returns a channel closed when the view's list may have changed: a load,
+// or a change of the catalog. The first call starts a watcher that Close stops.
+func (v *View) Changed() <-chan struct{} {
+	ch := v.notifier.Changed()
+	v.watchOnce.Do(func() {
+		inner := v.d.inner.Changed() // taken before Changed returns: no change is missed
+		go v.watch(inner)
+	})
+	return ch
+}
+
+func (v *View) watch(inner <-chan struct{}) {
+	defer close(v.done)
+	for {
+		select {
+		case <-v.stop:
+			return
+		case <-inner:
+			inner = v.d.inner.Changed()
+			v.notifier.Notify()
+		}
+	}
+}
+
+// Close stops the watcher Changed started; the catalog is not closed.
+func (v *View) Close() error {
+	v.closeOnce.Do(func() {
+		close(v.stop)
+		v.watchOnce.Do(func() { close(v.done) }) // never started: nothing to wait for
+	})
+	<-v.done
+	return nil
+}
+
+// metaTools are the definitions of the search tools (and tool_call) for a catalog:
+// their descriptions say how many tools there are and from which servers.
+func (d *Deferred) metaTools(tools []tool.Tool) []tool.Tool {
+	servers := map[string]bool{}
+	for _, t := range tools {
+		if t.Server != "" {
+			servers[t.Server] = true
+		}
+	}
+	about := fmt.Sprintf("%d tools", len(tools))
+	if names := slices.Sorted(maps.Keys(servers)); len(names) > 0 {
+		const maxServers = 30
+		more := ""
+		if len(names) > maxServers {
+			more = fmt.Sprintf(" and %d more", len(names)-maxServers)
+			names = names[:maxServers]
+		}
+		about += " from the servers " + strings.Join(names, ", ") + more
+	}
+	loads := "Found tools are loaded: call them by name from your next step."
+	if d.policy.CallTool {
+		loads = fmt.Sprintf("Found tools are loaded: call them by name, or through %s.", CallToolName)
+	}
+	metas := []tool.Tool{
+		{
+			Name: SearchToolName, OriginalName: SearchToolName,
+			Description: fmt.Sprintf("Search the tool catalogSnap (%s) in natural language; most tools are not listed until found. "+
+				"Describe the task, e.g. \"create a GitHub issue\" or \"weather forecast for a city\". "+
+				"Returns the best matches with their parameters. %s", about, loads),
+			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"query":{"type":"string","description":"What the tool should do, in a few words."},`+
+				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return (default %d)."}},"required":["query"]}`, MaxLimit, DefaultSearchLimit)),
+		},
+		{
+			Name: RegexToolName, OriginalName: RegexToolName,
+			Description: fmt.Sprintf("Find tools in the catalogSnap (%s) whose name, description or parameters match a regular expression, "+
+				"case-insensitively (RE2 syntax, at most %d characters), e.g. \"github.*issue\" or \"^slack_\". %s", about, MaxPatternLen, loads),
+			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"pattern":{"type":"string","description":"A regular expression."},`+
+				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return (default %d)."}},"required":["pattern"]}`, MaxLimit, DefaultRegexLimit)),
+		},
+	}
+	if d.policy.CallTool {
+		metas = append(metas, tool.Tool{
+			Name: CallToolName, OriginalName: CallToolName,
+			Description: fmt.Sprintf("Call any tool of the catalogSnap by its exact name, whether your tool list shows it or not: "+
+				"find it first with %s or %s, then pass its name and its arguments.", SearchToolName, RegexToolName),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's exact name, as a search result gives it."},` +
+				`"arguments":{"type":"object","description":"The tool's arguments."}},"required":["name"]}`),
+		})
+	}
+	return metas
+}
+
+// metaExample shows a search tool's arguments.
+func metaExample(name string) string {
+	switch name {
+	case SearchToolName:
+		return `{"query": "create a GitHub issue", "limit": 5}`
+	case RegexToolName:
+		return `{"pattern": "issue|ticket", "limit": 10}`
+	}
+	return `{"name": "github_create_issue", "arguments": {"title": "..."}}`
+}

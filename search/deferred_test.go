@@ -1,0 +1,227 @@
+package search
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// localCatalog is a tool.Local with the test catalog's tools, each answering with
+// its own name, plus n filler tools.
+func localCatalog(t *testing.T, n int) *tool.Local {
+	t.Helper()
+	l := tool.NewLocal()
+	for _, c := range catalog(t) {
+		name := c.Name
+		if err := l.AddRaw(name, c.Description, c.InputSchema, func(context.Context, json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult("ran " + name), nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		name := fmt.Sprintf("filler_%03d", i)
+		if err := l.AddRaw(name, fmt.Sprintf("Filler tool number %d that counts sheep.", i), nil, func(context.Context, json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult("ran " + name), nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
+func listed(ts tool.Toolset) []string {
+	var out []string
+	for _, t := range ts.Tools() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func callText(t *testing.T, ts tool.Toolset, name, args string) (string, bool) {
+	t.Helper()
+	res, err := ts.Call(context.Background(), name, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s(%s): %v", name, args, err)
+	}
+	return tool.Text(res), res.IsError
+}
+
+func TestDeferredModes(t *testing.T) {
+	small := localCatalog(t, 0)  // 4 tools
+	large := localCatalog(t, 20) // 24 tools
+	for _, c := range []struct {
+		name   string
+		inner  tool.Toolset
+		policy Policy
+		want   bool
+	}{
+		{"auto below the threshold", small, Policy{}, false},
+		{"auto at the threshold", large, Policy{}, true},
+		{"auto with a threshold of its own", large, Policy{Threshold: 30}, false},
+		{"always", small, Policy{Mode: Always}, true},
+		{"never", large, Policy{Mode: Never}, false},
+		// 24 small definitions are about 1,300 tokens: over 1% of 128k, under 10%.
+		{"share under", large, Policy{Share: 0.10}, false},
+		{"share over", large, Policy{Share: 0.001}, true},
+		{"share of a small window", large, Policy{Share: 0.10, ContextWindow: 4000}, true},
+	} {
+		d := NewDeferred(c.inner, c.policy)
+		if got := d.Active(); got != c.want {
+			t.Errorf("%s: Active() = %v, want %v (%d tools, ~%d tokens)", c.name, got, c.want, len(c.inner.Tools()), EstimateTokens(c.inner.Tools()))
+		}
+		v := d.View(nil, nil)
+		got := listed(v)
+		if c.want {
+			if !slices.Equal(got, []string{SearchToolName, RegexToolName}) {
+				t.Errorf("%s: deferred view lists %v, want only the search tools", c.name, got)
+			}
+		} else if len(got) != len(c.inner.Tools()) {
+			t.Errorf("%s: view lists %d tools, want the whole catalog (%d)", c.name, len(got), len(c.inner.Tools()))
+		}
+	}
+}
+
+func TestDeferredSearchLoads(t *testing.T) {
+	inner := localCatalog(t, 20)
+	var saved [][]string
+	d := NewDeferred(inner, Policy{Pinned: func(t tool.Tool) bool { return t.Name == "dns_lookup" }})
+	v := d.View([]string{"filler_007"}, func(l []string) { saved = append(saved, l) })
+	defer v.Close()
+	want := []string{SearchToolName, RegexToolName, "dns_lookup", "filler_007"}
+	if got := listed(v); !slices.Equal(got, want) {
+		t.Fatalf("listed %v, want %v", got, want)
+	}
+	changed := v.Changed()
+
+	text, isErr := callText(t, v, SearchToolName, `{"query": "weather forecast for Paris", "limit": 1}`)
+	if isErr || !strings.Contains(text, "weather_get_forecast (server local): Get the weather forecast for a city.") ||
+		!strings.Contains(text, "parameters: city: string (required), days: integer") || !strings.Contains(text, "now loaded") {
+		t.Fatalf("tool_search result (error %v):\n%s", isErr, text)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Changed was not closed by a load")
+	}
+	want = []string{SearchToolName, RegexToolName, "weather_get_forecast", "dns_lookup", "filler_007"} // catalog order
+	if got := listed(v); !slices.Equal(got, want) {
+		t.Fatalf("after the search: listed %v, want %v", got, want)
+	}
+	if len(saved) != 1 || !slices.Equal(saved[0], []string{"filler_007", "weather_get_forecast"}) {
+		t.Errorf("saved %v, want one save of the sorted set", saved)
+	}
+
+	// By exact name: works unlisted, and loads.
+	text, isErr = callText(t, v, "github_list_issues", `{"repo": "a/b"}`)
+	if isErr || text != "ran github_list_issues" {
+		t.Fatalf("calling an unlisted catalog tool: %q (error %v)", text, isErr)
+	}
+	if !slices.Contains(listed(v), "github_list_issues") {
+		t.Errorf("a call by name did not load the tool: %v", listed(v))
+	}
+	// The regex tool, on parameters too.
+	text, isErr = callText(t, v, RegexToolName, `{"pattern": "ZONE"}`)
+	if isErr || !strings.Contains(text, "dns_lookup") {
+		t.Errorf("tool_search_regex on a parameter name: %q (error %v)", text, isErr)
+	}
+	// Another session's view is its own.
+	if other := listed(d.View(nil, nil)); !slices.Equal(other, []string{SearchToolName, RegexToolName, "dns_lookup"}) {
+		t.Errorf("a second view lists %v: loads leaked between sessions", other)
+	}
+}
+
+func TestDeferredErrorsForTheModel(t *testing.T) {
+	v := NewDeferred(localCatalog(t, 20), Policy{CallTool: true}).View(nil, nil)
+	for _, c := range []struct{ name, args, want string }{
+		{SearchToolName, `{"query": "  "}`, "query is empty"},
+		{SearchToolName, `{}`, `needs "query"`},
+		{SearchToolName, `{"query": "x", "limit": 2.5}`, "not a whole number"},
+		{SearchToolName, `{"query": "x", "limit": 51}`, "out of range"},
+		{SearchToolName, `[1]`, "takes an object"},
+		{RegexToolName, `{"pattern": "(unclosed"}`, "not a valid regular expression"},
+		{RegexToolName, `{"pattern": "` + strings.Repeat("a", 201) + `"}`, "the limit is 200"},
+		{CallToolName, `{"arguments": {}}`, `needs "name"`},
+		{CallToolName, `{"name": "nope"}`, `unknown tool "nope"`},
+		{CallToolName, `{"name": "tool_search"}`, "call tool_search directly"},
+	} {
+		text, isErr := callText(t, v, c.name, c.args)
+		if !isErr || !strings.Contains(text, c.want) {
+			t.Errorf("%s(%s) = %q (error %v), want an error result containing %q", c.name, c.args, text, isErr, c.want)
+		}
+	}
+	text, isErr := callText(t, v, SearchToolName, `{"query": "zzzqqq"}`)
+	if isErr || !strings.Contains(text, "No tools matched") || !strings.Contains(text, RegexToolName) {
+		t.Errorf("no match: %q (error %v), want a hint that is not an error", text, isErr)
+	}
+	text, isErr = callText(t, v, CallToolName, `{"name": "dns_lookup", "arguments": {"zone": "x"}}`)
+	if isErr || text != "ran dns_lookup" || !slices.Contains(listed(v), "dns_lookup") {
+		t.Errorf("tool_call: %q (error %v); listed %v", text, isErr, listed(v))
+	}
+}
+
+// A loaded tool that leaves the catalog leaves every list; back under its name, it
+// returns, with the index following the catalog.
+func TestDeferredFollowsCatalog(t *testing.T) {
+	inner := localCatalog(t, 20)
+	d := NewDeferred(inner, Policy{})
+	v := d.View([]string{"dns_lookup"}, nil)
+	if !slices.Contains(listed(v), "dns_lookup") {
+		t.Fatal("loaded tool not listed")
+	}
+	if text, _ := callText(t, v, SearchToolName, `{"query": "resolve dns zone records"}`); !strings.Contains(text, "dns_lookup") {
+		t.Fatalf("search before the removal: %s", text)
+	}
+	inner.Remove("dns_lookup")
+	if slices.Contains(listed(v), "dns_lookup") {
+		t.Error("a tool gone from the catalog is still listed")
+	}
+	if text, _ := callText(t, v, SearchToolName, `{"query": "resolve dns zone records"}`); strings.Contains(text, "dns_lookup") {
+		t.Errorf("the index still finds a removed tool: %s", text)
+	}
+	if err := inner.AddRaw("dns_lookup", "Resolve a DNS zone's records.", nil, func(context.Context, json.RawMessage) (*tool.Result, error) {
+		return tool.TextResult("back"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(listed(v), "dns_lookup") {
+		t.Error("a loaded tool that came back is not listed again")
+	}
+	if text, _ := callText(t, v, SearchToolName, `{"query": "resolve dns zone records"}`); !strings.Contains(text, "dns_lookup") {
+		t.Errorf("the index did not follow the tool's return: %s", text)
+	}
+}
+
+// Views of one catalog searched and loaded from many goroutines (run with -race).
+func TestDeferredConcurrent(t *testing.T) {
+	inner := localCatalog(t, 200)
+	d := NewDeferred(inner, Policy{})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := d.View(nil, nil)
+			defer v.Close()
+			_ = v.Changed()
+			for j := range 20 {
+				q := fmt.Sprintf(`{"query": "filler tool number %d"}`, i*20+j)
+				if _, isErr := callText(t, v, SearchToolName, q); isErr {
+					t.Errorf("search %s failed", q)
+				}
+				_ = v.Tools()
+			}
+			if got := len(v.Loaded()); got == 0 {
+				t.Error("nothing loaded")
+			}
+		}()
+	}
+	wg.Wait()
+}
