@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -34,7 +35,18 @@ type Options struct {
 	// Tools are the tools the model may call, read afresh at every step (normally a
 	// tool.Union of local tools and a hub). nil means none.
 	Tools tool.Toolset
-	Store session.Store
+	// Deferred, when set, shows the model Tools in deferred mode (search.Policy says
+	// when): the search tools tool_search and tool_search_regex, the pinned tools,
+	// and the tools the session has found, which are exposed from the next step of
+	// the same turn and kept with the session (Session.Loaded). A deferred tool
+	// called by its exact name runs and is loaded too. nil shows every tool.
+	Deferred *search.Policy
+	// NativeSearch, with Deferred, lets a model whose backend has the provider's
+	// own tool search (llm.NativeSearcher) search the catalog itself: the pinned
+	// tools go as usual, the rest as Request.Deferred, and no search tools of ours.
+	// A model without it gets Switchboard's search tools (logged once).
+	NativeSearch bool
+	Store        session.Store
 	// System is the system message of sessions that have none of their own.
 	System string
 	// MaxSteps bounds the requests with tools per turn; default DefaultMaxSteps.
@@ -65,8 +77,10 @@ type Options struct {
 // Agent runs turns: a user message in, the model and the tools in a loop, an answer
 // out. It is safe for concurrent use by turns of different sessions.
 type Agent struct {
-	opts Options
-	log  *slog.Logger
+	opts     Options
+	log      *slog.Logger
+	deferred *search.Deferred // nil unless Options.Deferred
+	native   bool             // NativeSearch, and the model has it
 }
 
 // New returns an agent; see Options for the defaults.
@@ -81,7 +95,18 @@ func New(opts Options) *Agent {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{opts: opts, log: log}
+	a := &Agent{opts: opts, log: log}
+	if opts.Deferred != nil && opts.Tools != nil {
+		a.deferred = search.NewDeferred(opts.Tools, *opts.Deferred)
+		if opts.NativeSearch {
+			ns, ok := opts.Model.(llm.NativeSearcher)
+			a.native = ok && ns.NativeToolSearch()
+			if !a.native {
+				log.Warn("the model has no native tool search: using Switchboard's search tools instead")
+			}
+		}
+	}
+	return a
 }
 
 // Turn is what one Run did.
@@ -131,8 +156,13 @@ func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, err
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
-	r := &run{Agent: a, ctx: ctx, sess: sess, history: sess.Messages, turn: &Turn{Session: sessionID}}
+	r := &run{Agent: a, ctx: ctx, sess: sess, history: sess.Messages, turn: &Turn{Session: sessionID}, tools: a.opts.Tools}
 	r.log = a.log.With("session", sessionID)
+	if a.deferred != nil {
+		view := a.deferred.View(sess.Loaded, r.saveLoaded)
+		defer view.Close()
+		r.tools, r.view = view, view
+	}
 	if err := r.loop(userText); err != nil {
 		return r.turn, fmt.Errorf("agent: session %s: %w", sessionID, err)
 	}
@@ -145,6 +175,10 @@ type run struct {
 	ctx  context.Context
 	log  *slog.Logger
 	sess *session.Session
+	// tools are the turn's tools: Options.Tools, or the session's deferred view of
+	// them (view; nil when not deferred).
+	tools tool.Toolset
+	view  *search.View
 	// history is the session's whole history as stored; histMu guards it while the
 	// calls of a step store their results.
 	histMu  sync.Mutex
@@ -169,17 +203,19 @@ func (r *run) loop(userText string) error {
 	}
 	for step := 1; ; step++ {
 		final := step > r.opts.MaxSteps
-		var tools []tool.Tool
-		if !final && r.opts.Tools != nil {
-			tools = r.opts.Tools.Tools() // afresh: a tool that joined mid-turn is usable now
-		}
-		res, err := r.opts.Model.Generate(r.ctx, &llm.Request{
+		req := &llm.Request{
 			System:      system,
 			Messages:    forRequest(r.history),
-			Tools:       tools,
 			MaxTokens:   r.opts.MaxTokens,
 			Temperature: r.opts.Temperature,
-		}, func(e llm.Event) {
+		}
+		if !final && r.tools != nil {
+			// Afresh: a tool that joined mid-turn, or one a search just loaded, is
+			// usable now.
+			r.listTools(req)
+		}
+		tools := req.Tools
+		res, err := r.opts.Model.Generate(r.ctx, req, func(e llm.Event) {
 			if e.Kind == llm.TextDelta {
 				r.emit(Event{Kind: TextDelta, Step: step, Text: e.Text})
 			}
@@ -204,7 +240,7 @@ func (r *run) loop(userText string) error {
 
 		if len(msg.Calls) > 0 {
 			var err error
-			if final || r.opts.Tools == nil {
+			if final || r.tools == nil {
 				st.Results, err = r.refuseAll(msg.Calls)
 			} else {
 				st.Results, err = r.runCalls(step, msg.Calls)
@@ -230,7 +266,7 @@ func (r *run) loop(userText string) error {
 // tools, or an agent without tools): the history must answer every call.
 func (r *run) refuseAll(calls []llm.Call) ([]llm.Message, error) {
 	why := "no tool can be called now: the turn has reached its step limit; answer with what you have"
-	if r.opts.Tools == nil {
+	if r.tools == nil {
 		why = "no tools are available; answer without them"
 	}
 	msgs := make([]llm.Message, len(calls))
@@ -238,6 +274,33 @@ func (r *run) refuseAll(calls []llm.Call) ([]llm.Message, error) {
 		msgs[i] = toolMessage(c, tool.ErrorResult("%s", why))
 	}
 	return msgs, r.store(llm.Usage{}, msgs...)
+}
+
+// listTools puts the tools of this step in req: the turn's tools, or, in native
+// deferred mode, the pinned tools up front and the rest for the provider's search.
+func (r *run) listTools(req *llm.Request) {
+	if !r.native || !r.view.Active() {
+		req.Tools = r.tools.Tools()
+		return
+	}
+	pinned := r.deferred.Policy().Pinned
+	for _, t := range r.deferred.Inner().Tools() {
+		if pinned != nil && pinned(t) {
+			req.Tools = append(req.Tools, t)
+		} else {
+			req.Deferred = append(req.Deferred, t)
+		}
+	}
+}
+
+// saveLoaded keeps the session's loaded tools with it. A failure to save costs the
+// next turn a search, not this one its tools: it is logged, not returned.
+func (r *run) saveLoaded(loaded []string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
+	defer cancel()
+	if err := r.opts.Store.SetLoaded(ctx, r.sess.ID, loaded); err != nil {
+		r.log.Warn("could not save the session's loaded tools", "error", err)
+	}
 }
 
 // store appends msgs to the session's history, here and in the store. After ctx is

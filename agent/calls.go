@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -25,13 +26,8 @@ const maxNamesListed = 20
 // results of calls cut short are then not stored: the next turn answers them with
 // InterruptedText).
 func (r *run) runCalls(step int, calls []llm.Call) ([]llm.Message, error) {
-	// Listed afresh: a tool that joined since the request was sent may be called.
-	known := map[string]tool.Tool{}
-	var names []string
-	for _, t := range r.opts.Tools.Tools() {
-		known[t.Name] = t
-		names = append(names, t.Name)
-	}
+	// Looked up afresh: a tool that joined since the request was sent may be called.
+	lookup := r.lookup()
 	results := make([]llm.Message, len(calls))
 	sem := make(chan struct{}, r.opts.ParallelTools)
 	var (
@@ -49,7 +45,7 @@ func (r *run) runCalls(step int, calls []llm.Call) ([]llm.Message, error) {
 				return
 			}
 			defer func() { <-sem }()
-			res := r.call(step, c, known, names)
+			res := r.call(step, c, lookup)
 			if r.ctx.Err() != nil && res.IsError {
 				return // cut short by the cancellation, most likely: not a result to keep
 			}
@@ -76,11 +72,27 @@ func (r *run) runCalls(step int, calls []llm.Call) ([]llm.Message, error) {
 	return results, storeErr
 }
 
+// lookup finds the tools the model may call: by the toolset's own Lookup where it
+// has one (a hub, a deferred view, which also finds the tools it does not list),
+// else in a map of its list.
+func (r *run) lookup() func(string) (tool.Tool, bool) {
+	if l, ok := r.tools.(interface {
+		Lookup(string) (tool.Tool, bool)
+	}); ok {
+		return l.Lookup
+	}
+	known := map[string]tool.Tool{}
+	for _, t := range r.tools.Tools() {
+		known[t.Name] = t
+	}
+	return func(name string) (tool.Tool, bool) { t, ok := known[name]; return t, ok }
+}
+
 // call runs one call with its events around it.
-func (r *run) call(step int, c llm.Call, known map[string]tool.Tool, names []string) *tool.Result {
+func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
 	start := time.Now()
 	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
-	res := r.execute(step, c, known, names)
+	res := r.execute(step, c, lookup)
 	d := time.Since(start)
 	if r.opts.OnEvent != nil {
 		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
@@ -92,14 +104,14 @@ func (r *run) call(step int, c llm.Call, known map[string]tool.Tool, names []str
 
 // execute checks a call, asks for approval and runs it; whatever goes wrong is an
 // error result that says what to do about it.
-func (r *run) execute(step int, c llm.Call, known map[string]tool.Tool, names []string) *tool.Result {
+func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
 	args, bad := arguments(c)
 	if bad != nil {
 		return bad
 	}
-	def, ok := known[c.Name]
+	def, ok := lookup(c.Name)
 	if !ok {
-		return unknownTool(c.Name, names)
+		return r.unknownTool(c.Name)
 	}
 	if r.opts.Approve != nil {
 		d, err := r.approve(Call{Session: r.sess.ID, Step: step, ID: c.ID, Name: c.Name, Arguments: args, Tool: def})
@@ -184,12 +196,20 @@ func (r *run) invoke(ctx context.Context, name string, args json.RawMessage) (re
 			res, err = tool.ErrorResult("tool %q panicked: %v", name, p), nil
 		}
 	}()
-	return r.opts.Tools.Call(ctx, name, args)
+	return r.tools.Call(ctx, name, args)
 }
 
-// unknownTool answers a call to a tool the toolset does not list, with the names it
-// does list so that the model can correct itself.
-func unknownTool(name string, names []string) *tool.Result {
+// unknownTool answers a call to a tool the toolset does not have, with the names it
+// lists so that the model can correct itself, or, in deferred mode, how to find it.
+func (r *run) unknownTool(name string) *tool.Result {
+	var names []string
+	for _, t := range r.tools.Tools() {
+		names = append(names, t.Name)
+	}
+	if r.view != nil && r.view.Active() && !r.native {
+		return tool.ErrorResult("unknown tool %q: find the tool you need with %s (a description in words) or %s (a pattern), then call it by the name the result gives",
+			name, search.SearchToolName, search.RegexToolName)
+	}
 	if len(names) == 0 {
 		return tool.ErrorResult("unknown tool %q: no tools are available now", name)
 	}

@@ -60,5 +60,17 @@
 // What servers ask their client while a tool runs (sampling, elicitation) is
 // answered by [ServerRequests], a peer of the hub, not by the loop.
 //
-// Not yet here: deferred tool loading through search.
+// Deferred mode: past a few dozen tools, models choose worse and every request
+// carries every definition. With Options.Deferred the model sees, while the catalog
+// is large (search.Policy: from 15 tools by default, or a share of its context
+// window), the search tools tool_search and tool_search_regex, the pinned tools and
+// the tools this session has found:
+//
+//	Deferred: &search.Policy{Pinned: func(t tool.Tool) bool { return t.Server == "clock" }},
+//
+// A search loads what it finds into the session, listed from the next step of the
+// same turn and stored with it (Session.Loaded), so the next turn starts with them;
+// a catalog tool called by its exact name runs and is loaded too. Each session has
+// its own set. With Options.NativeSearch, a backend that has the provider's own tool
+// search (llm.NativeSearcher) gets the catalog as Request.Deferred instead.
 package agent

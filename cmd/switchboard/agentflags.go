@@ -22,7 +22,7 @@ type agentFlags struct {
 	temperature                        float64
 
 	maxSteps, parallelTools int
-	system                  string
+	system, deferred        string
 
 	store, dsn, dataDir string
 	sessionTimeout      time.Duration
@@ -41,6 +41,7 @@ func (f *agentFlags) addModel(cmd *cobra.Command) {
 	fl.IntVar(&f.maxSteps, "max-steps", 0, "model requests with tools per turn before the final answer (default 10)")
 	fl.IntVar(&f.parallelTools, "parallel-tools", 0, "tool calls of one step that run at once (default 8)")
 	fl.StringVar(&f.system, "system", "", "the system prompt of a new session")
+	fl.StringVar(&f.deferred, "deferred", "", `when the model sees search tools instead of every tool: auto (from 15 tools), auto:N% (definitions over N% of the context window), always or never (default: the config's, else auto)`)
 }
 
 // addStore adds the session store's flags to cmd; expiry adds --session-expiry, for
@@ -126,6 +127,23 @@ func (f *agentFlags) agent(cfg *config.Config) (config.AgentSettings, error) {
 	if f.changed("system") {
 		as.System = f.system
 	}
+	// The agent's own deferred settings, else the host's; the flag sets the mode
+	// and keeps the config's pins.
+	d := cfg.Settings.Deferred
+	if as.Deferred != nil {
+		d = *as.Deferred
+	}
+	if f.changed("deferred") {
+		m, err := config.ParseDeferredMode(f.deferred)
+		if err != nil {
+			return as, commandLineError("--deferred %s: %v", f.deferred, err)
+		}
+		d.Mode, d.Share = m.Mode, m.Share
+		if d.Share > 0 {
+			d.Threshold = 0
+		}
+	}
+	as.Deferred = &d
 	return as, nil
 }
 

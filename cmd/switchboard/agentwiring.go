@@ -11,9 +11,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/llm/anthropic"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/session/postgres"
 	"github.com/switchboard-mcp/switchboard/session/sqlite"
+	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // newModel makes the backend of ms. The API key is read from the environment variable
@@ -68,4 +70,19 @@ func (a *app) openStore(ctx context.Context, ss config.SessionSettings) (session
 	}
 	a.log.Debug("sessions stored in " + path)
 	return st, nil
+}
+
+// deferredPolicy is search's policy for the deferred settings d: the mode, its
+// threshold or share of the model's context window, and the tools pinned by d's
+// globs (exposed names) and by each server's "pinned" (original names).
+func deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms config.ModelSettings) *search.Policy {
+	p := &search.Policy{Threshold: d.Threshold, Share: d.Share, ContextWindow: ms.ContextWindow}
+	switch d.Mode {
+	case config.DeferredAlways:
+		p.Mode = search.Always
+	case config.DeferredNever:
+		p.Mode = search.Never
+	}
+	p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(d, t.Server, t.OriginalName, t.Name) }
+	return p
 }

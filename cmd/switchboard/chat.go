@@ -108,6 +108,8 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			ag := agent.New(agent.Options{
 				Model:         model,
 				Tools:         s.hub,
+				Deferred:      deferredPolicy(s.cfg, *as.Deferred, ms),
+				NativeSearch:  as.Deferred.Native,
 				Store:         store,
 				System:        as.System,
 				MaxSteps:      as.MaxSteps,

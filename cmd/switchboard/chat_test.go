@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -449,4 +450,43 @@ func TestChatElicitationOnTerminal(t *testing.T) {
 	}
 	r := result{args: []string{"chat"}, stdout: string(out)}
 	r.wantStdout(t, "conf asks: who are you?", "username (Your preferred username): ", "test_elicitation: Elicitation result: action=accept, content=map[username:ada]")
+}
+
+// TestChatDeferred: with --deferred always the model is shown the search tools and
+// the config's pinned tools only; a search loads what it finds into the stored
+// session, and the next turn is shown it. A bad mode is a usage error.
+func TestChatDeferred(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"clock": `+demoEntry(t, "clock", `"pinned": ["add_*"]`)+`},
+  "switchboard": {"model": {"provider": "openai", "name": "test-model", "baseURL": `+jsonString(fake.URL)+`}}
+}`)
+	r := s.run("--config", cfg, "chat", "--deferred", "always", "--session", "d", "-m", `call tool_search {"query": "current time in a time zone"}`)
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "current_time (server clock)")
+	first := fake.Requests()[0]
+	var listed []string
+	for _, tl := range first.Tools {
+		listed = append(listed, tl.Name)
+	}
+	if want := []string{"tool_search", "tool_search_regex", "add_duration"}; !slices.Equal(listed, want) {
+		t.Errorf("first request listed %v, want %v", listed, want)
+	}
+	r = s.run("--config", cfg, "sessions", "show", "d", "--json")
+	r.wantCode(t, exitOK)
+	var stored session.Session
+	decodeJSON(t, r.stdout, &stored)
+	if !slices.Contains(stored.Loaded, "current_time") {
+		t.Fatalf("stored session's loaded tools: %v, want current_time among them", stored.Loaded)
+	}
+	r = s.run("--config", cfg, "chat", "--deferred", "always", "--session", "d", "-m", "hi")
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "current_time")
+
+	r = s.run("--config", cfg, "chat", "--deferred", "sometimes", "-m", "hi")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, `--deferred sometimes: want "auto", "auto:N%", "always" or "never"`)
 }

@@ -1,0 +1,189 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/search"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// bigCatalog is n tools across twenty services, each answering with its name and
+// arguments, and the one a weather question needs among them.
+func bigCatalog(tb testing.TB, n int) *tool.Local {
+	tb.Helper()
+	services := []string{"github", "slack", "jira", "gmail", "calendar", "drive", "notion", "linear", "stripe", "shopify",
+		"zendesk", "hubspot", "salesforce", "dropbox", "trello", "asana", "figma", "sentry", "datadog", "twilio"}
+	verbs := []string{"create", "delete", "list", "get", "update", "archive", "export", "import", "share", "move"}
+	nouns := []string{"issue", "message", "ticket", "email", "event", "file", "page", "project", "invoice", "order",
+		"customer", "contact", "deal", "folder", "card", "task", "comment", "alert", "metric", "call"}
+	l := tool.NewLocal()
+	for i := 0; i < n-1; i++ {
+		s, v, o := services[i%len(services)], verbs[(i/len(services))%len(verbs)], nouns[(i/len(services)/len(verbs))%len(nouns)]
+		name := fmt.Sprintf("%s_%s_%s", s, v, o)
+		if i >= len(services)*len(verbs)*len(nouns) {
+			name = fmt.Sprintf("%s_%d", name, i)
+		}
+		desc := fmt.Sprintf("%s a %s in %s.", strings.ToUpper(v[:1])+v[1:], o, s)
+		addEcho(tb, l, name, desc, `{"type":"object","properties":{"id":{"type":"string","description":"The `+o+`'s id."}}}`)
+	}
+	addEcho(tb, l, "weather_get_forecast", "Get the weather forecast for a city, by day.",
+		`{"type":"object","properties":{"city":{"type":"string","description":"The city's name."},"days":{"type":"integer"}},"required":["city"]}`)
+	return l
+}
+
+func addEcho(tb testing.TB, l *tool.Local, name, desc, schema string) {
+	tb.Helper()
+	if err := l.AddRaw(name, desc, json.RawMessage(schema), func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
+		return tool.TextResult(name + " ran with " + string(args)), nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// firstFound reads the first tool a tool_search result names, as a model would.
+var firstFound = regexp.MustCompile(`(?m)^([A-Za-z0-9_.-]+) \(server `)
+
+// searcher is a fake model that does what a model does in deferred mode: it asks
+// tool_search for the user's request, calls the first tool found with the city,
+// provided the request lists that tool, and answers with the tool's result.
+func searcher(r fakellm.Request) fakellm.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	switch {
+	case last.Role == "user":
+		q, _ := json.Marshal(map[string]string{"query": last.Text})
+		return fakellm.Reply{Calls: []fakellm.Call{{ID: "c1", Name: search.SearchToolName, Arguments: string(q)}}}
+	case last.Role == "tool" && last.CallID == "c1":
+		m := firstFound.FindStringSubmatch(last.Text)
+		if m == nil {
+			return fakellm.Reply{Text: "no tool found: " + last.Text}
+		}
+		if !slices.Contains(toolNames(r), m[1]) {
+			return fakellm.Reply{Text: "the search found " + m[1] + " but the request does not list it"}
+		}
+		return fakellm.Reply{Calls: []fakellm.Call{{ID: "c2", Name: m[1], Arguments: `{"city": "Paris"}`}}}
+	default:
+		return fakellm.Reply{Text: "Answer: " + last.Text}
+	}
+}
+
+// TestDeferredThousandTools: an agent with 1,000 tools sees two search tools, finds
+// the weather tool and calls it, all in one turn; the tool found is listed from the
+// next step and stays loaded with the session.
+func TestDeferredThousandTools(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		model, srv := b.start(t, searcher)
+		store := newStore(t)
+		catalog := bigCatalog(t, 1000)
+		a := agent.New(agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &search.Policy{}})
+		id := newSession(t, store)
+		turn, err := a.Run(testCtx(t), id, "What is the weather forecast for Paris?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := `Answer: weather_get_forecast ran with {"city":"Paris"}`
+		if turn.Answer != want || len(turn.Steps) != 3 {
+			t.Fatalf("answer %q in %d steps, want %q in 3", turn.Answer, len(turn.Steps), want)
+		}
+		reqs := srv.Requests()
+		if got := toolNames(reqs[0]); !slices.Equal(got, []string{search.SearchToolName, search.RegexToolName}) {
+			t.Errorf("first request listed %d tools (%v), want the two search tools", len(got), got[:min(len(got), 5)])
+		}
+		if got := toolNames(reqs[1]); len(got) < 3 || len(got) > 2+search.DefaultSearchLimit || !slices.Contains(got, "weather_get_forecast") {
+			t.Errorf("second request listed %v, want the search tools and what the search found", got)
+		}
+		sess, err := store.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(sess.Loaded, "weather_get_forecast") {
+			t.Errorf("session's loaded tools %v do not keep the tool found", sess.Loaded)
+		}
+	})
+}
+
+// TestDeferredLoadedPersist: a session's loaded tools are listed from the first step
+// of its next turn, even by another agent over the same store; another session's
+// are its own; a tool called by its exact name without a search runs and is loaded.
+func TestDeferredLoadedPersist(t *testing.T) {
+	model, srv := startOpenAI(t, fakellm.Rules())
+	store := newStore(t)
+	catalog := bigCatalog(t, 100)
+	opts := agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &search.Policy{
+		Pinned: func(t tool.Tool) bool { return t.Name == "github_create_issue" },
+	}}
+	one, other := newSessionID(t, store, "one"), newSessionID(t, store, "other")
+	turn, err := agent.New(opts).Run(testCtx(t), one, `call weather_get_forecast {"city": "Oslo"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(turn.Answer, `weather_get_forecast ran with {"city":"Oslo"}`) {
+		t.Fatalf("calling an unlisted tool by name: %q", turn.Answer)
+	}
+	if _, err := agent.New(opts).Run(testCtx(t), one, "hello again"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.New(opts).Run(testCtx(t), other, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	first, again, others := toolNames(reqs[0]), toolNames(reqs[2]), toolNames(reqs[3])
+	base := []string{search.SearchToolName, search.RegexToolName, "github_create_issue"}
+	if !slices.Equal(first, base) {
+		t.Errorf("first request listed %v, want %v", first, base)
+	}
+	if want := append(slices.Clone(base), "weather_get_forecast"); !slices.Equal(again, want) {
+		t.Errorf("the session's next turn listed %v, want %v", again, want)
+	}
+	if !slices.Equal(others, base) {
+		t.Errorf("another session listed %v, want %v: loaded tools leaked", others, base)
+	}
+}
+
+// TestDeferredBelowThreshold: a small catalog is shown whole in auto mode, and
+// "never" shows a large one whole.
+func TestDeferredBelowThreshold(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		n      int
+		policy search.Policy
+	}{
+		{"auto, 10 tools", 10, search.Policy{}},
+		{"never, 40 tools", 40, search.Policy{Mode: search.Never}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			model, srv := startOpenAI(t, fakellm.Rules())
+			store := newStore(t)
+			a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, c.n), Store: store, Deferred: &c.policy})
+			if _, err := a.Run(testCtx(t), newSession(t, store), "hi"); err != nil {
+				t.Fatal(err)
+			}
+			if got := toolNames(srv.Requests()[0]); len(got) != c.n || slices.Contains(got, search.SearchToolName) {
+				t.Errorf("listed %d tools (search tools: %v), want the %d of the catalog", len(got), slices.Contains(got, search.SearchToolName), c.n)
+			}
+		})
+	}
+}
+
+// TestDeferredUnknownTool: a call to a tool that exists nowhere tells the model to
+// search, instead of listing the few tools it was shown.
+func TestDeferredUnknownTool(t *testing.T) {
+	model, _ := startOpenAI(t, fakellm.Rules())
+	store := newStore(t)
+	a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 30), Store: store, Deferred: &search.Policy{}})
+	turn, err := a.Run(testCtx(t), newSession(t, store), `call send_fax {"to": "1"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tool.Text(turn.Steps[0].Results[0].Result)
+	if !strings.Contains(res, `unknown tool "send_fax"`) || !strings.Contains(res, search.SearchToolName) {
+		t.Errorf("unknown tool result %q, want it to point at %s", res, search.SearchToolName)
+	}
+}
