@@ -105,7 +105,8 @@ type Reply struct {
 	// invalid_tool_input error for a bad regular expression). A request without a
 	// search tool gets an HTTP 500 instead, as does a Call of a deferred tool that
 	// neither this search nor one in the history found: the real model can do
-	// neither, so the script is wrong.
+	// neither, so the script is wrong. The OpenAI fake (Chat Completions, which has
+	// no tool search) ignores it.
 	Search string
 }
 

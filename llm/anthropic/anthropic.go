@@ -88,8 +88,8 @@ const (
 )
 
 // The tool search tools, as the API names them in tools and in server_tool_use
-// blocks, and their types (the 2025-11-19 versions, generally available: no beta
-// header).
+// blocks. Their types are the 2025-11-19 versions, generally available (no beta
+// header): tool_search_tool_bm25_20251119, tool_search_tool_regex_20251119.
 const (
 	searchBM25Name  = "tool_search_tool_bm25"
 	searchRegexName = "tool_search_tool_regex"
