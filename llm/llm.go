@@ -31,6 +31,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -61,6 +62,24 @@ type Message struct {
 	CallID string       `json:"callId,omitempty"`
 	Name   string       `json:"name,omitempty"`
 	Result *tool.Result `json:"result,omitempty"`
+	// Native, on an assistant message, is the reply as its provider wrote it, kept
+	// when it holds what Text and Calls cannot say and the provider wants back in
+	// the next request: the blocks of Anthropic's own tool search (server_tool_use,
+	// tool_search_tool_result), without which the deferred tools the model found
+	// are unknown to the next request. It is stored with the session like the rest
+	// of the message; only the backend of Native.Provider reads it (it takes the
+	// calls from Calls all the same), and every other backend ignores it.
+	Native *Native `json:"native,omitempty"`
+}
+
+// Native is a message's content in one provider's own format, opaque to everyone
+// but that provider's backend.
+type Native struct {
+	// Provider names the backend that wrote it: "anthropic".
+	Provider string `json:"provider"`
+	// Content is the provider's JSON: for "anthropic", the message's content blocks
+	// in the form a request takes them.
+	Content json.RawMessage `json:"content"`
 }
 
 // Call is one tool call the model asked for.
@@ -87,7 +106,11 @@ type Request struct {
 	Tools []tool.Tool
 	// Deferred are tools the model does not see up front but finds with the
 	// provider's own tool search (see NativeSearcher), sent with Tools in native
-	// deferred mode. Only a backend whose NativeToolSearch reports true is given any.
+	// deferred mode. Only a backend whose NativeToolSearch reports true is given any;
+	// a backend without native search does not read this field, so a caller that
+	// set it anyway would hide those tools from the model. The search itself runs
+	// on the provider's side: what the model then calls arrives as ordinary Calls,
+	// and what must go back to the provider rides in Message.Native.
 	Deferred []tool.Tool
 	// MaxTokens bounds the reply; 0 means the backend's default.
 	MaxTokens int
@@ -162,6 +185,8 @@ type Model interface {
 // NativeSearcher is a Model that can hand Request.Deferred to the provider's own
 // tool search (Anthropic's tool search tool with defer_loading, OpenAI's
 // tool_search), so that the provider finds and loads tools instead of Switchboard.
+// llm/anthropic does (unless told not to); llm/openai, on Chat Completions, which
+// has no tool search (OpenAI's is in the Responses API only), reports false.
 type NativeSearcher interface {
 	// NativeToolSearch reports whether this backend, as configured, does.
 	NativeToolSearch() bool

@@ -25,7 +25,23 @@ import (
 // without the anthropic-version header, max_tokens, model or messages, to a
 // tool_use whose tool_result is not in the next message, and to a history with
 // tool_use or tool_result blocks but no tools. It checks no API key. Tools sent with
-// tool_choice {"type": "none"} cannot be called: Request.Tools is then empty.
+// tool_choice {"type": "none"} cannot be called: Request.Tools, Deferred and
+// ToolSearch are then empty.
+//
+// Tool search, as the API runs it: a tool search tool in the request
+// (tool_search_tool_bm25_20251119 or tool_search_tool_regex_20251119, or their bare
+// aliases) is Request.ToolSearch, and tools with "defer_loading": true are
+// Request.Deferred. Like the real API it answers 400 when every tool has
+// defer_loading set ("All tools have defer_loading set. At least one tool must be
+// non-deferred."), when a tool_reference in the history names no tool of the
+// request ("Tool reference 'x' has no corresponding tool definition"), and when the
+// history holds a tool_use of a deferred tool that no tool_reference before it
+// loaded (the API refuses it; that message is the fake's own wording). A Reply with
+// Search is written as the API's response format and streaming documentation show:
+// a server_tool_use block (input {"query": …}, streamed in input_json_delta pieces),
+// then a tool_search_tool_result block (whole in its content_block_start) whose
+// tool_search_tool_search_result lists a tool_reference per tool found, and usage
+// counts server_tool_use.tool_search_requests.
 //
 // How a Reply is written:
 //   - Text is one text block, then each Call a tool_use block.
@@ -133,9 +149,11 @@ type anthropicRequest struct {
 	System    json.RawMessage    `json:"system"`
 	Messages  []anthropicMessage `json:"messages"`
 	Tools     []struct {
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"input_schema"`
+		Type         string          `json:"type"`
+		Name         string          `json:"name"`
+		Description  string          `json:"description"`
+		InputSchema  json.RawMessage `json:"input_schema"`
+		DeferLoading bool            `json:"defer_loading"`
 	} `json:"tools"`
 	ToolChoice struct {
 		Type string `json:"type"`
@@ -155,7 +173,7 @@ type anthropicBlock struct {
 	Name      string          `json:"name"`
 	Input     json.RawMessage `json:"input"`
 	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"` // tool_result: a string or blocks
+	Content   json.RawMessage `json:"content"` // tool_result: a string or blocks; tool_search_tool_result: an object
 	IsError   bool            `json:"is_error"`
 	Source    struct {
 		MediaType string `json:"media_type"`
@@ -222,11 +240,29 @@ func anthropicDecode(r *http.Request, body []byte) (Request, string) {
 	}
 	// Tools the model may not call (tool_choice none) are not offered: a script sees
 	// none, as for a request without tools.
-	if in.ToolChoice.Type != "none" {
-		for _, t := range in.Tools {
-			req.Tools = append(req.Tools, Tool{Name: t.Name, Description: t.Description, Schema: t.InputSchema})
+	defined := map[string]bool{}  // every tool name of the request
+	deferred := map[string]bool{} // those with defer_loading
+	var tools, deferredTools []Tool
+	var search string
+	for _, t := range in.Tools {
+		defined[t.Name] = true
+		switch {
+		case anthropicSearchTool(t.Type):
+			search = t.Name
+		case t.DeferLoading:
+			deferred[t.Name] = true
+			deferredTools = append(deferredTools, Tool{Name: t.Name, Description: t.Description, Schema: t.InputSchema})
+		default:
+			tools = append(tools, Tool{Name: t.Name, Description: t.Description, Schema: t.InputSchema})
 		}
 	}
+	if len(in.Tools) > 0 && len(tools) == 0 && search == "" {
+		return req, "All tools have defer_loading set. At least one tool must be non-deferred."
+	}
+	if in.ToolChoice.Type != "none" {
+		req.Tools, req.Deferred, req.ToolSearch = tools, deferredTools, search
+	}
+	loaded := map[string]bool{} // deferred tools a tool_reference has loaded so far
 	toolBlocks := false
 	var pending []string // tool_use ids of the previous assistant message
 	for i, m := range in.Messages {
@@ -266,7 +302,7 @@ func anthropicDecode(r *http.Request, body []byte) (Request, string) {
 		case "assistant":
 			msg := Message{Role: "assistant"}
 			var texts []string
-			for _, b := range blocks {
+			for j, b := range blocks {
 				switch b.Type {
 				case "text":
 					texts = append(texts, b.Text)
@@ -275,7 +311,26 @@ func anthropicDecode(r *http.Request, body []byte) (Request, string) {
 					if err := json.Compact(&args, b.Input); err != nil || len(b.Input) == 0 || b.Input[0] != '{' {
 						return req, fmt.Sprintf("messages.%d.content: tool_use.input: Input should be a valid dictionary", i)
 					}
+					if deferred[b.Name] && !loaded[b.Name] {
+						return req, fmt.Sprintf("messages.%d.content.%d: tool_use of '%s', a tool with defer_loading set that no tool_reference before it loaded", i, j, b.Name)
+					}
 					msg.Calls = append(msg.Calls, Call{ID: b.ID, Name: b.Name, Arguments: args.String()})
+				case "tool_search_tool_result":
+					var content struct {
+						ToolReferences []struct {
+							ToolName string `json:"tool_name"`
+						} `json:"tool_references"`
+					}
+					if err := json.Unmarshal(b.Content, &content); err != nil {
+						return req, fmt.Sprintf("messages.%d.content.%d: tool_search_tool_result.content: Input should be an object", i, j)
+					}
+					for _, r := range content.ToolReferences {
+						if !defined[r.ToolName] {
+							return req, fmt.Sprintf("Tool reference '%s' has no corresponding tool definition", r.ToolName)
+						}
+						loaded[r.ToolName] = true
+						msg.Found = append(msg.Found, r.ToolName)
+					}
 				}
 			}
 			msg.Text = strings.Join(texts, "")
@@ -329,7 +384,11 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		anthropicError(w, rep.Status, "", rep.ErrorMessage)
 		return
 	}
-	out := anthropicReply(req, rep)
+	out, problem := anthropicReply(req, rep)
+	if problem != "" {
+		anthropicError(w, http.StatusInternalServerError, "", problem)
+		return
+	}
 	if req.Stream {
 		anthropicStream(r.Context(), w, out, rep.Chunks)
 		return
@@ -339,15 +398,53 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(out.message(true))
 }
 
+// anthropicSearchTool reports whether a tool's type is one of the tool search tools.
+func anthropicSearchTool(typ string) bool {
+	return strings.HasPrefix(typ, "tool_search_tool_bm25") || strings.HasPrefix(typ, "tool_search_tool_regex")
+}
+
 // anthropicOut is a reply in the API's terms.
 type anthropicOut struct {
 	id, model, text, stop string
+	search                *anthropicSearch
 	calls                 []Call
 	input, output         int64
 }
 
-func anthropicReply(req Request, rep Reply) anthropicOut {
+// anthropicSearch is one run of the tool search: the server_tool_use block's id,
+// the tool's name and the query, and what it found (or the error code).
+type anthropicSearch struct {
+	id, name, query string
+	found           []string
+	errCode         string
+}
+
+// anthropicReply writes rep in the API's terms; a reply the real model could not
+// give (a search without a search tool, a call of a deferred tool no search found)
+// is a problem of the script, said in the returned message.
+func anthropicReply(req Request, rep Reply) (anthropicOut, string) {
 	o := anthropicOut{id: anthropicID("msg_fake"), model: req.Model, text: rep.Text, input: rep.InputTokens, output: rep.OutputTokens}
+	loaded := req.loaded()
+	if rep.Search != "" {
+		if req.ToolSearch == "" {
+			return o, "fakellm: the script's reply searches (Reply.Search), but the request offers no tool search tool"
+		}
+		found, err := req.searchDeferred(rep.Search)
+		o.search = &anthropicSearch{id: anthropicID("srvtoolu_fake"), name: req.ToolSearch, query: rep.Search, found: found}
+		if err != nil {
+			o.search.errCode = "invalid_tool_input"
+		}
+		for _, n := range found {
+			loaded[n] = true
+		}
+	}
+	for _, t := range req.Deferred {
+		for _, c := range rep.Calls {
+			if c.Name == t.Name && !loaded[c.Name] {
+				return o, fmt.Sprintf("fakellm: the script calls %s, a deferred tool that no tool search has found", c.Name)
+			}
+		}
+	}
 	for _, c := range rep.Calls {
 		if c.ID == "" {
 			c.ID = anthropicID("toolu_fake")
@@ -380,9 +477,58 @@ func anthropicReply(req Request, rep Reply) anthropicOut {
 		for _, c := range o.calls {
 			n += len(c.Name) + len(c.Arguments)
 		}
+		if o.search != nil {
+			n += len(o.search.query)
+		}
 		o.output = int64(n/4 + 1)
 	}
-	return o
+	return o, ""
+}
+
+// useBlock is the server_tool_use block, whole (done) or as its
+// content_block_start carries it (the input comes in deltas).
+func (s *anthropicSearch) useBlock(done bool) map[string]any {
+	input := map[string]any{}
+	if done {
+		input["query"] = s.query
+	}
+	return map[string]any{"type": "server_tool_use", "id": s.id, "name": s.name, "input": input, "caller": map[string]any{"type": "direct"}}
+}
+
+// inputJSON is the server_tool_use block's input as its deltas carry it.
+func (s *anthropicSearch) inputJSON() string {
+	b, _ := json.Marshal(map[string]any{"query": s.query})
+	return string(b)
+}
+
+// resultBlock is the tool_search_tool_result block.
+func (s *anthropicSearch) resultBlock() map[string]any {
+	var content map[string]any
+	if s.errCode != "" {
+		content = map[string]any{"type": "tool_search_tool_result_error", "error_code": s.errCode, "error_message": "The pattern is not a valid regular expression."}
+	} else {
+		refs := []any{}
+		for _, n := range s.found {
+			refs = append(refs, map[string]any{"type": "tool_reference", "tool_name": n})
+		}
+		content = map[string]any{"type": "tool_search_tool_search_result", "tool_references": refs}
+	}
+	return map[string]any{"type": "tool_search_tool_result", "tool_use_id": s.id, "content": content}
+}
+
+// usage is the message's usage object; output is the output tokens so far.
+func (o anthropicOut) usage(output int64) map[string]any {
+	u := map[string]any{
+		"input_tokens":                o.input,
+		"output_tokens":               output,
+		"cache_creation_input_tokens": 0,
+		"cache_read_input_tokens":     0,
+		"service_tier":                "standard",
+	}
+	if o.search != nil {
+		u["server_tool_use"] = map[string]any{"tool_search_requests": 1}
+	}
+	return u
 }
 
 // anthropicInput is a call's arguments as a tool_use "input": an object, or {} when
@@ -405,6 +551,9 @@ func (o anthropicOut) message(done bool) map[string]any {
 		if o.text != "" {
 			content = append(content, map[string]any{"type": "text", "text": o.text})
 		}
+		if o.search != nil {
+			content = append(content, o.search.useBlock(true), o.search.resultBlock())
+		}
 		for _, c := range o.calls {
 			content = append(content, map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": anthropicInput(c.Arguments)})
 		}
@@ -418,13 +567,7 @@ func (o anthropicOut) message(done bool) map[string]any {
 		"content":       content,
 		"stop_reason":   stop,
 		"stop_sequence": nil,
-		"usage": map[string]any{
-			"input_tokens":                o.input,
-			"output_tokens":               output,
-			"cache_creation_input_tokens": 0,
-			"cache_read_input_tokens":     0,
-			"service_tier":                "standard",
-		},
+		"usage":         o.usage(output),
 	}
 }
 
@@ -508,6 +651,17 @@ func anthropicStream(ctx context.Context, w http.ResponseWriter, o anthropicOut,
 			return
 		}
 	}
+	if s := o.search; s != nil {
+		// Like a tool_use, the search's input comes in input_json_delta pieces; its
+		// result comes whole in its content_block_start.
+		pieces := append([]string{""}, anthropicPieces(s.inputJSON(), chunks)...)
+		if !block(s.useBlock(false), pieces, "input_json_delta", "partial_json") {
+			return
+		}
+		if !block(s.resultBlock(), nil, "", "") {
+			return
+		}
+	}
 	for _, c := range o.calls {
 		// The API's first input_json_delta of a tool_use is empty.
 		pieces := append([]string{""}, anthropicPieces(c.Arguments, chunks)...)
@@ -516,10 +670,14 @@ func anthropicStream(ctx context.Context, w http.ResponseWriter, o anthropicOut,
 			return
 		}
 	}
+	usage := map[string]any{"output_tokens": o.output}
+	if o.search != nil {
+		usage["server_tool_use"] = map[string]any{"tool_search_requests": 1}
+	}
 	if !send("message_delta", map[string]any{
 		"type":  "message_delta",
 		"delta": map[string]any{"stop_reason": o.stop, "stop_sequence": nil},
-		"usage": map[string]any{"output_tokens": o.output},
+		"usage": usage,
 	}) {
 		return
 	}

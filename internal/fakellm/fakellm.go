@@ -8,28 +8,43 @@
 // What the fake answers is a Script: a function from the request (decoded into the
 // provider-neutral Request below) to a Reply. Queue answers a fixed list in order;
 // Rules is a small deterministic "model" that a shell user can drive.
+//
+// The Anthropic fake also runs Anthropic's tool search on its side, as the real API
+// does: a request's tools with "defer_loading": true are Request.Deferred, its tool
+// search tool is Request.ToolSearch, and a Reply with Search answers with the
+// search's server_tool_use and tool_search_tool_result blocks (a tool_reference per
+// tool found by Request.SearchDeferred) before its tool calls.
 package fakellm
 
 import (
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 )
 
 // Request is what the fake received, decoded from either wire format.
 type Request struct {
-	Model     string
-	System    string
-	Messages  []Message
-	Tools     []Tool // the tool definitions sent, in order
-	MaxTokens int
-	Stream    bool
+	Model    string
+	System   string
+	Messages []Message
+	Tools    []Tool // the tool definitions sent, in order (deferred ones and the search tool apart)
+	// Deferred are the tools sent with "defer_loading": true (Anthropic): the model
+	// sees one only once its tool search has found it (Message.Found).
+	Deferred []Tool
+	// ToolSearch is the name of the tool search tool the request offers
+	// ("tool_search_tool_bm25" or "tool_search_tool_regex"), empty when none.
+	ToolSearch string
+	MaxTokens  int
+	Stream     bool
 	// Header is the HTTP request's header (Authorization / x-api-key included: tests
 	// check what was sent, so keep them out of logs).
 	Header http.Header
@@ -42,6 +57,9 @@ type Message struct {
 	Role  string // "user", "assistant", "tool"
 	Text  string
 	Calls []Call // an assistant message's tool calls
+	// Found are the tools an assistant message's tool search found (Anthropic's
+	// tool_reference blocks), in order.
+	Found []string
 	// A tool result: the call it answers, its text, and whether it is an error.
 	CallID  string
 	IsError bool
@@ -80,6 +98,90 @@ type Reply struct {
 	// Chunks splits streamed text and arguments into pieces of at most this many
 	// bytes (default 8), so that clients see real deltas.
 	Chunks int
+	// Search makes the model use the provider's tool search with this query
+	// (Anthropic): the fake runs it over the request's Deferred tools, server side,
+	// and the reply holds, after Text and before Calls, a server_tool_use block and a
+	// tool_search_tool_result block with a tool_reference per tool found (an
+	// invalid_tool_input error for a bad regular expression). A request without a
+	// search tool gets an HTTP 500 instead, as does a Call of a deferred tool that
+	// neither this search nor one in the history found: the real model can do
+	// neither, so the script is wrong. The OpenAI fake (Chat Completions, which has
+	// no tool search) ignores it.
+	Search string
+}
+
+// maxFound is how many tools one search finds at most (the API's "3-5 most
+// relevant").
+const maxFound = 5
+
+// SearchDeferred runs query over the request's Deferred tools as the fake's tool
+// search does, and returns the names found, best first. With the regex tool, query
+// is a regular expression matched case-insensitively; with the BM25 tool (or none)
+// it is words, and a tool matches by how many of them its name, description or
+// schema contain (case-insensitively). An invalid expression finds nothing.
+func (r Request) SearchDeferred(query string) []string {
+	found, _ := r.searchDeferred(query)
+	return found
+}
+
+// searchDeferred is SearchDeferred with the error the search result reports.
+func (r Request) searchDeferred(query string) ([]string, error) {
+	text := func(t Tool) string {
+		return strings.ToLower(t.Name + "\n" + t.Description + "\n" + string(t.Schema))
+	}
+	var found []string
+	if strings.HasPrefix(r.ToolSearch, "tool_search_tool_regex") {
+		if len(query) > 200 {
+			return nil, errors.New("pattern_too_long")
+		}
+		re, err := regexp.Compile("(?i)" + query)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range r.Deferred {
+			if re.MatchString(text(t)) && len(found) < maxFound {
+				found = append(found, t.Name)
+			}
+		}
+		return found, nil
+	}
+	words := strings.FieldsFunc(strings.ToLower(query), func(c rune) bool {
+		return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '_' && c != '-'
+	})
+	type scored struct {
+		name  string
+		score int
+	}
+	var hits []scored
+	for _, t := range r.Deferred {
+		n, s := 0, text(t)
+		for _, w := range words {
+			if strings.Contains(s, w) {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, scored{t.Name, n})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	for _, h := range hits {
+		if len(found) < maxFound {
+			found = append(found, h.name)
+		}
+	}
+	return found, nil
+}
+
+// loaded reports the tools the history's tool searches found.
+func (r Request) loaded() map[string]bool {
+	out := map[string]bool{}
+	for _, m := range r.Messages {
+		for _, n := range m.Found {
+			out[n] = true
+		}
+	}
+	return out
 }
 
 // Script decides the reply to each request.
@@ -101,13 +203,21 @@ func Queue(replies ...Reply) Script {
 	}
 }
 
-var callRule = regexp.MustCompile(`(?s)^\s*call\s+([A-Za-z0-9_.\-]+)\s*(\{.*\})?\s*$`)
+var (
+	callRule   = regexp.MustCompile(`(?s)^\s*call\s+([A-Za-z0-9_.\-]+)\s*(\{.*\})?\s*$`)
+	searchRule = regexp.MustCompile(`(?s)^\s*search\s+(.+?)\s*$`)
+)
 
 // Rules is a deterministic model for shells and demos:
 //
 //   - when the last message is the user's and reads "call TOOL {json}" (the JSON is
 //     optional), it calls TOOL with those arguments; several such lines, separated by
-//     newlines, make several calls in one step;
+//     newlines, make several calls in one step. A TOOL among the request's Deferred
+//     tools that no earlier search found is searched for first, by its name, with the
+//     provider's tool search (Reply.Search) in the same reply;
+//   - when the request offers a tool search and the user's message reads
+//     "search QUERY", it searches (Reply.Search) and calls the first tool found with
+//     {}, or says that nothing matched;
 //   - when the last messages are tool results, it answers with their texts, one line
 //     each ("TOOL: text", errors as "TOOL failed: text");
 //   - otherwise it answers "You said: TEXT" and names the tools it was given.
@@ -119,10 +229,22 @@ func Rules() Script {
 		last := r.Messages[len(r.Messages)-1]
 		switch last.Role {
 		case "user":
+			if m := searchRule.FindStringSubmatch(last.Text); m != nil && r.ToolSearch != "" {
+				found := r.SearchDeferred(m[1])
+				if len(found) == 0 {
+					return Reply{Search: m[1], Text: "No tool matches " + m[1] + "."}
+				}
+				return Reply{Search: m[1], Calls: []Call{{ID: callID(len(r.Messages), 0), Name: found[0], Arguments: "{}"}}}
+			}
 			var calls []Call
+			var unfound []string // deferred tools called before any search found them
+			deferred, loaded := map[string]bool{}, r.loaded()
+			for _, t := range r.Deferred {
+				deferred[t.Name] = true
+			}
 			for i, line := range strings.Split(strings.TrimSpace(last.Text), "\n") {
 				m := callRule.FindStringSubmatch(line)
-				if m == nil || len(r.Tools) == 0 {
+				if m == nil || len(r.Tools)+len(r.Deferred) == 0 {
 					calls = nil
 					break
 				}
@@ -131,9 +253,19 @@ func Rules() Script {
 					args = "{}"
 				}
 				calls = append(calls, Call{ID: callID(len(r.Messages), i), Name: m[1], Arguments: args})
+				if deferred[m[1]] && !loaded[m[1]] && r.ToolSearch != "" {
+					unfound = append(unfound, m[1])
+				}
 			}
 			if len(calls) > 0 {
-				return Reply{Calls: calls}
+				rep := Reply{Calls: calls}
+				if len(unfound) > 0 {
+					rep.Search = strings.Join(unfound, " ") // words for BM25
+					if strings.HasPrefix(r.ToolSearch, "tool_search_tool_regex") {
+						rep.Search = strings.Join(unfound, "|")
+					}
+				}
+				return rep
 			}
 			names := make([]string, len(r.Tools))
 			for i, t := range r.Tools {

@@ -13,11 +13,20 @@
 // text and tool-call arguments reach onEvent as they arrive. Tool definitions and tool
 // results go through the format package; the assistant's calls come from the stream.
 //
+// The Model is an llm.NativeSearcher: given Request.Deferred, it sends those tools
+// with "defer_loading": true next to Anthropic's tool search tool (BM25 unless
+// Options.ToolSearch says regex), which the API runs on its side. A reply that used
+// it holds server_tool_use and tool_search_tool_result blocks before the model's
+// tool_use of the tool it found: the call becomes an ordinary llm.Call, and the
+// blocks ride in Message.Native, which the next request sends back as they came
+// (the API loads a deferred tool only where a tool_reference in the history names it).
+//
 // The client reads nothing from the environment (ANTHROPIC_API_KEY,
 // ANTHROPIC_BASE_URL and the SDK's profiles are ignored): what it uses is in Options.
 package anthropic
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -62,7 +71,29 @@ type Options struct {
 	// Logger, when set, is told of each tool left out of requests because the API
 	// would refuse its definition (once per tool).
 	Logger *slog.Logger
+	// ToolSearch is the provider's tool search used for Request.Deferred:
+	// ToolSearchBM25 (also when empty: natural-language queries), ToolSearchRegex
+	// (the model writes regular expressions), or ToolSearchOff, for a server or
+	// model without it (an Anthropic-compatible server that has no server tools, a
+	// model older than Claude Sonnet 4, Opus 4 or Haiku 4.5): NativeToolSearch then
+	// reports false and the agent uses Switchboard's own search.
+	ToolSearch string
 }
+
+// The values of Options.ToolSearch.
+const (
+	ToolSearchBM25  = "bm25"
+	ToolSearchRegex = "regex"
+	ToolSearchOff   = "off"
+)
+
+// The tool search tools, as the API names them in tools and in server_tool_use
+// blocks. Their types are the 2025-11-19 versions, generally available (no beta
+// header): tool_search_tool_bm25_20251119, tool_search_tool_regex_20251119.
+const (
+	searchBM25Name  = "tool_search_tool_bm25"
+	searchRegexName = "tool_search_tool_regex"
+)
 
 // Model is a model behind the Anthropic Messages API. It is safe for concurrent use.
 type Model struct {
@@ -72,7 +103,14 @@ type Model struct {
 	tools   llm.Definitions
 }
 
-var _ llm.Model = (*Model)(nil)
+var (
+	_ llm.Model          = (*Model)(nil)
+	_ llm.NativeSearcher = (*Model)(nil)
+)
+
+// NativeToolSearch implements llm.NativeSearcher: the API's tool search finds
+// Request.Deferred, unless Options.ToolSearch is ToolSearchOff.
+func (m *Model) NativeToolSearch() bool { return m.opts.ToolSearch != ToolSearchOff }
 
 // New returns a Model for opts.
 func New(opts Options) (*Model, error) {
@@ -92,6 +130,13 @@ func New(opts Options) (*Model, error) {
 	}
 	if opts.MaxTokens == 0 {
 		opts.MaxTokens = DefaultMaxTokens
+	}
+	switch opts.ToolSearch {
+	case "":
+		opts.ToolSearch = ToolSearchBM25
+	case ToolSearchBM25, ToolSearchRegex, ToolSearchOff:
+	default:
+		return nil, fmt.Errorf("anthropic: Options.ToolSearch is %q: want %q (the default), %q or %q", opts.ToolSearch, ToolSearchBM25, ToolSearchRegex, ToolSearchOff)
 	}
 	ro := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
@@ -193,7 +238,38 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 		}
 	}
 	res.Message.Text = text.String()
+	native, err := nativeContent(acc.Content)
+	if err != nil {
+		return nil, m.fail(0, "the reply's content cannot be kept for the next request: "+err.Error(), err)
+	}
+	res.Message.Native = native
 	return res, nil
+}
+
+// nativeContent keeps a reply's content blocks, in the form a request takes them,
+// when some of them are neither text nor tool_use (the tool search's server_tool_use
+// and tool_search_tool_result): the next request must send them back. A reply of
+// text and tool calls alone gets nil, and its history stays Text and Calls.
+func nativeContent(content []sdk.ContentBlockUnion) (*llm.Native, error) {
+	keep := false
+	for _, b := range content {
+		keep = keep || (b.Type != "text" && b.Type != "tool_use")
+	}
+	if !keep {
+		return nil, nil
+	}
+	blocks := make([]sdk.ContentBlockParamUnion, 0, len(content))
+	for _, b := range content {
+		if b.Type == "text" && b.Text == "" { // the API refuses empty text blocks
+			continue
+		}
+		blocks = append(blocks, b.ToParam())
+	}
+	raw, err := json.Marshal(blocks)
+	if err != nil {
+		return nil, err
+	}
+	return &llm.Native{Provider: "anthropic", Content: raw}, nil
 }
 
 // usage counts every input token: Anthropic reports those read from or written to
@@ -238,9 +314,23 @@ func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		p.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
+	declared := map[string]bool{} // tool names in p.Tools
 	if len(req.Tools) > 0 {
 		for _, d := range m.tools.Of(req.Tools, m.opts.Logger) {
 			p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](d))
+			declared[defName(d)] = true
+		}
+	}
+	deferring := len(req.Deferred) > 0 && m.NativeToolSearch()
+	if deferring {
+		name := m.searchName()
+		p.Tools = append(p.Tools, searchTool(name))
+		declared[name] = true
+		for _, d := range m.tools.Of(req.Deferred, m.opts.Logger) {
+			if n := defName(d); !declared[n] { // a tool also in Tools is not sent twice
+				p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](deferLoading(d)))
+				declared[n] = true
+			}
 		}
 	}
 	msgs, err := messages(req.Messages)
@@ -248,7 +338,8 @@ func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
 		return p, err
 	}
 	p.Messages = msgs
-	if len(req.Tools) == 0 {
+	found := searched(req.Messages)
+	if len(req.Tools) == 0 && !deferring {
 		// The API refuses a history with tool_use or tool_result blocks and no tools
 		// ("Requests which include `tool_use` or `tool_result` blocks must define
 		// tools."). A request without tools (the last step of a turn) declares the
@@ -256,14 +347,125 @@ func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
 		// calling them with tool_choice none.
 		stubs := usedTools(req.Messages)
 		for _, d := range stubs {
+			if n := defName(d); found.tools[n] {
+				d = deferLoading(d) // it was found by the tool search, as a deferred tool
+			}
 			p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](d))
+			declared[defName(d)] = true
 		}
-		if len(stubs) > 0 {
+		if len(stubs) > 0 || len(found.search) > 0 {
 			none := sdk.NewToolChoiceNoneParam()
 			p.ToolChoice = sdk.ToolChoiceUnionParam{OfNone: &none}
 		}
 	}
+	// A history that used the tool search needs the search tool and every tool it
+	// found declared ("Tool reference 'x' has no corresponding tool definition"),
+	// in any step: one without tools, one whose catalog lost a tool, one after the
+	// agent left native mode.
+	for _, name := range found.search {
+		if !declared[name] {
+			p.Tools = append(p.Tools, searchTool(name))
+			declared[name] = true
+		}
+	}
+	for _, name := range found.order {
+		if !declared[name] {
+			if d, err := format.Definition(format.Anthropic, tool.Tool{Name: name}, nil); err == nil {
+				p.Tools = append(p.Tools, param.Override[sdk.ToolUnionParam](deferLoading(d)))
+				declared[name] = true
+			}
+		}
+	}
 	return p, nil
+}
+
+// searchName is the name of the configured tool search tool.
+func (m *Model) searchName() string {
+	if m.opts.ToolSearch == ToolSearchRegex {
+		return searchRegexName
+	}
+	return searchBM25Name
+}
+
+// searchTool is the definition of the tool search tool called name.
+func searchTool(name string) sdk.ToolUnionParam {
+	if name == searchRegexName {
+		return sdk.ToolUnionParam{OfToolSearchToolRegex20251119: &sdk.ToolSearchToolRegex20251119Param{
+			Type: sdk.ToolSearchToolRegex20251119TypeToolSearchToolRegex20251119,
+		}}
+	}
+	return sdk.ToolUnionParam{OfToolSearchToolBm25_20251119: &sdk.ToolSearchToolBm25_20251119Param{
+		Type: sdk.ToolSearchToolBm25_20251119TypeToolSearchToolBm25_20251119,
+	}}
+}
+
+// defName is the "name" of a tool definition.
+func defName(def json.RawMessage) string {
+	var d struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(def, &d)
+	return d.Name
+}
+
+// deferLoading returns a tool definition (a JSON object, as format writes it) with
+// "defer_loading": true added: the model sees it only once the tool search finds it.
+func deferLoading(def json.RawMessage) json.RawMessage {
+	d := bytes.TrimSpace(def)
+	if len(d) < 2 || d[len(d)-1] != '}' {
+		return def
+	}
+	out := make([]byte, 0, len(d)+len(`,"defer_loading":true`))
+	out = append(out, d[:len(d)-1]...)
+	if len(bytes.TrimSpace(d[1:len(d)-1])) > 0 {
+		out = append(out, ',')
+	}
+	return append(out, `"defer_loading":true}`...)
+}
+
+// search is what a history's tool search blocks name.
+type search struct {
+	search []string        // the search tools called (server_tool_use names), in order
+	order  []string        // the tools found (tool_reference names), in order
+	tools  map[string]bool // the same, as a set
+}
+
+// searched reads the tool search blocks kept in the history's Message.Native.
+func searched(history []llm.Message) search {
+	s := search{tools: map[string]bool{}}
+	seen := map[string]bool{}
+	for _, msg := range history {
+		if msg.Native == nil || msg.Native.Provider != "anthropic" {
+			continue
+		}
+		var blocks []struct {
+			Type    string `json:"type"`
+			Name    string `json:"name"`
+			Content struct {
+				ToolReferences []struct {
+					ToolName string `json:"tool_name"`
+				} `json:"tool_references"`
+			} `json:"content"`
+		}
+		json.Unmarshal(msg.Native.Content, &blocks) // messages() reports content that does not parse
+		for _, b := range blocks {
+			switch b.Type {
+			case "server_tool_use":
+				if (b.Name == searchBM25Name || b.Name == searchRegexName) && !seen[b.Name] {
+					seen[b.Name] = true
+					s.search = append(s.search, b.Name)
+				}
+			case "tool_search_tool_result":
+				for _, r := range b.Content.ToolReferences {
+					if !s.tools[r.ToolName] {
+						s.tools[r.ToolName] = true
+						s.order = append(s.order, r.ToolName)
+					}
+				}
+			}
+		}
+	}
+	return s
 }
 
 // usedTools returns a bare definition of each tool the history called, in the order
@@ -303,11 +505,19 @@ func messages(history []llm.Message) ([]sdk.MessageParam, error) {
 			out = append(out, sdk.NewUserMessage(sdk.NewTextBlock(msg.Text)))
 		case llm.RoleAssistant:
 			var blocks []sdk.ContentBlockParamUnion
-			if msg.Text != "" {
-				blocks = append(blocks, sdk.NewTextBlock(msg.Text))
-			}
-			for _, c := range msg.Calls {
-				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+			if msg.Native != nil && msg.Native.Provider == "anthropic" {
+				nb, err := nativeBlocks(msg)
+				if err != nil {
+					return nil, fmt.Errorf("anthropic: messages[%d]: the kept content of the reply: %w", i, err)
+				}
+				blocks = nb
+			} else {
+				if msg.Text != "" {
+					blocks = append(blocks, sdk.NewTextBlock(msg.Text))
+				}
+				for _, c := range msg.Calls {
+					blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+				}
 			}
 			if len(blocks) > 0 {
 				out = append(out, sdk.NewAssistantMessage(blocks...))
@@ -332,6 +542,44 @@ func messages(history []llm.Message) ([]sdk.MessageParam, error) {
 		}
 	}
 	return out, nil
+}
+
+// nativeBlocks is an assistant message's kept content, sent back as it came, in its
+// order (text, the tool search's blocks, tool calls); each tool_use is written
+// from the message's Call of that id, as Calls say (a call no longer in Calls is
+// left out, a call only in Calls goes last), so that tool_use and tool_result
+// always pair up.
+func nativeBlocks(msg llm.Message) ([]sdk.ContentBlockParamUnion, error) {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(msg.Native.Content, &raws); err != nil {
+		return nil, fmt.Errorf("not a list of content blocks: %w", err)
+	}
+	calls := map[string]llm.Call{}
+	for _, c := range msg.Calls {
+		calls[c.ID] = c
+	}
+	written := map[string]bool{}
+	var blocks []sdk.ContentBlockParamUnion
+	for _, raw := range raws {
+		var b struct{ Type, ID string }
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return nil, fmt.Errorf("a content block is not an object: %w", err)
+		}
+		if b.Type != "tool_use" {
+			blocks = append(blocks, param.Override[sdk.ContentBlockParamUnion](raw))
+			continue
+		}
+		if c, ok := calls[b.ID]; ok && !written[b.ID] {
+			written[b.ID] = true
+			blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+		}
+	}
+	for _, c := range msg.Calls {
+		if !written[c.ID] {
+			blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+		}
+	}
+	return blocks, nil
 }
 
 // input is a call's arguments as a tool_use input, which the API takes as an object

@@ -85,7 +85,19 @@ type Model struct {
 	completionTokens bool
 }
 
-var _ llm.Model = (*Model)(nil)
+var (
+	_ llm.Model          = (*Model)(nil)
+	_ llm.NativeSearcher = (*Model)(nil)
+)
+
+// NativeToolSearch implements llm.NativeSearcher: false. OpenAI's tool search (a
+// {"type": "tool_search"} tool, functions with "defer_loading": true, and
+// tool_search_call / tool_search_output items to send back) exists only in the
+// Responses API, and Chat Completions, which this package speaks to OpenAI and
+// every compatible server, has none; so the agent keeps Switchboard's own search,
+// and Request.Deferred, which it then never sets, is not read here. Nor is
+// Message.Native, another provider's content.
+func (m *Model) NativeToolSearch() bool { return false }
 
 // New returns a Model for opts. It checks the options; it does not contact the server.
 func New(opts Options) (*Model, error) {
