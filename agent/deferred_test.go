@@ -187,3 +187,61 @@ func TestDeferredUnknownTool(t *testing.T) {
 		t.Errorf("unknown tool result %q, want it to point at %s", res, search.SearchToolName)
 	}
 }
+
+// nativeSearcher is a model with the provider's own tool search: it searches for
+// the user's request server side, calls the first tool found, then answers.
+func nativeSearcher(r fakellm.Request) fakellm.Reply {
+	last := r.Messages[len(r.Messages)-1]
+	if last.Role == "user" {
+		found := r.SearchDeferred(last.Text)
+		if len(found) == 0 {
+			return fakellm.Reply{Text: "nothing found"}
+		}
+		return fakellm.Reply{Search: last.Text, Calls: []fakellm.Call{{ID: "toolu_1", Name: found[0], Arguments: `{"city": "Paris"}`}}}
+	}
+	return fakellm.Reply{Text: "Answer: " + last.Text}
+}
+
+// TestDeferredNative: with NativeSearch, Anthropic gets the catalog deferred
+// (defer_loading) with its own search tool and no search tools of ours, searches it
+// server side and calls the tool found, which the agent runs; the search blocks go
+// back to the API on the next request. OpenAI's Chat Completions has no tool search:
+// the agent falls back to its own search tools.
+func TestDeferredNative(t *testing.T) {
+	pinned := func(t tool.Tool) bool { return t.Name == "github_create_issue" }
+	t.Run("anthropic", func(t *testing.T) {
+		model, srv := startAnthropic(t, nativeSearcher)
+		store := newStore(t)
+		a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store,
+			Deferred: &search.Policy{Pinned: pinned}, NativeSearch: true})
+		id := newSession(t, store)
+		turn, err := a.Run(testCtx(t), id, "weather forecast")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `Answer: weather_get_forecast ran with {"city":"Paris"}`; turn.Answer != want {
+			t.Fatalf("answer %q, want %q", turn.Answer, want)
+		}
+		first := srv.Requests()[0]
+		if got := toolNames(first); !slices.Equal(got, []string{"github_create_issue"}) || first.ToolSearch == "" || len(first.Deferred) != 199 {
+			t.Errorf("first request: tools %v, search tool %q, %d deferred; want the pinned tool, the provider's search, 199 deferred",
+				got, first.ToolSearch, len(first.Deferred))
+		}
+		// Once more: the history with the search blocks is accepted by the API.
+		if _, err := a.Run(testCtx(t), id, "weather forecast"); err != nil {
+			t.Fatalf("next turn over a history with the provider's search blocks: %v", err)
+		}
+	})
+	t.Run("openai falls back", func(t *testing.T) {
+		model, srv := startOpenAI(t, searcher)
+		store := newStore(t)
+		a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store, Deferred: &search.Policy{}, NativeSearch: true})
+		turn, err := a.Run(testCtx(t), newSession(t, store), "What is the weather forecast for Paris?")
+		if err != nil || !strings.Contains(turn.Answer, "weather_get_forecast ran") {
+			t.Fatalf("turn: %v, %q", err, turn.Answer)
+		}
+		if got := toolNames(srv.Requests()[0]); !slices.Equal(got, []string{search.SearchToolName, search.RegexToolName}) {
+			t.Errorf("first request listed %v, want Switchboard's search tools", got)
+		}
+	})
+}

@@ -32,7 +32,14 @@ type ModelSettings struct {
 	// ContextWindow is the model's context window in tokens, which "deferred":
 	// "auto:N%" takes its share of; 0 means [DefaultContextWindow].
 	ContextWindow int `json:"contextWindow,omitempty"`
+	// ToolSearch is the provider's own tool search used by "deferred": {"native":
+	// true}: "bm25" (the default), "regex", or "off" for a server or model without
+	// it. Only Anthropic's Messages API has one that Switchboard can use.
+	ToolSearch string `json:"toolSearch,omitempty"`
 }
+
+// ToolSearches are the values of "model.toolSearch".
+var ToolSearches = []string{"bm25", "regex", "off"}
 
 // Providers of models that Switchboard has a backend for.
 var ModelProviders = []string{"openai", "anthropic"}
@@ -131,6 +138,10 @@ func (p *parser) modelSettings(v *hujson.Value, fp string, ms *ModelSettings) {
 			ms.MaxTokens, _ = p.count(v, kp, 1)
 		case "contextWindow":
 			ms.ContextWindow, _ = p.count(v, kp, 1)
+		case "toolSearch":
+			if s, ok := p.str(v, kp); ok {
+				ms.ToolSearch = p.oneOf(v, kp, strings.ToLower(s), ToolSearches)
+			}
 		case "temperature":
 			if f, ok := p.number(v, kp); ok {
 				if f < 0 || f > 2 {

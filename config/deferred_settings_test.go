@@ -15,7 +15,7 @@ func TestDeferredSettings(t *testing.T) {
   },
   "switchboard": {
     "deferred": {"mode": "auto:12.5%", "native": true, "pinned": ["fs_read*"]},
-    "model": {"name": "m", "contextWindow": 200000},
+    "model": {"name": "m", "contextWindow": 200000, "toolSearch": "Regex"},
     "agent": {"deferred": "always"},
   },
 }`, nil)
@@ -26,8 +26,8 @@ func TestDeferredSettings(t *testing.T) {
 	if a := cfg.Settings.Agent.Deferred; a == nil || a.Mode != DeferredAlways || a.String() != "always" {
 		t.Errorf("agent's deferred = %+v", a)
 	}
-	if cfg.Settings.Model.ContextWindow != 200000 {
-		t.Errorf("contextWindow = %d", cfg.Settings.Model.ContextWindow)
+	if cfg.Settings.Model.ContextWindow != 200000 || cfg.Settings.Model.ToolSearch != "regex" {
+		t.Errorf("model = %+v", cfg.Settings.Model)
 	}
 	for _, c := range []struct {
 		server, original, exposed string

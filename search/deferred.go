@@ -423,7 +423,7 @@ func (v *View) callByName(ctx context.Context, c *catalogSnap, raw json.RawMessa
 	}
 	if _, ok := c.byName[a.Name]; !ok {
 		if _, meta := c.meta(a.Name); meta {
-			return tool.ErrorResult("%s calls catalogSnap tools; call %s directly", CallToolName, a.Name), nil
+			return tool.ErrorResult("%s calls catalog tools; call %s directly", CallToolName, a.Name), nil
 		}
 		return tool.ErrorResult("unknown tool %q: find tools with %s or %s, then call one by the name the result gives", a.Name, SearchToolName, RegexToolName), nil
 	}
@@ -519,7 +519,7 @@ func (d *Deferred) metaTools(tools []tool.Tool) []tool.Tool {
 	metas := []tool.Tool{
 		{
 			Name: SearchToolName, OriginalName: SearchToolName,
-			Description: fmt.Sprintf("Search the tool catalogSnap (%s) in natural language; most tools are not listed until found. "+
+			Description: fmt.Sprintf("Search the tool catalog (%s) in natural language; most tools are not listed until found. "+
 				"Describe the task, e.g. \"create a GitHub issue\" or \"weather forecast for a city\". "+
 				"Returns the best matches with their parameters. %s", about, loads),
 			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"query":{"type":"string","description":"What the tool should do, in a few words."},`+
@@ -527,7 +527,7 @@ func (d *Deferred) metaTools(tools []tool.Tool) []tool.Tool {
 		},
 		{
 			Name: RegexToolName, OriginalName: RegexToolName,
-			Description: fmt.Sprintf("Find tools in the catalogSnap (%s) whose name, description or parameters match a regular expression, "+
+			Description: fmt.Sprintf("Find tools in the catalog (%s) whose name, description or parameters match a regular expression, "+
 				"case-insensitively (RE2 syntax, at most %d characters), e.g. \"github.*issue\" or \"^slack_\". %s", about, MaxPatternLen, loads),
 			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"pattern":{"type":"string","description":"A regular expression."},`+
 				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return (default %d)."}},"required":["pattern"]}`, MaxLimit, DefaultRegexLimit)),
@@ -536,7 +536,7 @@ func (d *Deferred) metaTools(tools []tool.Tool) []tool.Tool {
 	if d.policy.CallTool {
 		metas = append(metas, tool.Tool{
 			Name: CallToolName, OriginalName: CallToolName,
-			Description: fmt.Sprintf("Call any tool of the catalogSnap by its exact name, whether your tool list shows it or not: "+
+			Description: fmt.Sprintf("Call any tool of the catalog by its exact name, whether your tool list shows it or not: "+
 				"find it first with %s or %s, then pass its name and its arguments.", SearchToolName, RegexToolName),
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The tool's exact name, as a search result gives it."},` +
 				`"arguments":{"type":"object","description":"The tool's arguments."}},"required":["name"]}`),

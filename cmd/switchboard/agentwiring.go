@@ -34,7 +34,8 @@ func newModel(ms config.ModelSettings, log *slog.Logger) (llm.Model, error) {
 	)
 	switch ms.Provider {
 	case "anthropic":
-		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log})
+		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log,
+			ToolSearch: ms.ToolSearch})
 	default:
 		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log})
 	}
