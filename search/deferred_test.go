@@ -225,3 +225,21 @@ func TestDeferredConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// The search tools tell the model what the catalog holds, in words it reads.
+func TestDeferredDescriptions(t *testing.T) {
+	tools := NewDeferred(localCatalog(t, 20), Policy{CallTool: true}).View(nil, nil).Tools()
+	want := []string{
+		"Search the tool catalog (24 tools from the servers local) in natural language",
+		"Find tools in the catalog (24 tools from the servers local) whose name, description or parameters match",
+		"Call any tool of the catalog by its exact name",
+	}
+	if len(tools) != 3 {
+		t.Fatalf("listed %d tools, want the three meta tools", len(tools))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(tools[i].Description, w) {
+			t.Errorf("%s's description %q, want it to start %q", tools[i].Name, tools[i].Description, w)
+		}
+	}
+}
