@@ -510,7 +510,11 @@ func (d *Deferred) metaTools(tools []tool.Tool) []tool.Tool {
 			more = fmt.Sprintf(" and %d more", len(names)-maxServers)
 			names = names[:maxServers]
 		}
-		about += " from the servers " + strings.Join(names, ", ") + more
+		if len(names) == 1 && more == "" {
+			about += " from the server " + names[0]
+		} else {
+			about += " from the servers " + strings.Join(names, ", ") + more
+		}
 	}
 	loads := "Found tools are loaded: call them by name from your next step."
 	if d.policy.CallTool {

@@ -230,8 +230,8 @@ func TestDeferredConcurrent(t *testing.T) {
 func TestDeferredDescriptions(t *testing.T) {
 	tools := NewDeferred(localCatalog(t, 20), Policy{CallTool: true}).View(nil, nil).Tools()
 	want := []string{
-		"Search the tool catalog (24 tools from the servers local) in natural language",
-		"Find tools in the catalog (24 tools from the servers local) whose name, description or parameters match",
+		"Search the tool catalog (24 tools from the server local) in natural language",
+		"Find tools in the catalog (24 tools from the server local) whose name, description or parameters match",
 		"Call any tool of the catalog by its exact name",
 	}
 	if len(tools) != 3 {
