@@ -45,6 +45,10 @@ type DeferredSettings struct {
 	// Pinned are globs of exposed tool names that are always shown. A server's own
 	// "pinned" (globs of its original names, or true) adds to them.
 	Pinned []string `json:"pinned,omitempty"`
+	// Explicit is set by the parser when the config gives "deferred" at all (even
+	// "auto"): the gateway defers only when asked to, by this or by --deferred, while
+	// the agent takes the zero value as auto.
+	Explicit bool `json:"-"`
 }
 
 // String is the mode as the config writes it ("auto:10%", "always").
@@ -103,9 +107,10 @@ func (p *parser) deferredSettings(v *hujson.Value, fp string) *DeferredSettings 
 			p.errAt(v, fp, "%s", err.Error())
 			return nil
 		}
+		d.Explicit = true
 		return &d
 	}
-	var d DeferredSettings
+	d := DeferredSettings{Explicit: true}
 	p.members(v, fp, func(key, kp string, v *hujson.Value) {
 		switch key {
 		case "mode":

@@ -67,6 +67,24 @@
 // specification asks for in finding a tool ("unknown tool"), and so does every call
 // once the toolset is closed.
 //
+// # Deferred mode
+//
+// A large catalog costs every client's model its definitions on each request. With
+// [Options].Deferred (a search.Policy: always, or auto from a tool count or a share
+// of the context window, and which tools are pinned) each client session gets a view
+// of its own (search.Deferred.View): tools/list holds tool_search,
+// tool_search_regex, tool_call, the pinned tools and what that session's searches
+// found. A search loads what it finds and sends that session alone
+// notifications/tools/list_changed; another client's list never changes with it.
+// Any catalog tool can be called by its exact name, listed or not. Many clients
+// ignore tools/list_changed, so tool_call(name, arguments) calls any catalog tool by
+// name, and each search result says how to call what it found both ways:
+//
+//	gw := gateway.New(h, &gateway.Options{Deferred: &search.Policy{Mode: search.Always}})
+//
+// Without sessions (stateless Streamable HTTP) every request is a session of its own:
+// searches load nothing that stays, and calls by name are the way.
+//
 // # The full proxy
 //
 // In front of the hub (any toolset that also implements [relay.Upstreams], as the hub

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/relay"
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -43,6 +44,13 @@ type Options struct {
 	// tools according to their client's capabilities see the real client's. An
 	// error is logged, and requests fail with it.
 	Start func(ctx context.Context, caps *mcp.ClientCapabilities) error
+	// Deferred, if set, serves the toolset in deferred mode under this policy (see
+	// deferred.go): each client session lists the search tools, tool_call (always
+	// offered: CallTool is set), the pinned tools and what its own searches found,
+	// and may call any tool of the toolset by its exact name. A search that loads
+	// tools sends that session notifications/tools/list_changed. Nil: every client
+	// lists the whole toolset.
+	Deferred *search.Policy
 }
 
 // Gateway is one MCP server whose tools are a toolset's.
@@ -59,7 +67,8 @@ type Gateway struct {
 	resources map[string]*mcp.Resource
 	templates map[string]*mcp.ResourceTemplate
 
-	fwd *forwarder
+	fwd   *forwarder
+	views *sessionViews // deferred mode; nil: every client lists the whole toolset
 
 	inputWait time.Duration
 	startFn   func(context.Context, *mcp.ClientCapabilities) error
@@ -154,7 +163,15 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		so.RootsListChangedHandler = func(context.Context, *mcp.RootsListChangedRequest) { g.up.NotifyRootsChanged() }
 	}
 	g.server = mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, so)
-	g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware) // see wire.go
+	if o.Deferred != nil {
+		p := *o.Deferred
+		p.CallTool = true // for the many clients that never re-list their tools
+		g.views = newSessionViews(g, search.NewDeferred(ts, p))
+		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.views.middleware) // see wire.go, deferred.go
+		g.server.AddSendingMiddleware(g.views.sending)
+	} else {
+		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware) // see wire.go
+	}
 	if g.up != nil {
 		g.link = g.up.AddPeer(g.fwd)
 	}
@@ -249,9 +266,13 @@ func (g *Gateway) sync() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var changed int
-	g.served, changed = mirror(g.served, g.ts.Tools(), func(t tool.Tool) string { return t.Name }, sameTool,
+	want, handler := g.ts.Tools(), g.handler
+	if g.views != nil {
+		want, handler = g.views.routes(want), g.views.handler // see deferred.go
+	}
+	g.served, changed = mirror(g.served, want, func(t tool.Tool) string { return t.Name }, sameTool,
 		func(names []string) { g.server.RemoveTools(names...) },
-		func(t tool.Tool) { g.server.AddTool(t.MCP(), g.handler(t.Name)) })
+		func(t tool.Tool) { g.server.AddTool(t.MCP(), handler(t.Name)) })
 	if changed > 0 {
 		g.log.Debug("gateway catalog updated", "tools", len(g.served), "added_changed_or_removed", changed)
 	}

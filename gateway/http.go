@@ -52,6 +52,9 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	// A client's requests under way end with its POST, or its session (see cancellation.go).
 	if o.Stateless {
 		streamable = carried(streamable)
+		if g.views != nil {
+			streamable = stateless(streamable) // see deferred.go
+		}
 	} else {
 		streamable = g.endOnDelete(streamable)
 		if o.SessionTimeout > 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
@@ -32,6 +33,7 @@ func (a *app) mcpCommand() *cobra.Command {
 		printConfig string
 		watch       time.Duration
 		maxRequest  = byteSize(gateway.DefaultMaxRequestBytes)
+		deferred    deferredFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -50,6 +52,14 @@ the file changed, servers added start, removed ones stop, changed ones restart a
 the others run on untouched; clients are told the catalog changed. A config that does
 not load is logged, and the servers stay as they are.
 
+--deferred (or "deferred" in the config's "switchboard" object) shows every client two
+search tools, tool_call and the pinned tools instead of the whole catalog: a client's
+searches load what they find into its own list (it is sent tools/list_changed), and any
+tool can be called by its exact name, or through tool_call by clients that never list
+their tools again. Bare --deferred means always; --deferred=auto defers from 15 tools,
+--deferred=auto:10% when the definitions would take over 10% of the model's context
+window, --deferred=never turns off what the config asks for.
+
 --print-config claude|codex|vscode prints the snippet that host needs to use this
 gateway (with --listen: the HTTP form) and exits.`,
 		Args: exactArgs(0, "no arguments"),
@@ -66,7 +76,11 @@ gateway (with --listen: the HTTP form) and exits.`,
 				}
 			}
 			if printConfig != "" {
-				return a.printGatewayConfig(printConfig, listen, token != "")
+				var extra []string
+				if deferred.set {
+					extra = append(extra, "--deferred="+deferred.d.String())
+				}
+				return a.printGatewayConfig(printConfig, listen, token != "", extra...)
 			}
 			switch {
 			case idle < 0:
@@ -85,6 +99,9 @@ gateway (with --listen: the HTTP form) and exits.`,
 				return err
 			}
 			defer s.Close()
+			if deferred.set {
+				s.deferred = &deferred.d
+			}
 			if listen == "" {
 				return a.serveStdio(cmd.Context(), s)
 			}
@@ -106,7 +123,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 			defer gw.Close()
 			b := gw.Serve(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			defer b.Close()
-			a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "")
+			a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "", "deferred", s.deferredMode())
 			<-cmd.Context().Done()
 			return nil
 		},
@@ -119,8 +136,34 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
 	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
+	f.Var(&deferred, "deferred", `show clients search tools instead of the catalog: always (bare --deferred), auto, auto:N% or never (default: the config's "deferred", else never)`)
+	f.Lookup("deferred").NoOptDefVal = config.DeferredAlways
 	return cmd
 }
+
+// deferredFlag is --deferred[=MODE], a mode as config.ParseDeferredMode reads it.
+type deferredFlag struct {
+	set bool
+	d   config.DeferredSettings
+}
+
+func (f *deferredFlag) Set(s string) error {
+	d, err := config.ParseDeferredMode(s)
+	if err != nil {
+		return err
+	}
+	f.set, f.d = true, d
+	return nil
+}
+
+func (f *deferredFlag) String() string {
+	if !f.set {
+		return ""
+	}
+	return f.d.String()
+}
+
+func (f *deferredFlag) Type() string { return "mode" }
 
 // checkListenAddr reports a --listen address that cannot be listened on as written
 // (no port, a port that is not a number or service name) as a usage error.
@@ -193,7 +236,7 @@ func (a *app) serveStdio(ctx context.Context, s *service) error {
 			startErr = err
 			return err
 		}
-		a.log.Info("gateway serving on stdio", "tools", len(s.hub.Tools()))
+		a.log.Info("gateway serving on stdio", "tools", len(s.hub.Tools()), "deferred", s.deferredMode())
 		return nil
 	}
 	gw := gateway.New(s.hub, opts)
@@ -207,7 +250,7 @@ func (a *app) serveStdio(ctx context.Context, s *service) error {
 
 // printGatewayConfig prints what a host needs to use this gateway. The token itself is
 // never printed: the snippets reference $SWITCHBOARD_TOKEN.
-func (a *app) printGatewayConfig(host, listen string, withToken bool) error {
+func (a *app) printGatewayConfig(host, listen string, withToken bool, extra ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -230,6 +273,7 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool) error {
 	} else {
 		warn("no config file (--config, $SWITCHBOARD_CONFIG or ./mcp.json): the snippet runs the built-in demo servers")
 	}
+	args = append(args, extra...)
 	url := ""
 	if listen != "" {
 		host, port, _ := net.SplitHostPort(listen) // checked by checkListenAddr

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/search"
+	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // service is the start-up and shut-down that the long-running commands (mcp, and the
@@ -26,6 +29,9 @@ type service struct {
 	hub   *hub.Hub
 	file  configFile
 	watch time.Duration
+	// deferred, if set, is the gateway's deferred mode from the command line (mcp
+	// --deferred), over the config's.
+	deferred *config.DeferredSettings
 
 	hup         chan os.Signal
 	stopSignals func()
@@ -67,7 +73,48 @@ func (s *service) start(ctx context.Context, caps *mcp.ClientCapabilities) error
 
 // gatewayOptions are the options of a gateway in front of the service's hub.
 func (s *service) gatewayOptions() *gateway.Options {
-	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log}
+	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: s.deferredPolicy()}
+}
+
+// gatewayDeferred is the gateway's deferred setting: the command line's mode over the
+// config's (whose threshold and pinned tools stay), or the config's when it gives
+// one; nil when neither asks for it, or the mode is never.
+func (s *service) gatewayDeferred() *config.DeferredSettings {
+	d := s.cfg.Settings.Deferred
+	switch {
+	case s.deferred != nil:
+		d.Mode, d.Share = s.deferred.Mode, s.deferred.Share
+	case !d.Explicit:
+		return nil
+	}
+	if d.Mode == config.DeferredNever {
+		return nil
+	}
+	return &d
+}
+
+// deferredMode names the gateway's deferred mode for the log ("never" when off).
+func (s *service) deferredMode() string {
+	if d := s.gatewayDeferred(); d != nil {
+		return d.String()
+	}
+	return config.DeferredNever
+}
+
+// deferredPolicy is the gateway's deferred mode as search.Policy, or nil.
+func (s *service) deferredPolicy() *search.Policy {
+	d := s.gatewayDeferred()
+	if d == nil {
+		return nil
+	}
+	p := &search.Policy{Threshold: d.Threshold, Share: d.Share, ContextWindow: s.cfg.Settings.Model.ContextWindow}
+	if d.Mode == config.DeferredAlways {
+		p.Mode = search.Always
+	}
+	if cfg := s.cfg; len(d.Pinned) > 0 || slices.ContainsFunc(cfg.Servers, func(srv config.Server) bool { return len(srv.Pinned) > 0 }) {
+		p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(*d, t.Server, t.OriginalName, t.Name) }
+	}
+	return p
 }
 
 // Close stops following the config (waiting for a reload under way), stops every
