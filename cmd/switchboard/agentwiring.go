@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
@@ -84,6 +85,8 @@ func deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms config.Mod
 	case config.DeferredNever:
 		p.Mode = search.Never
 	}
-	p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(d, t.Server, t.OriginalName, t.Name) }
+	if len(d.Pinned) > 0 || slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return len(s.Pinned) > 0 }) {
+		p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(d, t.Server, t.OriginalName, t.Name) }
+	}
 	return p
 }

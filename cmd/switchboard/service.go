@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/search"
-	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // service is the start-up and shut-down that the long-running commands (mcp, and the
@@ -73,7 +71,7 @@ func (s *service) start(ctx context.Context, caps *mcp.ClientCapabilities) error
 
 // gatewayOptions are the options of a gateway in front of the service's hub.
 func (s *service) gatewayOptions() *gateway.Options {
-	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: s.deferredPolicy()}
+	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: s.gatewayPolicy()}
 }
 
 // gatewayDeferred is the gateway's deferred setting: the command line's mode over the
@@ -101,20 +99,13 @@ func (s *service) deferredMode() string {
 	return config.DeferredNever
 }
 
-// deferredPolicy is the gateway's deferred mode as search.Policy, or nil.
-func (s *service) deferredPolicy() *search.Policy {
+// gatewayPolicy is the gateway's deferred mode as search.Policy, or nil.
+func (s *service) gatewayPolicy() *search.Policy {
 	d := s.gatewayDeferred()
 	if d == nil {
 		return nil
 	}
-	p := &search.Policy{Threshold: d.Threshold, Share: d.Share, ContextWindow: s.cfg.Settings.Model.ContextWindow}
-	if d.Mode == config.DeferredAlways {
-		p.Mode = search.Always
-	}
-	if cfg := s.cfg; len(d.Pinned) > 0 || slices.ContainsFunc(cfg.Servers, func(srv config.Server) bool { return len(srv.Pinned) > 0 }) {
-		p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(*d, t.Server, t.OriginalName, t.Name) }
-	}
-	return p
+	return deferredPolicy(s.cfg, *d, s.cfg.Settings.Model)
 }
 
 // Close stops following the config (waiting for a reload under way), stops every
