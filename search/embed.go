@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -96,6 +97,7 @@ type Embeddings struct {
 	fill sync.Mutex // one catalog fill at a time: the second search finds the first's vectors
 	mu   sync.Mutex
 	vecs map[[32]byte][]float32 // by the sha256 of the text embedded
+	last *catalogVecs           // the last index searched
 	down time.Time              // until then, lexical only
 	warn bool                   // a failure was logged and the endpoint has not answered since
 }
@@ -178,7 +180,7 @@ func (e *Embeddings) Search(ctx context.Context, ix *Index, query string, limit 
 		return ix.Search(query, limit)
 	}
 	tctx, cancel := context.WithTimeout(ctx, e.opts.Timeout)
-	docs, q, err := e.vectors(tctx, ix.tools, query)
+	docs, q, err := e.vectors(tctx, ix, query)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil { // the caller left: not the endpoint's fault
@@ -207,7 +209,17 @@ func (e *Embeddings) fuse(ix *Index, lexical []Result, docs [][]float32, q []flo
 		lexMax = max(lexMax, r.Score)
 	}
 	w := e.opts.Weight
-	out := make([]Result, len(tools))
+	better := func(a, b Result) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Tool.Name, b.Tool.Name)
+	}
+	// A sorted window of the best limit: cheaper than sorting the whole catalog.
+	best := make([]Result, 0, limit+1)
 	for i, t := range tools {
 		var s float64
 		if hi > lo {
@@ -216,28 +228,39 @@ func (e *Embeddings) fuse(ix *Index, lexical []Result, docs [][]float32, q []flo
 		if lexMax > 0 {
 			s += (1 - w) * lex[t.Name] / lexMax
 		}
-		out[i] = Result{Tool: t, Score: s}
-	}
-	// A tool at the bottom of both rankings is no match at all.
-	out = slices.DeleteFunc(out, func(r Result) bool { return r.Score <= 0 })
-	slices.SortFunc(out, func(a, b Result) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
+		if s <= 0 { // at the bottom of both rankings: no match at all
+			continue
 		}
-		return strings.Compare(a.Tool.Name, b.Tool.Name)
-	})
-	return out[:min(limit, len(out))]
+		r := Result{Tool: t, Score: s}
+		if len(best) == limit && better(r, best[limit-1]) >= 0 {
+			continue
+		}
+		k, _ := slices.BinarySearchFunc(best, r, better)
+		best = slices.Insert(best, k, r)
+		if len(best) > limit {
+			best = best[:limit]
+		}
+	}
+	return best
 }
 
+// dot is the dot product of two vectors, in float32 with four sums (what
+// ranking needs, and the bulk of a search's time over a large catalog).
 func dot(a, b []float32) float64 {
-	var s float64
-	for i := range min(len(a), len(b)) {
-		s += float64(a[i]) * float64(b[i])
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
 	}
-	return s
+	for ; i < n; i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
 }
 
 // cooling reports whether searches are lexical only, after a failure.
@@ -287,25 +310,77 @@ func (e *Embeddings) redact(s string) string {
 	return strings.ReplaceAll(s, e.opts.APIKey, "[REDACTED]")
 }
 
-// vectors returns the unit vectors of tools (from the cache, embedding those it
-// lacks) and of query.
-func (e *Embeddings) vectors(ctx context.Context, tools []tool.Tool, query string) ([][]float32, []float32, error) {
-	keys := make([][32]byte, len(tools))
-	texts := make([]string, len(tools))
-	for i, t := range tools {
-		texts[i] = embeddingText(t)
-		keys[i] = sha256.Sum256([]byte(texts[i]))
+// catalogVecs is what one index's search needs of the cache: the key of each tool's
+// text, and once all are embedded, their vectors in catalog order.
+type catalogVecs struct {
+	ix   *Index
+	keys [][32]byte
+	docs [][]float32 // nil until every tool has its vector
+}
+
+// catalog is ix's catalogVecs: the last one when ix is the last index searched,
+// else derived from it, hashing again only the tools that changed (making the text
+// of 10,000 tools takes far longer than a search).
+func (e *Embeddings) catalog(ix *Index) *catalogVecs {
+	e.mu.Lock()
+	last := e.last
+	e.mu.Unlock()
+	if last != nil && last.ix == ix {
+		return last
 	}
-	missing := e.missing(keys)
+	c := &catalogVecs{ix: ix, keys: make([][32]byte, len(ix.tools))}
+	prev := map[string]int{}
+	if last != nil {
+		for i, t := range last.ix.tools {
+			prev[t.Name] = i
+		}
+	}
+	for i, t := range ix.tools {
+		if j, ok := prev[t.Name]; ok && sameTool(last.ix.tools[j], t) {
+			c.keys[i] = last.keys[j]
+			continue
+		}
+		c.keys[i] = sha256.Sum256([]byte(embeddingText(t)))
+	}
+	e.mu.Lock()
+	e.last = c
+	e.mu.Unlock()
+	return c
+}
+
+// sameTool reports whether a and b read the same to the index and the embeddings.
+func sameTool(a, b tool.Tool) bool {
+	return a.Name == b.Name && a.OriginalName == b.OriginalName && a.Server == b.Server && a.Title == b.Title &&
+		a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
+}
+
+// vectors returns the unit vectors of ix's tools (from the cache, embedding those
+// it lacks) and of query.
+func (e *Embeddings) vectors(ctx context.Context, ix *Index, query string) ([][]float32, []float32, error) {
+	c := e.catalog(ix)
+	e.mu.Lock()
+	docs := c.docs
+	e.mu.Unlock()
+	if docs != nil {
+		vs, err := e.embed(ctx, []string{query})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(vs[0]) != len(docs[0]) {
+			return nil, nil, e.dimensionsChanged(len(docs[0]), len(vs[0]))
+		}
+		return docs, vs[0], nil
+	}
+	missing := e.missing(c.keys)
 	if len(missing) > 0 {
 		e.fill.Lock()
 		defer e.fill.Unlock()
-		missing = e.missing(keys) // what another search filled meanwhile
+		missing = e.missing(c.keys) // what another search filled meanwhile
 	}
-	// The query rides with the last batch of tools: a steady state is one request.
+	// The query rides with the last batch of tools.
 	inputs := make([]string, 0, len(missing)+1)
 	for _, i := range missing {
-		inputs = append(inputs, texts[i])
+		inputs = append(inputs, embeddingText(ix.tools[i]))
 	}
 	inputs = append(inputs, query)
 	var q []float32
@@ -318,25 +393,44 @@ func (e *Embeddings) vectors(ctx context.Context, tools []tool.Tool, query strin
 		e.mu.Lock()
 		for j, v := range vs {
 			if k := start + j; k < len(missing) {
-				e.vecs[keys[missing[k]]] = v
+				e.vecs[c.keys[missing[k]]] = v
 			} else {
 				q = v
 			}
 		}
 		e.mu.Unlock()
 	}
-	docs := make([][]float32, len(tools))
+	docs = make([][]float32, len(c.keys))
+	bad := -1
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	for i, k := range keys {
-		docs[i] = e.vecs[k]
-		if len(docs[i]) != len(q) {
-			clear(e.vecs) // the endpoint's model changed: start again
-			return nil, nil, fmt.Errorf("the endpoint answered vectors of %d and %d dimensions", len(docs[i]), len(q))
+	for i, k := range c.keys {
+		if docs[i] = e.vecs[k]; len(docs[i]) != len(q) {
+			bad = len(docs[i])
+			break
 		}
 	}
-	e.prune(keys)
+	if bad < 0 {
+		c.docs = docs
+		e.prune(c.keys)
+	}
+	e.mu.Unlock()
+	if bad >= 0 {
+		return nil, nil, e.dimensionsChanged(bad, len(q))
+	}
 	return docs, q, nil
+}
+
+// dimensionsChanged empties the cache, whose vectors the endpoint's model no
+// longer matches, and says so.
+func (e *Embeddings) dimensionsChanged(was, now int) error {
+	e.mu.Lock()
+	clear(e.vecs)
+	if e.last != nil {
+		e.last.docs = nil
+	}
+	e.last = nil
+	e.mu.Unlock()
+	return fmt.Errorf("the endpoint answered vectors of %d dimensions, then %d: the model changed", was, now)
 }
 
 // missing lists the indexes of keys the cache lacks.
