@@ -414,6 +414,8 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 			if d := p.deferredSettings(v, path); d != nil {
 				st.Deferred = *d
 			}
+		case "search":
+			p.searchSettings(v, path, &st.Search)
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := v.Clone()

@@ -116,6 +116,8 @@ type Settings struct {
 	// Deferred says when models (the agent's, and the gateway's clients with
 	// --deferred) see search tools instead of the catalog.
 	Deferred DeferredSettings `json:"deferred,omitzero"`
+	// Search configures tool search's ranking (an optional embeddings backend).
+	Search SearchSettings `json:"search,omitzero"`
 	// Extra holds keys of the "switchboard" object that this version does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`
 }

@@ -61,6 +61,9 @@ type Policy struct {
 	// CallTool adds tool_call(name, arguments), which calls any catalog tool by its
 	// exposed name: for MCP clients that never re-list their tools after a search.
 	CallTool bool
+	// Embeddings, when set, ranks tool_search (not tool_search_regex) by meaning as
+	// well as words; when its endpoint fails, the words alone answer.
+	Embeddings *Embeddings
 }
 
 // Deferred is a catalog (any tool.Toolset, normally a hub) seen in deferred mode:
@@ -304,7 +307,7 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) (*to
 	if _, ok := c.meta(name); ok {
 		switch name {
 		case SearchToolName, RegexToolName:
-			return v.search(c, name, args), nil
+			return v.search(ctx, c, name, args), nil
 		case CallToolName:
 			return v.callByName(ctx, c, args)
 		}
@@ -322,7 +325,7 @@ type searchArgs struct {
 	Limit   *float64 `json:"limit"`
 }
 
-func (v *View) search(c *catalogSnap, name string, raw json.RawMessage) *tool.Result {
+func (v *View) search(ctx context.Context, c *catalogSnap, name string, raw json.RawMessage) *tool.Result {
 	var a searchArgs
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &a); err != nil {
@@ -346,7 +349,11 @@ func (v *View) search(c *catalogSnap, name string, raw json.RawMessage) *tool.Re
 			return tool.ErrorResult(`%s needs "query", the task in a few words: %s`, name, metaExample(name))
 		}
 		asked = *a.Query
-		found, err = c.index().ToolSearch(asked, limit)
+		if e := v.d.policy.Embeddings; e != nil {
+			found, err = e.ToolSearch(ctx, c.index(), asked, limit)
+		} else {
+			found, err = c.index().ToolSearch(asked, limit)
+		}
 	} else {
 		if a.Pattern == nil {
 			return tool.ErrorResult(`%s needs "pattern", a regular expression: %s`, name, metaExample(name))

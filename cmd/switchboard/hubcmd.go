@@ -29,19 +29,27 @@ const waitNotice = 2 * time.Second
 // once which ones it still waits for.
 func (a *app) withHub(ctx context.Context, fn func(*hub.Hub) error) error {
 	return a.withLaunchedHub(ctx, func(h *hub.Hub) error {
-		wctx, cancel := context.WithTimeout(ctx, waitNotice)
-		err := h.WaitSettled(wctx)
-		cancel()
-		if err != nil && ctx.Err() == nil {
-			if pending := h.Pending(); len(pending) > 0 {
-				a.log.Info("waiting for " + waitingFor(h, pending))
-			}
-		}
-		if err := h.Start(ctx); err != nil {
-			return &exitError{code: startExitCode(err), err: err}
+		if err := a.settle(ctx, h); err != nil {
+			return err
 		}
 		return fn(h)
 	})
+}
+
+// settle waits for every server of a launched hub as withHub does.
+func (a *app) settle(ctx context.Context, h *hub.Hub) error {
+	wctx, cancel := context.WithTimeout(ctx, waitNotice)
+	err := h.WaitSettled(wctx)
+	cancel()
+	if err != nil && ctx.Err() == nil {
+		if pending := h.Pending(); len(pending) > 0 {
+			a.log.Info("waiting for " + waitingFor(h, pending))
+		}
+	}
+	if err := h.Start(ctx); err != nil {
+		return &exitError{code: startExitCode(err), err: err}
+	}
+	return nil
 }
 
 // withLaunchedHub loads the config, starts the servers without waiting for them, runs

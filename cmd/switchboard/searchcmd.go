@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/search"
+)
+
+func (a *app) searchCommand() *cobra.Command {
+	var (
+		regex  bool
+		limit  int
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "search [QUERY]",
+		Short: "Start every server, search the merged tool catalog, and stop them",
+		Long: `Search starts the servers itself (it does not ask a running switchboard), waits for
+each to be ready, failed or past its init timeout, and ranks the catalog against QUERY,
+a task in words ("what time is it in Tokyo"), as the tool_search tool of deferred mode
+does. With --regex, QUERY is a regular expression (Go RE2 syntax, case-insensitive)
+matched against tool names, descriptions and parameters, as tool_search_regex does.
+It says on stderr which servers are not ready, as their tools are missing.
+
+Each result is a line: rank, exposed name (as 'switchboard tools' prints it), server,
+score (higher is better; comparable only within one search) and the description.
+--json prints {"query", "results": [{"name", "server", "score"}]}.
+
+With no QUERY, it reads one query per line from stdin (empty lines are skipped) and
+writes one JSON line per query, in order: {"query", "results": [...]}, or
+{"query", "error": "..."} for a query it cannot run (a bad pattern), and goes on.
+
+When the config has "switchboard": {"search": {"embeddings": {...}}}, word searches
+combine the ranking with the similarity of embeddings from that OpenAI-compatible
+endpoint (no flag needed); when the endpoint fails, the lexical ranking answers alone.
+
+Exit codes: 0 a tool matched (with stdin: some query matched), 1 nothing matched, or a
+required server did not start, 2 usage or configuration error (a bad pattern or --limit).`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if regex && len(args) > 1 {
+				return commandLineError("%s --regex: want one PATTERN (quote it), got %d arguments", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("limit") && (limit < 1 || limit > search.MaxLimit) {
+				return commandLineError("--limit %d is out of range: give 1 to %d (default %d, or %d with --regex)",
+					limit, search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit)
+			}
+			q := searchQuery{regex: regex, limit: limit}
+			if len(args) == 0 {
+				return a.withSearcher(cmd.Context(), func(s *searcher) error {
+					return s.stdin(cmd.Context(), cmd.InOrStdin(), a.stdout, q)
+				})
+			}
+			// Several words are one query: `switchboard search what time is it`.
+			q.text = strings.Join(args, " ")
+			// A bad query is a usage error before any server starts.
+			if err := q.check(); err != nil {
+				return usageError("%v", err)
+			}
+			return a.withSearcher(cmd.Context(), func(s *searcher) error {
+				found, err := s.find(cmd.Context(), q)
+				if err != nil {
+					return usageError("%v", err)
+				}
+				if asJSON {
+					if err := writeJSON(a.stdout, searchLine{Query: q.text, Results: resultsJSON(found)}); err != nil {
+						return err
+					}
+				} else {
+					s.writeText(a.stdout, q, found)
+				}
+				if len(found) == 0 {
+					return silentExit(exitFailed)
+				}
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&regex, "regex", false, "QUERY is a regular expression (case-insensitive, RE2 syntax) matched against names, descriptions and parameters")
+	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many results, 1 to %d (default %d, or %d with --regex)", search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit))
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"query", "results": [{"name", "server", "score"}]} (stdin mode always prints JSON lines)`)
+	return cmd
+}
+
+// searchQuery is one search as the command line or a stdin line asks it.
+type searchQuery struct {
+	text  string
+	regex bool
+	limit int // 0: the tool's default
+}
+
+// check finds what makes q fail before it is run, worded for the command line (the
+// search package's own errors are worded for a model).
+func (q searchQuery) check() error {
+	if strings.TrimSpace(q.text) == "" {
+		if q.regex {
+			return fmt.Errorf("the pattern is empty")
+		}
+		return fmt.Errorf("the query is empty: describe the tool you need in a few words")
+	}
+	if !q.regex {
+		return nil
+	}
+	if n := utf8.RuneCountInString(q.text); n > search.MaxPatternLen {
+		return fmt.Errorf("the pattern is %d characters long; the limit is %d", n, search.MaxPatternLen)
+	}
+	if _, err := regexp.Compile(q.text); err != nil {
+		return fmt.Errorf("pattern %q is not a valid regular expression (Go RE2 syntax): %v", q.text, err)
+	}
+	return nil
+}
+
+// searcher answers queries over the catalog of a started hub.
+type searcher struct {
+	h   *hub.Hub
+	ix  *search.Index
+	emb *search.Embeddings // nil: lexical ranking only
+}
+
+// withSearcher starts the servers as 'tools' does, says on stderr which ones are not
+// ready (their tools are missing from the results), and runs fn over the catalog.
+func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error {
+	cfg, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	emb, err := newEmbeddings(cfg.Settings.Search.Embeddings, a.log)
+	if err != nil {
+		return err
+	}
+	h := hub.New(cfg, &hub.Options{Logger: a.log})
+	defer h.Close()
+	if err := h.Launch(); err != nil {
+		return err
+	}
+	if err := a.settle(ctx, h); err != nil {
+		return err
+	}
+	s := &searcher{h: h, ix: search.New(h.Tools()), emb: emb}
+	if sts := h.Status(); len(notReady(sts)) > 0 {
+		fmt.Fprintf(a.stderr, "switchboard search: searching %s\n", toolsSummary(s.ix.Len(), sts))
+	}
+	return fn(s)
+}
+
+// newEmbeddings is the embeddings backend that es describes, or nil (lexical search)
+// when es is nil or its key is missing: embeddings are never required. The API key
+// is read from the variable es names (OPENAI_API_KEY by default) and registered as a
+// secret, so that no log line or error shows it. For whatever ranks tools in words:
+// switchboard search, and search.Policy.Embeddings in deferred mode.
+func newEmbeddings(es *config.EmbeddingsSettings, log *slog.Logger) (*search.Embeddings, error) {
+	if es == nil {
+		return nil, nil
+	}
+	env := es.APIKeyEnv
+	if env == "" {
+		env = config.DefaultAPIKeyEnv("openai")
+	}
+	key := os.Getenv(env)
+	if key != "" {
+		logging.AddSecrets(key)
+	} else if es.BaseURL == "" {
+		log.Warn("switchboard.search.embeddings: $" + env + " is not set and OpenAI's API needs a key; tool search ranks by words alone")
+		return nil, nil
+	}
+	e, err := search.NewEmbeddings(search.EmbeddingsOptions{BaseURL: es.BaseURL, APIKey: key, Model: es.Model, Weight: es.Weight, Logger: log})
+	if err != nil {
+		return nil, usageError("switchboard.search.embeddings: %v", err)
+	}
+	return e, nil
+}
+
+// find runs q: checked, then ranked (with the embeddings when configured and q is in
+// words) or matched.
+func (s *searcher) find(ctx context.Context, q searchQuery) ([]search.Result, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	if q.regex {
+		return s.ix.ToolSearchRegex(q.text, q.limit)
+	}
+	if s.emb != nil {
+		return s.emb.ToolSearch(ctx, s.ix, q.text, q.limit)
+	}
+	return s.ix.ToolSearch(q.text, q.limit)
+}
+
+// searchLine is one query's answer in JSON.
+type searchLine struct {
+	Query   string      `json:"query"`
+	Results []foundJSON `json:"results"`
+}
+
+// searchError is, in stdin mode, the line of a query that could not run.
+type searchError struct {
+	Query string `json:"query"`
+	Error string `json:"error"`
+}
+
+// foundJSON is one result: the exposed name, as 'tools --json' prints it.
+type foundJSON struct {
+	Name   string  `json:"name"`
+	Server string  `json:"server"`
+	Score  float64 `json:"score"`
+}
+
+func resultsJSON(found []search.Result) []foundJSON {
+	out := make([]foundJSON, len(found))
+	for i, r := range found {
+		out[i] = foundJSON{r.Tool.Name, r.Tool.Server, r.Score}
+	}
+	return out
+}
+
+// stdin answers one query per line of r with one JSON line each on w, in order. A
+// query that cannot run gets its error on its line and the run goes on; the exit
+// code is 1 when no query matched anything.
+func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q searchQuery) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	enc := json.NewEncoder(w)
+	matched := false
+	for sc.Scan() {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		q.text = text
+		var line any
+		found, err := s.find(ctx, q)
+		if err != nil {
+			line = searchError{text, err.Error()}
+		} else {
+			matched = matched || len(found) > 0
+			line = searchLine{text, resultsJSON(found)}
+		}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("reading queries from stdin: %w", err)
+	}
+	if !matched {
+		return silentExit(exitFailed)
+	}
+	return nil
+}
+
+// writeText prints found as a table, or a line that says nothing matched.
+func (s *searcher) writeText(w io.Writer, q searchQuery, found []search.Result) {
+	if len(found) == 0 {
+		what := "query"
+		if q.regex {
+			what = "pattern"
+		}
+		fmt.Fprintf(w, "No tools match the %s %q (searched %d tools).\n", what, q.text, s.ix.Len())
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tTOOL\tSERVER\tSCORE\tDESCRIPTION")
+	for i, r := range found {
+		desc := strings.Join(strings.Fields(r.Tool.Description), " ")
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.3f\t%s\n", i+1, r.Tool.Name, r.Tool.Server, r.Score, firstLine(desc, 60))
+	}
+	tw.Flush()
+}
