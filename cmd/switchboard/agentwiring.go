@@ -75,9 +75,10 @@ func (a *app) openStore(ctx context.Context, ss config.SessionSettings) (session
 }
 
 // deferredPolicy is search's policy for the deferred settings d: the mode, its
-// threshold or share of the model's context window, and the tools pinned by d's
-// globs (exposed names) and by each server's "pinned" (original names).
-func deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms config.ModelSettings) *search.Policy {
+// threshold or share of the model's context window, the tools pinned by d's globs
+// (exposed names) and by each server's "pinned" (original names), and the
+// embeddings endpoint of "switchboard.search" when one is configured.
+func (a *app) deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms config.ModelSettings) (*search.Policy, error) {
 	p := &search.Policy{Threshold: d.Threshold, Share: d.Share, ContextWindow: ms.ContextWindow}
 	switch d.Mode {
 	case config.DeferredAlways:
@@ -88,5 +89,10 @@ func deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms config.Mod
 	if len(d.Pinned) > 0 || slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return len(s.Pinned) > 0 }) {
 		p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(d, t.Server, t.OriginalName, t.Name) }
 	}
-	return p
+	emb, err := newEmbeddings(cfg.Settings.Search.Embeddings, a.log)
+	if err != nil {
+		return nil, err
+	}
+	p.Embeddings = emb
+	return p, nil
 }

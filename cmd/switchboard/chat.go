@@ -105,10 +105,14 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			if err := s.start(ctx, reqs.Capabilities(anySampling)); err != nil {
 				return err
 			}
+			policy, err := a.deferredPolicy(s.cfg, *as.Deferred, ms)
+			if err != nil {
+				return err
+			}
 			ag := agent.New(agent.Options{
 				Model:         model,
 				Tools:         s.hub,
-				Deferred:      deferredPolicy(s.cfg, *as.Deferred, ms),
+				Deferred:      policy,
 				NativeSearch:  as.Deferred.Native,
 				Store:         store,
 				System:        as.System,

@@ -490,3 +490,25 @@ func TestChatDeferred(t *testing.T) {
 	r.wantCode(t, exitUsage)
 	r.wantStderr(t, `--deferred sometimes: want "auto", "auto:N%", "always" or "never"`)
 }
+
+// TestChatDeferredEmbeddings: the agent's tool_search uses the configured embeddings
+// endpoint: the catalog and the model's query are embedded there.
+func TestChatDeferredEmbeddings(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	emb := fakellm.StartEmbeddings(t, nil)
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"clock": `+demoEntry(t, "clock")+`},
+  "switchboard": {"model": {"provider": "openai", "name": "test-model", "baseURL": `+jsonString(fake.URL)+`},
+                  "deferred": "always",
+                  "search": {"embeddings": {"baseURL": `+jsonString(emb.URL)+`, "model": "fake-embed"}}}
+}`)
+	r := s.run("--config", cfg, "chat", "-m", `call tool_search {"query": "what hour is it"}`)
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "(server clock)")
+	if inputs := emb.Inputs(); !slices.Contains(inputs, "what hour is it") || len(inputs) != 3+1 {
+		t.Errorf("embedded %q, want the 3 clock tools and the query", inputs)
+	}
+}

@@ -119,7 +119,11 @@ gateway (with --listen: the HTTP form) and exits.`,
 				return err
 			}
 			h := s.hub
-			gw := gateway.New(h, s.gatewayOptions())
+			opts, err := s.gatewayOptions()
+			if err != nil {
+				return err
+			}
+			gw := gateway.New(h, opts)
 			defer gw.Close()
 			b := gw.Serve(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			defer b.Close()
@@ -230,7 +234,10 @@ func (b *byteSize) Type() string { return "size" }
 func (a *app) serveStdio(ctx context.Context, s *service) error {
 	// Written by Start, read after gw.Close has waited for it.
 	var startErr error
-	opts := s.gatewayOptions()
+	opts, err := s.gatewayOptions()
+	if err != nil {
+		return err
+	}
 	opts.Start = func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
 		if err := s.start(startCtx, caps); err != nil {
 			startErr = err
@@ -240,7 +247,7 @@ func (a *app) serveStdio(ctx context.Context, s *service) error {
 		return nil
 	}
 	gw := gateway.New(s.hub, opts)
-	err := gw.ServeStdio(ctx)
+	err = gw.ServeStdio(ctx)
 	gw.Close()
 	if startErr != nil {
 		return startErr

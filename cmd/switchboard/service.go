@@ -69,9 +69,14 @@ func (s *service) start(ctx context.Context, caps *mcp.ClientCapabilities) error
 	return nil
 }
 
-// gatewayOptions are the options of a gateway in front of the service's hub.
-func (s *service) gatewayOptions() *gateway.Options {
-	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: s.gatewayPolicy()}
+// gatewayOptions are the options of a gateway in front of the service's hub. The
+// error is the embeddings endpoint's configuration (deferred mode's search).
+func (s *service) gatewayOptions() (*gateway.Options, error) {
+	policy, err := s.gatewayPolicy()
+	if err != nil {
+		return nil, err
+	}
+	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: policy}, nil
 }
 
 // gatewayDeferred is the gateway's deferred setting: the command line's mode over the
@@ -100,12 +105,12 @@ func (s *service) deferredMode() string {
 }
 
 // gatewayPolicy is the gateway's deferred mode as search.Policy, or nil.
-func (s *service) gatewayPolicy() *search.Policy {
+func (s *service) gatewayPolicy() (*search.Policy, error) {
 	d := s.gatewayDeferred()
 	if d == nil {
-		return nil
+		return nil, nil
 	}
-	return deferredPolicy(s.cfg, *d, s.cfg.Settings.Model)
+	return s.a.deferredPolicy(s.cfg, *d, s.cfg.Settings.Model)
 }
 
 // Close stops following the config (waiting for a reload under way), stops every
