@@ -1,0 +1,2 @@
+// Package api is Switchboard's HTTP service.
+package api
