@@ -78,8 +78,13 @@ type Server struct {
 	base   context.Context
 	cancel context.CancelFunc
 	srv    *http.Server
-	// work counts the requests under way other than open streams; all counts every one.
-	work, all inflight
+	// all counts the requests under way, for Shutdown to wait for their handlers.
+	all inflight
+	// streams cancels each open stream (Shutdown cuts them at once); closing: from
+	// then on a new stream is cut as it opens.
+	streamsMu sync.Mutex
+	streams   map[*http.Request]context.CancelFunc
+	closing   bool
 
 	turnsMu sync.Mutex
 	turns   map[string]*turn // the turn running in each session, by session id
@@ -108,6 +113,7 @@ func New(opts Options) (*Server, error) {
 		log:      log,
 		deferred: search.NewDeferred(opts.Hub, search.Policy{}),
 		turns:    map[string]*turn{},
+		streams:  map[*http.Request]context.CancelFunc{},
 	}
 	if opts.NewAgent != nil {
 		s.agent = opts.NewAgent(AgentHooks{OnEvent: s.onEvent, Approve: s.approve})
@@ -139,27 +145,22 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
-// Shutdown stops accepting connections at once, lets the requests and turns under way
-// finish until ctx is done, then cancels them and cuts every connection (open streams
-// are cut at once: they never finish by themselves). It returns when every handler has
-// returned and Serve with it.
+// Shutdown stops accepting connections at once and cuts the open streams (they never
+// finish by themselves), lets the requests and turns under way finish until ctx is
+// done, then cancels them and closes every connection. It returns when every handler
+// has returned; the error says whether requests had to be cancelled.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.srv.SetKeepAlivesEnabled(false)
-	stopped := make(chan struct{})
-	shutCtx, stopShut := context.WithCancel(context.Background())
-	go func() {
-		defer close(stopped)
-		_ = s.srv.Shutdown(shutCtx) // closes the listeners and idle connections now
-	}()
-	var err error
-	select {
-	case <-s.work.idle():
-	case <-ctx.Done():
-		err = fmt.Errorf("api: requests still under way at the end of the grace, cancelled: %w", ctx.Err())
+	s.streamsMu.Lock()
+	s.closing = true
+	for _, cancel := range s.streams {
+		cancel()
+	}
+	s.streamsMu.Unlock()
+	err := s.srv.Shutdown(ctx) // returns once every connection is idle: responses sent
+	if err != nil {
+		err = fmt.Errorf("api: requests still under way at the end of the grace, cancelled: %w", err)
 	}
 	s.cancel()
-	stopShut()
-	<-stopped
 	_ = s.srv.Close()
 	// Every handler returns once its context is done; none may outlive the Server.
 	<-s.all.idle()

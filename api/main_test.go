@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
@@ -71,6 +72,7 @@ type setup struct {
 	servers []config.Server
 	opts    api.Options
 	model   bool // a fake OpenAI model running fakellm.Rules
+	gateway bool // mount a gateway of the hub at /mcp and /sse
 	script  fakellm.Script
 }
 
@@ -93,6 +95,11 @@ func start(t *testing.T, su setup) *env {
 	e := &env{t: t, hub: h, logs: logs, token: su.opts.Token, done: make(chan error, 1)}
 	o := su.opts
 	o.Hub, o.Logger, o.Version = h, log, "test"
+	if su.gateway {
+		gw := gateway.New(h, nil)
+		t.Cleanup(func() { gw.Close() })
+		o.Gateway = gw.Handler(nil)
+	}
 	if o.Sessions == nil {
 		o.Sessions = session.NewJanitor(session.NewMemory(), nil)
 	}

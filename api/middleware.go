@@ -210,15 +210,28 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// track counts the request as under way, for Shutdown: streams only in all, every
-// other request in work too.
+// track counts the request as under way, for Shutdown; a stream's context is also
+// kept, for Shutdown to cancel.
 func (s *Server) track(stream bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.all.add()
 		defer s.all.done()
-		if !stream {
-			s.work.add()
-			defer s.work.done()
+		if stream {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			s.streamsMu.Lock()
+			if s.closing {
+				cancel()
+			}
+			key := r
+			s.streams[key] = cancel
+			s.streamsMu.Unlock()
+			defer func() {
+				s.streamsMu.Lock()
+				delete(s.streams, key)
+				s.streamsMu.Unlock()
+			}()
+			r = r.WithContext(ctx)
 		}
 		next.ServeHTTP(w, r)
 	})
