@@ -88,10 +88,15 @@ func (s *Server) beginTurn(id string) *turn {
 	return t
 }
 
-func (s *Server) endTurn(id string) {
+// endTurn unregisters t, once its Run has returned and before the client hears the
+// turn is over: a client that sends the next message at once finds the session free.
+// A turn registered since (t ended earlier) stays.
+func (s *Server) endTurn(id string, t *turn) {
 	s.turnsMu.Lock()
 	defer s.turnsMu.Unlock()
-	delete(s.turns, id)
+	if s.turns[id] == t {
+		delete(s.turns, id)
+	}
 }
 
 func (s *Server) turnOf(id string) *turn {
@@ -278,11 +283,12 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, turnError(fmt.Errorf("session %s: %w", id, session.ErrBusy)))
 		return
 	}
-	defer s.endTurn(id)
+	defer s.endTurn(id, t)
 	log := s.logOf(r.Context()).With("session", id)
 	log.Info("turn started")
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 		res, err := s.agent.Run(r.Context(), id, body.Content)
+		s.endTurn(id, t)
 		if err != nil {
 			log.Info("turn failed", "error", err)
 			writeAPIError(w, r, turnError(err))
@@ -351,6 +357,7 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, t *turn, id,
 				_ = rc.Flush()
 			}
 		case o := <-done:
+			s.endTurn(id, t)
 			send(t.take())
 			if o.err != nil {
 				log.Info("turn failed", "error", o.err)
