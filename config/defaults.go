@@ -49,6 +49,16 @@ const (
 	// DefaultSessionTimeout: a chat session idle this long is removed. From Logicore.
 	DefaultSessionTimeout = time.Hour
 
+	// DefaultServeAddr is where `switchboard serve` listens: loopback only, so that
+	// nothing is exposed beyond the machine without a token. Switchboard's own.
+	DefaultServeAddr = "127.0.0.1:7300"
+	// DefaultShutdownGrace is how long `switchboard serve` lets requests and turns
+	// under way finish after SIGINT or SIGTERM before it cancels them. Switchboard's own.
+	DefaultShutdownGrace = 10 * time.Second
+	// DefaultApprovalTimeout bounds how long a turn waits for a person to approve
+	// (or refuse) a call over the HTTP API; past it the call is denied. Switchboard's own.
+	DefaultApprovalTimeout = 5 * time.Minute
+
 	// DefaultDeferredThreshold: from this many tools, "deferred": "auto" shows a model
 	// the search tools instead of the catalog. From Logicore.
 	DefaultDeferredThreshold = 15

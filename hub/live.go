@@ -68,6 +68,36 @@ func (h *Hub) Replace(s config.Server) error {
 	return h.Add(s)
 }
 
+// Restart stops the named server and starts it again with the same configuration,
+// in the same place of the catalog's order (Replace would move it to the end). Calls
+// under way on the old connection end with an error result; the new one's restart
+// count starts from 0. It returns once the old connection is closed and the new one
+// is starting; the server rejoins the catalog when ready.
+func (h *Hub) Restart(name string) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	old, ok := h.sups[name]
+	if !ok {
+		h.mu.Unlock()
+		return fmt.Errorf("hub: no server %q", name)
+	}
+	sup := upstream.New(old.Config(), &h.upOpts)
+	h.sups[name] = sup
+	delete(h.launched, old)
+	level := h.logLevel
+	h.mu.Unlock()
+	old.Close()
+	if err := h.rebuild(); err != nil {
+		return err
+	}
+	sup.Preset(level, h.heldURIs(name))
+	sup.Start()
+	return nil
+}
+
 // detach forgets a server; h.mu must be held.
 func (h *Hub) detach(name string) {
 	delete(h.sups, name)

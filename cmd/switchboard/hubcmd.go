@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -128,15 +129,13 @@ The summary line names the servers that are not ready.
 			}
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				tools := h.Tools()
-				if provider != "" {
-					defs, err := format.Tools(p, tools, &format.Options{Strict: strict})
+				if provider != "" || asJSON {
+					// What GET /v1/tools answers too, from the one function.
+					v, err := api.Catalog(tools, p, strict)
 					if err != nil {
 						return err
 					}
-					return writeJSON(a.stdout, defs)
-				}
-				if asJSON {
-					return writeJSON(a.stdout, toolsJSON(tools))
+					return writeJSON(a.stdout, v)
 				}
 				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "TOOL\tSERVER\tDESCRIPTION")
@@ -153,22 +152,6 @@ The summary line names the servers that are not ready.
 	cmd.Flags().StringVar(&provider, "format", "", "print the catalog in a provider's tool format: mcp, openai, openai-responses, anthropic")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --format openai or openai-responses: OpenAI strict-mode schemas")
 	return cmd
-}
-
-type toolJSON struct {
-	Name         string          `json:"name"`
-	Server       string          `json:"server"`
-	OriginalName string          `json:"originalName"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-}
-
-func toolsJSON(tools []tool.Tool) []toolJSON {
-	out := make([]toolJSON, 0, len(tools))
-	for _, t := range tools {
-		out = append(out, toolJSON{t.Name, t.Server, t.OriginalName, t.Description, t.InputSchema})
-	}
-	return out
 }
 
 func (a *app) callCommand() *cobra.Command {

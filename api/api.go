@@ -1,0 +1,204 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/search"
+	"github.com/switchboard-mcp/switchboard/session"
+)
+
+// DefaultMaxRequestBytes caps a request body unless Options say otherwise: 4 MiB, as
+// the gateway's (and the MCP SDK's).
+const DefaultMaxRequestBytes = 4 << 20
+
+// Options configure a Server. Hub is required; every other zero value is a usable
+// default (no model, no sessions, no gateway, no token, no CORS).
+type Options struct {
+	// Hub is the catalog served: its servers, tools, calls and health.
+	Hub *hub.Hub
+	// NewAgent builds the agent that runs session turns, with the hooks the API needs
+	// set as its OnEvent and Approve. It is called once, by New. nil means no model is
+	// configured: turns get 503 with NoModel.
+	NewAgent func(AgentHooks) *agent.Agent
+	// NoModel says why there is no model and how to configure one (503 on a turn).
+	NoModel string
+	// Sessions creates, lists and removes sessions (a Janitor owns the store, so that
+	// idle sessions go); nil: the session endpoints answer 503. The Server does not
+	// close it.
+	Sessions *session.Janitor
+	// Gateway serves /mcp and /sse (gateway.Gateway.Handler); nil leaves them out.
+	Gateway http.Handler
+	// Token, when set, must arrive as "Authorization: Bearer TOKEN" on every request
+	// but /healthz and /readyz.
+	Token string
+	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
+	// call the API; "" answers no cross-origin request.
+	CORSOrigin string
+	// MaxRequestBytes caps a request body (413 past it); default DefaultMaxRequestBytes.
+	MaxRequestBytes int64
+	// ApprovalTimeout bounds the wait for a person to decide a call that needs
+	// approval; default config.DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration
+	// NeedsApproval says whether a call must be approved before it runs; nil asks the
+	// hub whether the tool's server lists it under "approve".
+	NeedsApproval func(agent.Call) bool
+	// Version is reported by /health.
+	Version string
+	// Logger gets one line per request and the API's own lines; nil discards them.
+	Logger *slog.Logger
+}
+
+// AgentHooks are what the API observes and decides in a turn: pass them on as
+// agent.Options.OnEvent and agent.Options.Approve.
+type AgentHooks struct {
+	OnEvent func(agent.Event)
+	Approve agent.Approver
+}
+
+// Server is the HTTP API over one hub. Serve it on a listener (Serve), or mount
+// Handler in a server of your own.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	agent    *agent.Agent
+	deferred *search.Deferred // the catalog's search index, kept up to date lazily
+	handler  http.Handler
+
+	// base is the context of every request: Shutdown cancels it once the grace is over.
+	base   context.Context
+	cancel context.CancelFunc
+	srv    *http.Server
+	// all counts the requests under way, for Shutdown to wait for their handlers.
+	all inflight
+	// streams cancels each open stream (Shutdown cuts them at once); closing: from
+	// then on a new stream is cut as it opens.
+	streamsMu sync.Mutex
+	streams   map[*http.Request]context.CancelFunc
+	closing   bool
+
+	turnsMu sync.Mutex
+	turns   map[string]*turn // the turn running in each session, by session id
+}
+
+// New builds the API. It fails only on a bad CORSOrigin.
+func New(opts Options) (*Server, error) {
+	if opts.Hub == nil {
+		return nil, errors.New("api: Options.Hub is required")
+	}
+	if opts.MaxRequestBytes == 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if opts.ApprovalTimeout <= 0 {
+		opts.ApprovalTimeout = config.DefaultApprovalTimeout
+	}
+	if opts.NoModel == "" {
+		opts.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		opts:     opts,
+		log:      log,
+		deferred: search.NewDeferred(opts.Hub, search.Policy{}),
+		turns:    map[string]*turn{},
+		streams:  map[*http.Request]context.CancelFunc{},
+	}
+	if opts.NewAgent != nil {
+		s.agent = opts.NewAgent(AgentHooks{OnEvent: s.onEvent, Approve: s.approve})
+	}
+	s.base, s.cancel = context.WithCancel(context.Background())
+	h, err := s.buildHandler()
+	if err != nil {
+		s.cancel()
+		return nil, err
+	}
+	s.handler = h
+	s.srv = &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return s.base },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	return s, nil
+}
+
+// Handler is the whole API as one http.Handler: every route behind the middleware.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Serve answers requests on ln until Shutdown, and returns nil then.
+func (s *Server) Serve(ln net.Listener) error {
+	if err := s.srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Shutdown stops accepting connections at once and cuts the open streams (they never
+// finish by themselves), lets the requests and turns under way finish until ctx is
+// done, then cancels them and closes every connection. It returns when every handler
+// has returned; the error says whether requests had to be cancelled.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.streamsMu.Lock()
+	s.closing = true
+	for _, cancel := range s.streams {
+		cancel()
+	}
+	s.streamsMu.Unlock()
+	err := s.srv.Shutdown(ctx) // returns once every connection is idle: responses sent
+	if err != nil {
+		err = fmt.Errorf("api: requests still under way at the end of the grace, cancelled: %w", err)
+	}
+	s.cancel()
+	_ = s.srv.Close()
+	// Every handler returns once its context is done; none may outlive the Server.
+	<-s.all.idle()
+	return err
+}
+
+// inflight counts requests under way; idle is closed whenever the count is zero.
+type inflight struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{}
+}
+
+func (f *inflight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.zero = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inflight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n--
+	if f.n == 0 {
+		close(f.zero)
+	}
+}
+
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+func (f *inflight) idle() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		return closedChan
+	}
+	return f.zero
+}

@@ -1,0 +1,101 @@
+// Package api is Switchboard's HTTP service: the servers of a hub, their tools,
+// search, and chat sessions with a model, as JSON over plain net/http — what
+// `switchboard serve` runs, and what a program can mount in a server of its own.
+//
+// # Serving a hub
+//
+// Start a hub, build the API over it and serve it on a listener:
+//
+//	h := hub.New(cfg, nil)
+//	defer h.Close()
+//	if err := h.Start(ctx); err != nil {
+//		log.Fatal(err)
+//	}
+//	srv, err := api.New(api.Options{Hub: h, Token: os.Getenv("SWITCHBOARD_TOKEN")})
+//	if err != nil {
+//		log.Fatal(err) // only a bad CORSOrigin
+//	}
+//	ln, err := net.Listen("tcp", "127.0.0.1:7300")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	go srv.Serve(ln)
+//	<-ctx.Done()
+//	grace, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+//	defer cancel()
+//	srv.Shutdown(grace) // requests under way finish, then the rest is cancelled
+//
+// Server.Handler is the same API as an http.Handler, to mount in a server you run
+// (and shut down) yourself.
+//
+// # Asking about servers and calling tools
+//
+//	curl localhost:7300/health
+//	{"status": "ok", "version": "0.4.0", "mcp_tools": 8,
+//	 "servers": {"clock": {"state": "ready", "tools": 3}, "notes": {"state": "ready", "tools": 5}}}
+//
+// "degraded" means some enabled server is not ready; its "error" says why. GET
+// /healthz only says the process answers, and GET /readyz is 503 while a server
+// marked "required" is not ready: point liveness and readiness probes at them (they
+// need no token). GET /v1/servers and /v1/servers/{name} tell each server's state,
+// transport, tools, restarts, last error and stderr tail; POST
+// /v1/servers/{name}/restart starts it afresh.
+//
+// GET /v1/tools is the catalog, and ?format=mcp|openai|openai-responses|anthropic
+// gives it exactly as that API takes it (Catalog; `switchboard tools --format`
+// prints the same bytes). A call:
+//
+//	curl -X POST localhost:7300/v1/tools/convert_time/call \
+//	  -d '{"arguments": {"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}}'
+//	{"text": "2026-01-02T12:04:05+09:00 (Asia/Tokyo, Friday)", "content": [...], "isError": false}
+//
+// A tool's own failure is a 200 with "isError": true, as MCP reports it, so that the
+// caller sees the message a model would; GET /v1/search?q=…&limit=N (or a regular
+// expression with &regex=1) finds tools by what they do, ranked as the tool_search
+// tool of deferred mode ranks them.
+//
+// # Sessions and turns
+//
+// With Options.NewAgent set (it gets the hooks the API needs, see AgentHooks),
+// clients talk to the model in sessions kept by Options.Sessions:
+//
+//	curl -X POST localhost:7300/v1/sessions           → {"id": "k3…", ...}
+//	curl -X POST localhost:7300/v1/sessions/k3…/messages -d '{"content": "What time is it in Tokyo?"}'
+//	{"session": "k3…", "answer": "It is 12:04 in Tokyo.", "steps": [...], "usage": {...}}
+//
+// Sent with "Accept: text/event-stream", the same request streams the turn as it
+// happens: "text" (pieces of the answer), "tool_call", "tool_result", "usage", and
+// last "done" (the reply above) or "error" ({"error": {"code", "message"}}). A tool
+// whose server lists it under "approve" waits for a person: the stream sends
+// "approval_required" with the call's id, GET /v1/sessions/{id} lists it, and
+// POST /v1/sessions/{id}/approvals/{call_id} with {"allow": true} (or false and a
+// "reason" the model sees) decides it; nobody deciding within
+// Options.ApprovalTimeout denies it. One turn runs per session at a time: another is
+// 409, as is deleting a session during its turn.
+//
+// # Errors
+//
+// Every error is {"error": {"code", "message"}} with the status that fits: 400 for
+// malformed JSON (naming the problem and its byte offset), unknown fields or bad
+// parameters; 401 without the token; 403 for a request refused as cross-site; 404
+// for an unknown tool (with "suggestions"), server or session; 409 for a busy
+// session; 413 past Options.MaxRequestBytes; 503 when no model is configured (saying
+// how to configure one). Every response carries X-Request-Id (the client's, or a new
+// one), and the request's log line has it as request_id.
+//
+// # Security
+//
+// A token (Options.Token) is compared in constant time and never logged; the probes
+// are the only routes without it. On a loopback listener a request whose Host is not
+// loopback is refused: a web page whose name was rebound to 127.0.0.1 (DNS
+// rebinding) would otherwise reach a service that trusts the machine, which the MCP
+// specification warns about (2025-11-25, security best practices). Cross-origin
+// browser requests that change something are refused, and CORS headers are sent only
+// for Options.CORSOrigin.
+//
+// # The MCP gateway
+//
+// Options.Gateway mounts the gateway's handler (gateway.Gateway.Handler) at /mcp
+// (Streamable HTTP) and /sse (legacy SSE), behind the same token: MCP clients and
+// HTTP clients then share one port and one set of servers.
+package api

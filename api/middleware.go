@@ -1,0 +1,238 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// RequestIDHeader carries a request's id: the client's when it sent one, else one
+// generated here. Every response has it, and every log line of the request.
+const RequestIDHeader = "X-Request-Id"
+
+type ctxKey int
+
+const logKey ctxKey = iota
+
+// logOf is the logger of the request that ctx belongs to (its lines carry the
+// request id), or the server's.
+func (s *Server) logOf(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(logKey).(*slog.Logger); ok {
+		return l
+	}
+	return s.log
+}
+
+// requestID is the client's id when it is a reasonable one (printable ASCII, at most
+// 128 characters: it goes into logs and headers), else a random one.
+func requestID(r *http.Request) string {
+	if id := r.Header.Get(RequestIDHeader); id != "" && len(id) <= 128 && printable(id) {
+		return id
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func printable(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// requestLog gives the request its id (header and logger) and logs one line when it
+// ends: method, path, the route's pattern, status and duration. Probes log at debug.
+// A handler's panic is logged and answered 500 instead of killing the connection
+// silently.
+func (s *Server) requestLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := requestID(r)
+		w.Header().Set(RequestIDHeader, id)
+		log := s.log.With("request_id", id)
+		r = r.WithContext(context.WithValue(r.Context(), logKey, log))
+		rec := &recorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				log.Error("handler panicked", "panic", p)
+				if !rec.wrote {
+					writeError(rec, r, http.StatusInternalServerError, "internal", "internal error (see the server's log)")
+				}
+			}
+			level := slog.LevelInfo
+			if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
+				level = slog.LevelDebug
+			}
+			log.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "route", r.Pattern,
+				"status", rec.status(), "duration_ms", float64(time.Since(start).Microseconds())/1000)
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// recorder remembers a response's status. It passes Flush on (streams need it) and
+// unwraps for http.ResponseController.
+type recorder struct {
+	http.ResponseWriter
+	code  int
+	wrote bool
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.code, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if !r.wrote {
+		r.code, r.wrote = http.StatusOK, true
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) Flush() {
+	if !r.wrote {
+		r.code, r.wrote = http.StatusOK, true
+	}
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (r *recorder) status() int {
+	if !r.wrote {
+		return http.StatusOK
+	}
+	return r.code
+}
+
+// checkHost refuses a request that reached a loopback address under a Host that is
+// not loopback: a page of another site whose name was rebound to 127.0.0.1 (DNS
+// rebinding) would otherwise reach a service that trusts the machine. As the MCP
+// SDK's Streamable HTTP handler does for the gateway; see the spec's security best
+// practices (2025-11-25, "Local MCP Server Compromise").
+func (s *Server) checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+			if isLoopback(local.String()) && !isLoopback(r.Host) {
+				writeError(w, r, http.StatusForbidden, "forbidden", "invalid Host header "+quote(r.Host)+" for a loopback address")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isLoopback reports whether a host or host:port names the loopback interface.
+func isLoopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// cors answers browsers of the configured origin: the headers that let them read
+// responses, and the preflight of requests with a token or a JSON body. Without an
+// origin configured, nothing is added and a browser on another origin reads nothing.
+func (s *Server) cors(next http.Handler) http.Handler {
+	allowed := s.opts.CORSOrigin
+	if allowed == "" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && (allowed == "*" || origin == allowed) {
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", RequestIDHeader+", Mcp-Session-Id")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Last-Event-Id, "+RequestIDHeader+", Mcp-Session-Id, Mcp-Protocol-Version")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// crossOrigin refuses cross-origin browser requests that change something (POST,
+// DELETE) unless they come from the configured origin: a page elsewhere could send
+// them without reading the answer.
+func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handler {
+	if s.opts.CORSOrigin == "*" {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := cop.Check(r); err != nil {
+			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireToken answers 401 unless the request carries the bearer token. The
+// comparison takes constant time; the token is never logged.
+func (s *Server) requireToken(next http.Handler) http.Handler {
+	want := []byte("Bearer " + s.opts.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
+			writeError(w, r, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// track counts the request as under way, for Shutdown; a stream's context is also
+// kept, for Shutdown to cancel.
+func (s *Server) track(stream bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.all.add()
+		defer s.all.done()
+		if stream {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			s.streamsMu.Lock()
+			if s.closing {
+				cancel()
+			}
+			key := r
+			s.streams[key] = cancel
+			s.streamsMu.Unlock()
+			defer func() {
+				s.streamsMu.Lock()
+				delete(s.streams, key)
+				s.streamsMu.Unlock()
+			}()
+			r = r.WithContext(ctx)
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,294 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/search"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// healthz: the process answers. Nothing else is checked: an orchestrator restarts a
+// process whose liveness fails, and a server that is down is no reason for that.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "alive"})
+}
+
+// readyz: 503 while a server marked "required" is not ready, so that a load
+// balancer sends no traffic to a replica without the tools it must have.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	var waiting []string
+	for _, st := range s.opts.Hub.Status() {
+		if srv, ok := s.opts.Hub.Server(st.Name); ok && srv.Required && st.State != upstream.Ready {
+			waiting = append(waiting, st.Name)
+		}
+	}
+	if len(waiting) > 0 {
+		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "waiting": waiting})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+type serverHealth struct {
+	State upstream.State `json:"state"`
+	Tools int            `json:"tools"`
+	Error string         `json:"error,omitempty"`
+}
+
+// health is the report the systems Switchboard replaces give at /health, with
+// "mcp_tools": "ok" when every enabled server is ready, else "degraded".
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	h := s.opts.Hub
+	status := "ok"
+	servers := map[string]serverHealth{}
+	for _, st := range h.Status() {
+		if st.State != upstream.Ready && st.State != upstream.Disabled {
+			status = "degraded"
+		}
+		servers[st.Name] = serverHealth{State: st.State, Tools: st.Tools, Error: h.NotReadyReason(st)}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"status":    status,
+		"version":   s.opts.Version,
+		"mcp_tools": len(h.Tools()),
+		"servers":   servers,
+	})
+}
+
+// serverInfo is one server as /v1/servers shows it: its status (state, transport,
+// tools, restarts, last error, stderr tail …), why it is not ready, and whether the
+// service needs it.
+type serverInfo struct {
+	upstream.Status
+	Reason   string `json:"reason,omitempty"`
+	Required bool   `json:"required,omitempty"`
+}
+
+func (s *Server) serverInfo(st upstream.Status) serverInfo {
+	srv, _ := s.opts.Hub.Server(st.Name)
+	return serverInfo{Status: st, Reason: s.opts.Hub.NotReadyReason(st), Required: srv.Required}
+}
+
+func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
+	sts := s.opts.Hub.Status()
+	out := make([]serverInfo, 0, len(sts))
+	for _, st := range sts {
+		out = append(out, s.serverInfo(st))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
+}
+
+// findServer is the status of the server named in the path, or a 404 naming the
+// servers there are.
+func (s *Server) findServer(name string) (upstream.Status, *apiError) {
+	var names []string
+	for _, st := range s.opts.Hub.Status() {
+		if st.Name == name {
+			return st, nil
+		}
+		names = append(names, st.Name)
+	}
+	e := errorf(http.StatusNotFound, "not_found", "unknown server %q", name)
+	e.Suggestions = names
+	return upstream.Status{}, e
+}
+
+func (s *Server) getServer(w http.ResponseWriter, r *http.Request) {
+	st, e := s.findServer(r.PathValue("name"))
+	if e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.serverInfo(st))
+}
+
+// restartServer stops the server and starts it again; it answers 202 with the new
+// connection's status (connecting) without waiting for it.
+func (s *Server) restartServer(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if _, e := s.findServer(name); e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
+	if err := s.opts.Hub.Restart(name); err != nil {
+		status := http.StatusInternalServerError
+		if errors.Is(err, hub.ErrClosed) {
+			status = http.StatusServiceUnavailable
+		}
+		writeError(w, r, status, "restart_failed", err.Error())
+		return
+	}
+	s.logOf(r.Context()).Info("server restarted over the API", "server", name)
+	st, e := s.findServer(name)
+	if e != nil { // removed meanwhile by a reload
+		writeAPIError(w, r, e)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, s.serverInfo(st))
+}
+
+// listTools is the catalog as `switchboard tools --json` prints it, or with
+// ?format=mcp|openai|openai-responses|anthropic as that provider's API takes it
+// (&strict=1: OpenAI strict mode).
+func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var p format.Provider
+	if f := q.Get("format"); f != "" {
+		var err error
+		if p, err = format.ParseProvider(f); err != nil {
+			writeError(w, r, http.StatusBadRequest, "bad_request", "format: "+err.Error())
+			return
+		}
+	}
+	strict, e := boolParam(q.Get("strict"), "strict")
+	if e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
+	if strict && p != format.OpenAI && p != format.OpenAIResponses {
+		writeError(w, r, http.StatusBadRequest, "bad_request", "strict needs format=openai or format=openai-responses")
+		return
+	}
+	v, err := Catalog(s.opts.Hub.Tools(), p, strict)
+	if err != nil {
+		writeError(w, r, http.StatusUnprocessableEntity, "format_failed", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// boolParam reads a query flag: "", 0, false are false; 1, true are true.
+func boolParam(v, name string) (bool, *apiError) {
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errorf(http.StatusBadRequest, "bad_request", "%s=%s: want 1 or 0 (true or false)", name, v)
+	}
+	return b, nil
+}
+
+// callResult is a tool's result: its text as a model gets it, and the MCP result's
+// own parts.
+type callResult struct {
+	Text              string          `json:"text"`
+	Content           json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError"`
+}
+
+// callTool calls one tool with {"arguments": {...}}. A tool's own failure is a 200
+// with isError, as MCP reports it; an unknown tool is a 404 with the closest names.
+// A call waits for the server that owns the tool while it is still starting.
+func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if e := s.decodeBody(w, r, &body, true); e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
+	args := bytes.TrimSpace(body.Arguments)
+	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
+		args = []byte("{}")
+	} else if args[0] != '{' {
+		writeError(w, r, http.StatusBadRequest, "bad_request", `"arguments" must be a JSON object`)
+		return
+	}
+	name := r.PathValue("name")
+	h := s.opts.Hub
+	if _, err := h.WaitTool(r.Context(), name); err != nil {
+		var unknown *hub.UnknownToolError
+		if errors.As(err, &unknown) {
+			writeAPIError(w, r, &apiError{Status: http.StatusNotFound, Code: "unknown_tool", Message: unknown.Error(), Suggestions: unknown.Suggestions})
+			return
+		}
+		writeError(w, r, http.StatusServiceUnavailable, "unavailable", err.Error())
+		return
+	}
+	res, err := h.Call(r.Context(), name, args)
+	if err != nil {
+		writeError(w, r, http.StatusServiceUnavailable, "unavailable", err.Error())
+		return
+	}
+	out, err := resultJSON(res)
+	if err != nil {
+		writeError(w, r, http.StatusInternalServerError, "internal", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func resultJSON(res *tool.Result) (callResult, error) {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return callResult{}, err
+	}
+	var parts struct {
+		Content           json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return callResult{}, err
+	}
+	if len(parts.Content) == 0 || bytes.Equal(parts.Content, []byte("null")) {
+		parts.Content = json.RawMessage("[]")
+	}
+	return callResult{Text: tool.Text(res), Content: parts.Content, StructuredContent: parts.StructuredContent, IsError: res.IsError}, nil
+}
+
+type searchResult struct {
+	Name         string  `json:"name"`
+	Server       string  `json:"server"`
+	OriginalName string  `json:"originalName"`
+	Description  string  `json:"description"`
+	Score        float64 `json:"score"`
+}
+
+// searchTools ranks the catalog against ?q= (or matches the regular expression with
+// &regex=1), as the tool_search tools of deferred mode do; &limit=N (default 5, or 10
+// for a regex; at most search.MaxLimit).
+func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit := 0
+	if l := q.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil {
+			writeError(w, r, http.StatusBadRequest, "bad_request", "limit="+l+": want a whole number")
+			return
+		}
+		limit = n
+	}
+	regex, e := boolParam(q.Get("regex"), "regex")
+	if e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
+	ix := s.deferred.Index()
+	var (
+		found []search.Result
+		err   error
+	)
+	if regex {
+		found, err = ix.ToolSearchRegex(q.Get("q"), limit)
+	} else {
+		found, err = ix.ToolSearch(q.Get("q"), limit)
+	}
+	if err != nil {
+		writeError(w, r, http.StatusBadRequest, "bad_request", err.Error())
+		return
+	}
+	out := make([]searchResult, 0, len(found))
+	for _, f := range found {
+		out = append(out, searchResult{f.Tool.Name, f.Tool.Server, f.Tool.OriginalName, f.Tool.Description, f.Score})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": out})
+}

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"regexp"
+
+	"github.com/switchboard-mcp/switchboard/session"
+)
+
+// sessionsOr503 is the session store, or false after answering 503 when the API has
+// none.
+func (s *Server) sessionsOr503(w http.ResponseWriter, r *http.Request) (*session.Janitor, bool) {
+	if s.opts.Sessions == nil {
+		writeError(w, r, http.StatusServiceUnavailable, "no_sessions", "this server keeps no sessions")
+		return nil, false
+	}
+	return s.opts.Sessions, true
+}
+
+// sessionError answers a store error with its status: 404 for a session that does not
+// exist, 409 for one that a turn holds or an id taken, 500 for the rest.
+func sessionError(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, session.ErrNotFound):
+		writeError(w, r, http.StatusNotFound, "not_found", err.Error())
+	case errors.Is(err, session.ErrBusy):
+		writeError(w, r, http.StatusConflict, "busy", err.Error())
+	case errors.Is(err, session.ErrExists):
+		writeError(w, r, http.StatusConflict, "exists", err.Error())
+	default:
+		writeError(w, r, http.StatusInternalServerError, "store_failed", err.Error())
+	}
+}
+
+// sessionIDPattern: ids chosen by clients go into URL paths and logs.
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// createSession creates a session: {} or {"id", "system", "metadata"}, all optional
+// (a random id; the agent's system prompt). 201 with the session.
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	sessions, ok := s.sessionsOr503(w, r)
+	if !ok {
+		return
+	}
+	var body struct {
+		ID       string            `json:"id"`
+		System   string            `json:"system"`
+		Metadata map[string]string `json:"metadata"`
+	}
+	if e := s.decodeBody(w, r, &body, true); e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
+	if body.ID != "" && !sessionIDPattern.MatchString(body.ID) {
+		writeError(w, r, http.StatusBadRequest, "bad_request", `"id": want 1 to 128 characters of A-Z a-z 0-9 _ . -`)
+		return
+	}
+	sess := &session.Session{ID: body.ID, System: body.System, Metadata: body.Metadata}
+	if err := sessions.Create(r.Context(), sess); err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	if sess.Messages == nil {
+		sess.Messages = []llmMessage{}
+	}
+	s.logOf(r.Context()).Info("session created", "session", sess.ID)
+	writeJSON(w, http.StatusCreated, sess)
+}
+
+func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
+	sessions, ok := s.sessionsOr503(w, r)
+	if !ok {
+		return
+	}
+	list, err := sessions.Store().List(r.Context())
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	if list == nil {
+		list = []session.Summary{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+}
+
+// sessionView is a session with what this process knows of it: whether a turn runs
+// in it here, and the calls that wait for approval.
+type sessionView struct {
+	*session.Session
+	Busy      bool              `json:"busy"`
+	Approvals []pendingApproval `json:"approvals,omitempty"`
+}
+
+func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
+	sessions, ok := s.sessionsOr503(w, r)
+	if !ok {
+		return
+	}
+	sess, err := sessions.Store().Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	if sess.Messages == nil {
+		sess.Messages = []llmMessage{}
+	}
+	v := sessionView{Session: sess}
+	if t := s.turnOf(sess.ID); t != nil {
+		v.Busy, v.Approvals = true, t.pending()
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// deleteSession removes a session: 204, or 409 while a turn runs in it.
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	sessions, ok := s.sessionsOr503(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	if err := sessions.Destroy(r.Context(), id); err != nil {
+		sessionError(w, r, err)
+		return
+	}
+	s.logOf(r.Context()).Info("session deleted", "session", id)
+	w.WriteHeader(http.StatusNoContent)
+}

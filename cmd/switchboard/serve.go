@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/session"
+)
+
+func (a *app) serveCommand() *cobra.Command {
+	var (
+		addr, token, cors string
+		watch, grace      time.Duration
+		maxRequest        = byteSize(api.DefaultMaxRequestBytes)
+		flags             agentFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the HTTP API: servers, tools, search, chat sessions and the MCP gateway",
+		Long: `Serve starts every configured server and answers HTTP on --addr (loopback
+` + config.DefaultServeAddr + ` by default):
+
+  GET  /health, /healthz, /readyz          health, liveness, readiness
+  GET  /v1/servers[/{name}]                 each server's state, tools, restarts, stderr
+  POST /v1/servers/{name}/restart
+  GET  /v1/tools?format=openai              the catalog (as 'switchboard tools --format')
+  POST /v1/tools/{name}/call                {"arguments": {...}}
+  GET  /v1/search?q=...                     find tools by what they do
+  POST /v1/sessions, GET|DELETE /v1/sessions/{id}
+  POST /v1/sessions/{id}/messages           {"content": "..."}: a turn with the model
+  /mcp, /sse                                the MCP gateway, as 'switchboard mcp --listen'
+
+Listening beyond loopback needs a bearer token (--token or $SWITCHBOARD_TOKEN); with
+a token set, every request but /healthz and /readyz must carry it. Browsers of
+another origin are answered only with --cors ORIGIN.
+
+The model comes from the config's "switchboard": {"model": {...}} or the flags, as
+for 'switchboard chat'; without one, everything but chat works and a turn answers
+503 saying how to configure it. Sessions are kept as chat keeps them (SQLite under
+--data-dir by default).
+
+Serve follows its config file as 'switchboard mcp' does (SIGHUP, --watch). On
+SIGINT or SIGTERM it stops accepting connections, lets requests and turns under way
+finish for --shutdown-grace, cancels what is left, stops every server and exits 0.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if token == "" {
+				token = os.Getenv(tokenEnv)
+			}
+			if token != "" {
+				logging.AddSecrets(token)
+			}
+			if err := checkAddr("--addr", addr); err != nil {
+				return err
+			}
+			if !gateway.IsLoopback(addr) && token == "" {
+				return usageError("--addr %s is not a loopback address: set a bearer token with --token or $%s", addr, tokenEnv)
+			}
+			if watch < 0 {
+				return usageError("--watch %s: must be 0 (only on SIGHUP) or more", watch)
+			}
+			if grace < 0 {
+				return usageError("--shutdown-grace %s: must be 0 (cancel at once) or more", grace)
+			}
+			return a.serve(cmd.Context(), serveSettings{addr: addr, token: token, cors: cors, watch: watch, grace: grace, maxRequest: int64(maxRequest)}, &flags)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", config.DefaultServeAddr, "listen on this address")
+	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz and /readyz (default $"+tokenEnv+")")
+	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
+	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
+	f.DurationVar(&grace, "shutdown-grace", config.DefaultShutdownGrace, "on SIGINT or SIGTERM, let requests under way finish this long before cancelling them")
+	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
+	flags.addModel(cmd)
+	flags.addStore(cmd, true)
+	return cmd
+}
+
+type serveSettings struct {
+	addr, token, cors string
+	watch, grace      time.Duration
+	maxRequest        int64
+}
+
+// checkAddr reports an address that cannot be listened on as written (no port, a port
+// that is not a number or service name) as a usage error.
+func checkAddr(flag, addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err == nil && port != "" {
+		_, err = net.LookupPort("tcp", port)
+	}
+	if err != nil {
+		return usageError("%s %s: %v (want host:port, e.g. %s)", flag, addr, err, config.DefaultServeAddr)
+	}
+	return nil
+}
+
+// serve runs the HTTP API until ctx ends (SIGINT, SIGTERM).
+func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) error {
+	s, err := a.openService(st.watch)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	as, err := flags.agent(s.cfg)
+	if err != nil {
+		return err
+	}
+	ss, err := flags.sessions(s.cfg)
+	if err != nil {
+		return err
+	}
+	// No model is no reason not to serve: the catalog, calls and search work, and a
+	// turn says how to configure one.
+	var (
+		model   llm.Model
+		ms      config.ModelSettings
+		noModel string
+	)
+	if s.cfg.Settings.Model.Name == "" && flags.name == "" {
+		noModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or start switchboard serve with --model (and --base-url for a local server)`
+	} else {
+		if ms, err = flags.model(s.cfg); err != nil {
+			return err
+		}
+		if model, err = newModel(ms, a.log); err != nil {
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != exitUsage {
+				return err
+			}
+			noModel = "the model is not usable: " + err.Error()
+			model = nil
+		}
+	}
+	if noModel != "" {
+		a.log.Warn("chat turns are off: " + noModel)
+	}
+	store, err := a.openStore(ctx, ss)
+	if err != nil {
+		return err
+	}
+	// The janitor owns the store from here (closing it closes the store).
+	janitor := session.NewJanitor(store, &session.JanitorOptions{Timeout: ss.Timeout, Logger: a.log})
+	defer janitor.Close()
+
+	// Servers' sampling requests during a turn's calls go to the model for the servers
+	// whose config allows it; MCP clients of the gateway get their own clients'.
+	reqs := &agent.ServerRequests{
+		Model:     model,
+		MaxTokens: ms.MaxTokens,
+		AllowSampling: func(server string) bool {
+			srv, ok := s.hub.Server(server)
+			return model != nil && ok && srv.Sampling
+		},
+		Logger: a.log,
+	}
+	defer s.hub.AddPeer(reqs).Remove()
+
+	// Bound before any server starts: an address in use ends the command at once.
+	ln, err := net.Listen("tcp", st.addr)
+	if err != nil {
+		return usageError("--addr %s: %v", st.addr, err)
+	}
+	gw := gateway.New(s.hub, s.gatewayOptions())
+	defer gw.Close()
+	opts := api.Options{
+		Hub:             s.hub,
+		NoModel:         noModel,
+		Sessions:        janitor,
+		Gateway:         gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: st.maxRequest}),
+		Token:           st.token,
+		CORSOrigin:      st.cors,
+		MaxRequestBytes: st.maxRequest,
+		Version:         versionNumber(),
+		Logger:          a.log,
+	}
+	if model != nil {
+		opts.NewAgent = func(hooks api.AgentHooks) *agent.Agent {
+			return a.newServeAgent(s, model, janitor.Store(), ms, as, hooks)
+		}
+	}
+	srv, err := api.New(opts)
+	if err != nil {
+		ln.Close()
+		return usageError("--cors %s: %v", st.cors, err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	// shutdown stops the API within the grace, and returns Serve's error; the hub and
+	// the rest close after it (the deferred calls above), once no request can use them.
+	shutdown := func() error {
+		gctx, cancel := context.WithTimeout(context.Background(), st.grace)
+		defer cancel()
+		if err := srv.Shutdown(gctx); err != nil {
+			a.log.Warn("shutdown: " + err.Error())
+		}
+		return <-served
+	}
+	url := "http://" + ln.Addr().String()
+	a.log.Info("serving", "url", url, "auth", st.token != "", "model", model != nil)
+	// Over HTTP the clients are not known in advance: the servers are told every
+	// capability the gateway can forward (sampling included, answered by the model for
+	// the agent's own calls).
+	if err := s.start(ctx, gateway.AllForwardable()); err != nil {
+		_ = shutdown()
+		return err
+	}
+	a.log.Info("servers started", "tools", len(s.hub.Tools()))
+	select {
+	case <-ctx.Done():
+		a.log.Info("shutting down", "grace", st.grace)
+	case err := <-served: // the listener failed
+		served <- err
+	}
+	if err := shutdown(); err != nil {
+		return &exitError{code: exitFailed, err: fmt.Errorf("serving on %s: %w", url, err)}
+	}
+	return nil
+}
+
+// newServeAgent is the agent that runs the API's session turns: the config's model
+// and agent settings over the hub's catalog, with the API's hooks.
+func (a *app) newServeAgent(s *service, model llm.Model, store session.Store, ms config.ModelSettings, as config.AgentSettings, hooks api.AgentHooks) *agent.Agent {
+	return agent.New(agent.Options{
+		Model:         model,
+		Tools:         s.hub,
+		Store:         store,
+		System:        as.System,
+		MaxSteps:      as.MaxSteps,
+		ParallelTools: as.ParallelTools,
+		MaxTokens:     ms.MaxTokens,
+		Temperature:   ms.Temperature,
+		Approve:       hooks.Approve,
+		OnEvent:       hooks.OnEvent,
+		Logger:        a.log,
+	})
+}
