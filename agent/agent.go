@@ -41,6 +41,10 @@ type Options struct {
 	// the same turn and kept with the session (Session.Loaded). A deferred tool
 	// called by its exact name runs and is loaded too. nil shows every tool.
 	Deferred *search.Policy
+	// Catalog, when set, is a deferred catalog shared with other agents (made by
+	// search.NewDeferred over Tools): its index is built once for all of them
+	// instead of once per agent. It takes the place of Deferred.
+	Catalog *search.Deferred
 	// NativeSearch, with Deferred, lets a model whose backend has the provider's
 	// own tool search (llm.NativeSearcher) search the catalog itself: the pinned
 	// tools go as usual, the rest as Request.Deferred, and no search tools of ours.
@@ -96,8 +100,13 @@ func New(opts Options) *Agent {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &Agent{opts: opts, log: log}
-	if opts.Deferred != nil && opts.Tools != nil {
+	switch {
+	case opts.Catalog != nil:
+		a.deferred = opts.Catalog
+	case opts.Deferred != nil && opts.Tools != nil:
 		a.deferred = search.NewDeferred(opts.Tools, *opts.Deferred)
+	}
+	if a.deferred != nil {
 		if opts.NativeSearch {
 			ns, ok := opts.Model.(llm.NativeSearcher)
 			a.native = ok && ns.NativeToolSearch()

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 )
 
@@ -174,7 +175,12 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	if err != nil {
 		return usageError("--addr %s: %v", st.addr, err)
 	}
-	gw := gateway.New(s.hub, s.gatewayOptions())
+	gwOpts, err := s.gatewayOptions()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	gw := gateway.New(s.hub, gwOpts)
 	defer gw.Close()
 	opts := api.Options{
 		Hub:             s.hub,
@@ -188,8 +194,15 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		Logger:          a.log,
 	}
 	if model != nil {
+		// One deferred catalog for every turn's agent: its index is built once.
+		policy, err := a.deferredPolicy(s.cfg, *as.Deferred, ms)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		catalog := search.NewDeferred(s.hub, *policy)
 		opts.NewAgent = func(hooks api.AgentHooks) *agent.Agent {
-			return a.newServeAgent(s, model, janitor.Store(), ms, as, hooks)
+			return a.newServeAgent(s, model, janitor.Store(), ms, as, catalog, hooks)
 		}
 	}
 	srv, err := api.New(opts)
@@ -233,10 +246,13 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 
 // newServeAgent is the agent that runs the API's session turns: the config's model
 // and agent settings over the hub's catalog, with the API's hooks.
-func (a *app) newServeAgent(s *service, model llm.Model, store session.Store, ms config.ModelSettings, as config.AgentSettings, hooks api.AgentHooks) *agent.Agent {
+func (a *app) newServeAgent(s *service, model llm.Model, store session.Store, ms config.ModelSettings, as config.AgentSettings,
+	catalog *search.Deferred, hooks api.AgentHooks) *agent.Agent {
 	return agent.New(agent.Options{
 		Model:         model,
 		Tools:         s.hub,
+		Catalog:       catalog,
+		NativeSearch:  as.Deferred.Native,
 		Store:         store,
 		System:        as.System,
 		MaxSteps:      as.MaxSteps,
