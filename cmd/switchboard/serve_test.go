@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -193,4 +194,44 @@ func TestServeUsage(t *testing.T) {
 	if code := p.stop(t); code != exitOK {
 		t.Errorf("exit %d after SIGTERM, want 0\n%s", code, p.stderr.String())
 	}
+}
+
+// TestServeDeferred: serve's turns run in deferred mode as configured: the model is
+// shown the search tools, a search loads what it finds into the session (GET shows
+// it).
+func TestServeDeferred(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	cfg := chatConfig(t, s, "openai", fake.URL)
+	p := startServe(t, s, cfg, "", "--store", "memory", "--deferred", "always")
+	p.waitHealthy(t)
+	if code, body := p.do(t, "POST", "/v1/sessions", `{"id": "d"}`); code != 201 {
+		t.Fatalf("POST /v1/sessions: %d %s", code, body)
+	}
+	code, body := p.do(t, "POST", "/v1/sessions/d/messages", `{"content": "call tool_search {\"query\": \"time in another zone\"}"}`)
+	if code != 200 || !strings.Contains(body, "convert_time (server clock)") {
+		t.Fatalf("a search turn: %d %s", code, body)
+	}
+	if got := toolNamesOf(fake.Requests()[0]); !slices.Equal(got, []string{"tool_search", "tool_search_regex"}) {
+		t.Errorf("the model was shown %v, want the search tools", got)
+	}
+	_, body = p.do(t, "GET", "/v1/sessions/d", "")
+	var sess struct{ Loaded []string }
+	decodeJSON(t, body, &sess)
+	if !slices.Contains(sess.Loaded, "convert_time") {
+		t.Errorf("session's loaded tools %v, want convert_time among them", sess.Loaded)
+	}
+	if code := p.stop(t); code != exitOK {
+		t.Errorf("exit %d after SIGTERM, want 0\n%s", code, p.stderr.String())
+	}
+}
+
+func toolNamesOf(r fakellm.Request) []string {
+	var out []string
+	for _, t := range r.Tools {
+		out = append(out, t.Name)
+	}
+	return out
 }
