@@ -89,7 +89,7 @@ func NewEmbeddings(addr string, opts *EmbeddingsOptions) (*EmbeddingsServer, err
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/embeddings", s.embeddings)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		embeddingsError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
+		openAIError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))
 	})
 	s.http = &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.handlers.Add(1)
@@ -149,11 +149,11 @@ func (s *EmbeddingsServer) embeddings(w http.ResponseWriter, r *http.Request) {
 		Dimensions     *int            `json:"dimensions"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-		embeddingsError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error())
+		openAIError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error())
 		return
 	}
 	if body.Model == "" {
-		embeddingsError(w, http.StatusBadRequest, "you must provide a model parameter")
+		openAIError(w, http.StatusBadRequest, "you must provide a model parameter")
 		return
 	}
 	req := EmbeddingsRequest{Model: body.Model, Header: r.Header.Clone(), Dimensions: s.opts.Dimensions}
@@ -164,25 +164,25 @@ func (s *EmbeddingsServer) embeddings(w http.ResponseWriter, r *http.Request) {
 	case json.Unmarshal(body.Input, &req.Input) == nil && len(req.Input) > 0:
 	default:
 		// Token arrays are valid at OpenAI; the fake embeds text only.
-		embeddingsError(w, http.StatusBadRequest, "'$.input' is invalid: want a string or an array of strings")
+		openAIError(w, http.StatusBadRequest, "'$.input' is invalid: want a string or an array of strings")
 		return
 	}
 	for _, in := range req.Input {
 		if in == "" {
-			embeddingsError(w, http.StatusBadRequest, "'$.input' is invalid: an input is empty")
+			openAIError(w, http.StatusBadRequest, "'$.input' is invalid: an input is empty")
 			return
 		}
 	}
 	if body.EncodingFormat != nil {
 		req.EncodingFormat = *body.EncodingFormat
 		if req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
-			embeddingsError(w, http.StatusBadRequest, fmt.Sprintf("'%s' is not one of ['float', 'base64'] - 'encoding_format'", req.EncodingFormat))
+			openAIError(w, http.StatusBadRequest, fmt.Sprintf("'%s' is not one of ['float', 'base64'] - 'encoding_format'", req.EncodingFormat))
 			return
 		}
 	}
 	if body.Dimensions != nil {
 		if *body.Dimensions < 1 {
-			embeddingsError(w, http.StatusBadRequest, "'$.dimensions' is invalid: want at least 1")
+			openAIError(w, http.StatusBadRequest, "'$.dimensions' is invalid: want at least 1")
 			return
 		}
 		req.Dimensions = *body.Dimensions
@@ -199,7 +199,7 @@ func (s *EmbeddingsServer) embeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.opts.Fail != nil {
 		if status, msg := s.opts.Fail(req); status != 0 && status != http.StatusOK {
-			embeddingsError(w, status, msg)
+			openAIError(w, status, msg)
 			return
 		}
 	}
@@ -218,7 +218,7 @@ func (s *EmbeddingsServer) embeddings(w http.ResponseWriter, r *http.Request) {
 		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
 		tokens += len(strings.Fields(in))
 	}
-	embeddingsJSON(w, http.StatusOK, map[string]any{
+	openAIJSON(w, http.StatusOK, map[string]any{
 		"object": "list",
 		"data":   data,
 		"model":  req.Model,
@@ -226,33 +226,6 @@ func (s *EmbeddingsServer) embeddings(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// embeddingsError answers with OpenAI's error object; statuses the SDK retries carry
-// a short retry-after-ms, as OpenAI sends one, so tests do not wait out its backoff.
-func embeddingsError(w http.ResponseWriter, status int, message string) {
-	typ, code := "invalid_request_error", any(nil)
-	switch {
-	case status == http.StatusUnauthorized:
-		code = "invalid_api_key"
-	case status == http.StatusTooManyRequests:
-		typ, code = "requests", "rate_limit_exceeded"
-	case status >= 500:
-		typ = "server_error"
-	}
-	if message == "" {
-		message = http.StatusText(status)
-	}
-	if status == http.StatusRequestTimeout || status == http.StatusConflict || status == http.StatusTooManyRequests || status >= 500 {
-		w.Header().Set("Retry-After-Ms", "10")
-	}
-	embeddingsJSON(w, status, map[string]any{"error": map[string]any{"message": message, "type": typ, "param": nil, "code": code}})
-}
-
-func embeddingsJSON(w http.ResponseWriter, status int, v any) {
-	b, _ := json.Marshal(v)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
-}
 
 // thesaurus is what the fake "knows" of meaning: each word of a group stands for the
 // group's first. It lets tests show a ranking helped by meaning where the words
