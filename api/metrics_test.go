@@ -3,9 +3,13 @@ package api_test
 import (
 	"context"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -157,13 +161,34 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// TestMetricsServerStates: each server is 1 in its own state and 0 in the others.
-func TestMetricsServerStates(t *testing.T) {
+// TestMetricsGatewayAndStates: a call of an MCP client through the gateway at /mcp
+// counts like the others (the hub reports every call it routes), under the route
+// pattern of /mcp; each server is 1 in its own state and 0 in the others.
+func TestMetricsGatewayAndStates(t *testing.T) {
 	t.Parallel()
 	broken := config.Server{Name: "broken", Transport: config.Stdio, Command: "/nonexistent/server"}
 	off := config.Server{Name: "off", Transport: config.Stdio, Command: "/nonexistent/server", Disabled: true}
-	e := start(t, setup{servers: []config.Server{clockServer(t), broken, off}})
+	e := start(t, setup{gateway: true, servers: []config.Server{clockServer(t), broken, off}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := mcp.NewClient(&mcp.Implementation{Name: "metrics-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.url + "/mcp", HTTPClient: &http.Client{Transport: tr}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "convert_time", Arguments: map[string]any{"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}})
+	if err != nil || res.IsError {
+		t.Fatalf("call through /mcp: %v %+v", err, res)
+	}
+	cs.Close()
+
 	s := e.scrape(t)
+	s.check(t, 1, "switchboard_tool_calls_total", "server=clock", "tool=convert_time", "outcome=ok")
+	if n := s.value("switchboard_http_requests_total", "route=/mcp", "code=200"); n < 1 {
+		t.Errorf("switchboard_http_requests_total{route=/mcp,code=200} = %v", n)
+	}
 	s.check(t, 1, "switchboard_server_state", "server=broken", "state=failed")
 	s.check(t, 0, "switchboard_server_state", "server=broken", "state=ready")
 	s.check(t, 1, "switchboard_server_state", "server=clock", "state=ready")
