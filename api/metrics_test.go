@@ -232,3 +232,42 @@ func TestMetricsRegistry(t *testing.T) {
 		t.Errorf("/metrics on the program's registry:\n%s", body)
 	}
 }
+
+// TestMetricsActiveTurns: a turn waiting for the model is counted in
+// switchboard_turns_active, and not once it is over.
+func TestMetricsActiveTurns(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{script: fakellm.Queue(fakellm.Reply{Text: "late", Delay: time.Minute})})
+	id := newSession(t, e, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", e.url+"/v1/sessions/"+id+"/messages", strings.NewReader(`{"content": "hi"}`))
+		res, err := client.Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		done <- err
+	}()
+	waitValue(t, e, 1, "switchboard_turns_active")
+	cancel() // the client leaves: the turn is cancelled
+	<-done
+	waitValue(t, e, 0, "switchboard_turns_active")
+}
+
+// waitValue scrapes until the series has the value, for at most 10 s.
+func waitValue(t *testing.T, e *env, want float64, name string, labels ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := e.scrape(t).value(name, labels...)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s%v = %v after 10 s, want %v", name, labels, got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
