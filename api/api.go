@@ -60,7 +60,8 @@ type Options struct {
 	Logger *slog.Logger
 	// Registry gets the API's metrics, and GET /metrics serves all it has (with
 	// metrics of the program's own, say); nil: a registry of the Server's own, with
-	// the Go runtime's and the process's metrics.
+	// the Go runtime's and the process's metrics. The hub's calls are counted from New
+	// until Shutdown.
 	Registry *prometheus.Registry
 }
 

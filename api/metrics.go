@@ -150,8 +150,8 @@ var (
 		"1 for the state each server is in, 0 for the others.", []string{"server", "state"}, nil)
 	serverToolsDesc = prometheus.NewDesc("switchboard_server_tools",
 		"Tools each server lists.", []string{"server"}, nil)
-	serverRestartsDesc = prometheus.NewDesc("switchboard_server_restarts_total",
-		"Times each server was connected afresh (reconnects and restarts) since it was configured.", []string{"server"}, nil)
+	serverReconnectsDesc = prometheus.NewDesc("switchboard_server_reconnects_total",
+		"Connections each server lost and reconnected (as upstream.Status.Restarts counts them): since its start, or its last restart by hand or by a reload.", []string{"server"}, nil)
 	sessionsDesc = prometheus.NewDesc("switchboard_sessions",
 		"Sessions in the store.", nil, nil)
 	turnsDesc = prometheus.NewDesc("switchboard_turns_active",
@@ -162,7 +162,7 @@ var (
 var states = []upstream.State{upstream.Disabled, upstream.Connecting, upstream.Ready, upstream.Reconnecting, upstream.Failed, upstream.Closed}
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{serverStateDesc, serverToolsDesc, serverRestartsDesc, sessionsDesc, turnsDesc} {
+	for _, d := range []*prometheus.Desc{serverStateDesc, serverToolsDesc, serverReconnectsDesc, sessionsDesc, turnsDesc} {
 		ch <- d
 	}
 }
@@ -177,7 +177,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(serverStateDesc, prometheus.GaugeValue, v, st.Name, string(state))
 		}
 		ch <- prometheus.MustNewConstMetric(serverToolsDesc, prometheus.GaugeValue, float64(st.Tools), st.Name)
-		ch <- prometheus.MustNewConstMetric(serverRestartsDesc, prometheus.CounterValue, float64(st.Restarts), st.Name)
+		ch <- prometheus.MustNewConstMetric(serverReconnectsDesc, prometheus.CounterValue, float64(st.Restarts), st.Name)
 	}
 	if j := c.s.opts.Sessions; j != nil {
 		// A store on a database answers within the scrape's patience or not at all.

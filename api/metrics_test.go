@@ -131,7 +131,7 @@ func TestMetrics(t *testing.T) {
 	if n := s.value("switchboard_server_tools", "server=clock"); n < 1 {
 		t.Errorf("switchboard_server_tools{server=clock} = %v", n)
 	}
-	s.check(t, 0, "switchboard_server_restarts_total", "server=clock")
+	s.check(t, 0, "switchboard_server_reconnects_total", "server=clock")
 	s.check(t, 1, "switchboard_sessions")
 	s.check(t, 0, "switchboard_turns_active")
 
