@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
@@ -56,6 +58,11 @@ type Options struct {
 	Version string
 	// Logger gets one line per request and the API's own lines; nil discards them.
 	Logger *slog.Logger
+	// Registry gets the API's metrics, and GET /metrics serves all it has (with
+	// metrics of the program's own, say); nil: a registry of the Server's own, with
+	// the Go runtime's and the process's metrics. The hub's calls are counted from New
+	// until Shutdown.
+	Registry *prometheus.Registry
 }
 
 // AgentHooks are what the API observes and decides in a turn: pass them on as
@@ -73,6 +80,7 @@ type Server struct {
 	agent    *agent.Agent
 	deferred *search.Deferred // the catalog's search index, kept up to date lazily
 	handler  http.Handler
+	metrics  *metrics // GET /metrics
 
 	// base is the context of every request: Shutdown cancels it once the grace is over.
 	base   context.Context
@@ -90,7 +98,8 @@ type Server struct {
 	turns   map[string]*turn // the turn running in each session, by session id
 }
 
-// New builds the API. It fails only on a bad CORSOrigin.
+// New builds the API. It fails only on a bad CORSOrigin, or an Options.Registry that
+// has the API's metrics already.
 func New(opts Options) (*Server, error) {
 	if opts.Hub == nil {
 		return nil, errors.New("api: Options.Hub is required")
@@ -119,9 +128,16 @@ func New(opts Options) (*Server, error) {
 		s.agent = opts.NewAgent(AgentHooks{OnEvent: s.onEvent, Approve: s.approve})
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
+	m, err := newMetrics(s, opts.Registry)
+	if err != nil {
+		s.cancel()
+		return nil, err
+	}
+	s.metrics = m
 	h, err := s.buildHandler()
 	if err != nil {
 		s.cancel()
+		m.stopCalls()
 		return nil, err
 	}
 	s.handler = h
@@ -161,6 +177,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		err = fmt.Errorf("api: requests still under way at the end of the grace, cancelled: %w", err)
 	}
 	s.cancel()
+	s.metrics.stopCalls()
 	_ = s.srv.Close()
 	// Every handler returns once its context is done; none may outlive the Server.
 	<-s.all.idle()

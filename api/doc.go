@@ -98,4 +98,32 @@
 // Options.Gateway mounts the gateway's handler (gateway.Gateway.Handler) at /mcp
 // (Streamable HTTP) and /sse (legacy SSE), behind the same token: MCP clients and
 // HTTP clients then share one port and one set of servers.
+//
+// # Metrics
+//
+// GET /metrics serves Prometheus' text format, behind the token like the rest
+// (Prometheus sends it with "authorization: {credentials: …}" in a scrape config).
+// Servers, sessions and turns are read when scraped; the rest is counted as it
+// happens:
+//
+//	switchboard_server_state{server,state}               1 for the server's state, 0 for the others
+//	switchboard_server_tools{server}                     tools the server lists
+//	switchboard_server_reconnects_total{server}          connections lost and made afresh
+//	switchboard_tool_calls_total{server,tool,outcome}    outcome "ok" or "error"
+//	switchboard_tool_call_duration_seconds{server,tool}  histogram
+//	switchboard_sessions                                 sessions in the store
+//	switchboard_turns_active                             turns running
+//	switchboard_model_requests_total{outcome}            a turn's requests to the model
+//	switchboard_model_tokens_total{direction}            "input" or "output", as the model reported
+//	switchboard_http_requests_total{route,code}          route: the pattern, e.g. "GET /v1/sessions/{id}"
+//	switchboard_http_request_duration_seconds{route}     histogram
+//
+// Tool calls are counted where the hub routes them (hub.Hub.ObserveCalls), so the
+// calls of agents, of POST /v1/tools/{name}/call and of MCP clients of the gateway
+// all count; "tool" is the tool's own name on its server. A route is the pattern
+// that matched, never the path (one series per endpoint, not per session), and
+// "none" for a request refused before routing. The Go runtime's and the process's
+// metrics (go_*, process_*) come too. Options.Registry puts the API's metrics into
+// a registry of the program's (and serves the program's own with them); by default
+// each Server has its own, so that two in one process do not collide.
 package api

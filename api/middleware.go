@@ -72,6 +72,7 @@ func (s *Server) requestLog(next http.Handler) http.Handler {
 					writeError(rec, r, http.StatusInternalServerError, "internal", "internal error (see the server's log)")
 				}
 			}
+			s.metrics.request(r.Pattern, rec.status(), time.Since(start))
 			level := slog.LevelInfo
 			if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
 				level = slog.LevelDebug

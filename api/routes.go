@@ -23,6 +23,7 @@ func (s *Server) routes() []route {
 		{pattern: "GET /healthz", handler: s.healthz, public: true},
 		{pattern: "GET /readyz", handler: s.readyz, public: true},
 		{pattern: "GET /health", handler: s.health},
+		{pattern: "GET /metrics", handler: s.serveMetrics},
 
 		{pattern: "GET /v1/servers", handler: s.listServers},
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},

@@ -107,6 +107,7 @@ func (s *Server) turnOf(id string) *turn {
 
 // onEvent is the agent's OnEvent: each event goes to the stream of its session's turn.
 func (s *Server) onEvent(e agent.Event) {
+	s.metrics.event(e)
 	t := s.turnOf(e.Session)
 	if t == nil {
 		return
@@ -287,7 +288,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	log := s.logOf(r.Context()).With("session", id)
 	log.Info("turn started")
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		res, err := s.agent.Run(r.Context(), id, body.Content)
+		res, err := s.runTurn(r.Context(), id, body.Content)
 		s.endTurn(id, t)
 		if err != nil {
 			log.Info("turn failed", "error", err)
@@ -315,7 +316,7 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, t *turn, id,
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := s.agent.Run(r.Context(), id, content)
+		res, err := s.runTurn(r.Context(), id, content)
 		done <- outcome{res, err}
 	}()
 	rc := http.NewResponseController(w)

@@ -89,6 +89,8 @@ type Hub struct {
 	// original URI; holdMu also orders subscribing and unsubscribing.
 	holdMu sync.Mutex
 	holds  map[tool.Key]int
+
+	callObs callObservers // ObserveCalls
 }
 
 // catalog is an immutable snapshot: routing reads it without locks.
@@ -270,11 +272,14 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 		}
 		return tool.ErrorResult("%s", h.UnknownTool(name).Error()), nil
 	}
+	start := time.Now()
 	res, err := r.sup.Call(ctx, r.original, args)
 	if err != nil {
-		return tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, logging.Redact(err.Error())), nil
+		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, logging.Redact(err.Error()))
+	} else {
+		h.exposeContent(r.sup.Name(), res.Content...)
 	}
-	h.exposeContent(r.sup.Name(), res.Content...)
+	h.callObs.report(CallEvent{Server: r.sup.Name(), Tool: r.original, Name: name, Duration: time.Since(start), IsError: res.IsError})
 	return res, nil
 }
 
