@@ -13,7 +13,9 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 )
 
 // openAIClient is the official OpenAI Go client pointed at the API, with the token as
@@ -221,5 +223,46 @@ func TestChatCompletionsModels(t *testing.T) {
 	page, err = nc.Models.List(ctx)
 	if err != nil || len(page.Data) != 0 {
 		t.Errorf("models without a model: %+v, %v", page, err)
+	}
+}
+
+// TestChatCompletionsFailures: a model that fails is a 502 the client reads, streamed
+// or not (the stream had sent nothing yet); a tool that needs a person's approval is
+// refused, since the Chat Completions API cannot ask, and the model is told where to
+// go instead.
+func TestChatCompletionsFailures(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{
+		opts: api.Options{NeedsApproval: func(c agent.Call) bool { return c.Name == "convert_time" }},
+		script: func(r fakellm.Request) fakellm.Reply {
+			if last := r.Messages[len(r.Messages)-1]; last.Role == "user" && last.Text == "fail" {
+				return fakellm.Reply{Status: 500, ErrorMessage: "the model broke"}
+			}
+			return fakellm.Rules()(r)
+		},
+	})
+	ctx := chatCtx(t)
+	c := openAIClient(e, "unused")
+	params := openai.ChatCompletionNewParams{Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("fail")}}
+	_, err := c.Chat.Completions.New(ctx, params)
+	var ae *openai.Error
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadGateway || ae.Code != "model_failed" || !strings.Contains(ae.Message, "the model broke") {
+		t.Errorf("model failing: %v", err)
+	}
+	stream := c.Chat.Completions.NewStreaming(ctx, params)
+	for stream.Next() {
+		t.Errorf("a chunk: %s", stream.Current().RawJSON())
+	}
+	if err := stream.Err(); !errors.As(err, &ae) || ae.StatusCode != http.StatusBadGateway || !strings.Contains(ae.Message, "the model broke") {
+		t.Errorf("model failing, streamed: %v", err)
+	}
+
+	params.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage(convertCall)}
+	res, err := c.Chat.Completions.New(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Choices[0].Message.Content; !strings.Contains(got, "convert_time failed: Error: the call to \"convert_time\" was denied: the user must approve convert_time, which /v1/chat/completions cannot ask for") {
+		t.Errorf("answer %q", got)
 	}
 }
