@@ -22,6 +22,10 @@ type TurnOptions struct {
 	// OnEvent and Approve take the place of the agent's for this turn.
 	OnEvent func(Event)
 	Approve Approver
+	// MaxTokens and Temperature, when set, take the place of the agent's for this
+	// turn's requests.
+	MaxTokens   int
+	Temperature *float64
 	// ClientTools are tools the caller runs itself (an OpenAI client's own functions):
 	// the model sees them with the agent's tools (one of the same name is hidden), and
 	// a step that calls one ends the turn once the agent's own calls of the step have
@@ -43,6 +47,12 @@ func (a *Agent) RunTurn(ctx context.Context, sessionID string, o TurnOptions) (*
 	}
 	if o.Approve != nil {
 		b.opts.Approve = o.Approve
+	}
+	if o.MaxTokens > 0 {
+		b.opts.MaxTokens = o.MaxTokens
+	}
+	if o.Temperature != nil {
+		b.opts.Temperature = o.Temperature
 	}
 	var user *string
 	if o.User != "" {

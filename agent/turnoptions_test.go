@@ -17,7 +17,7 @@ import (
 // a step that calls both runs the agent's own call, then ends the turn with the
 // caller's calls unanswered in ClientCalls. The next turn, given their results and
 // no user message, continues the history to the answer. The agent's own store and
-// hooks are not used.
+// hooks are not used; the turn's MaxTokens is.
 func TestRunTurnClientTools(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := testCtx(t)
@@ -42,7 +42,7 @@ func TestRunTurnClientTools(t *testing.T) {
 		id := newSession(t, store)
 		events := &recorder{}
 		client := []tool.Tool{{Name: "ls", Description: "the client's ls", InputSchema: json.RawMessage(`{"type":"object"}`)}}
-		turn, err := a.RunTurn(ctx, id, agent.TurnOptions{User: "list it", Store: store, OnEvent: events.on, ClientTools: client})
+		turn, err := a.RunTurn(ctx, id, agent.TurnOptions{User: "list it", Store: store, OnEvent: events.on, ClientTools: client, MaxTokens: 77})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,8 +54,8 @@ func TestRunTurnClientTools(t *testing.T) {
 			t.Fatalf("steps %+v", turn.Steps)
 		}
 		reqs := srv.Requests()
-		if len(reqs) != 1 {
-			t.Fatalf("%d requests", len(reqs))
+		if len(reqs) != 1 || reqs[0].MaxTokens != 77 {
+			t.Fatalf("%d requests, max tokens %d", len(reqs), reqs[0].MaxTokens)
 		}
 		var desc []string
 		for _, tl := range reqs[0].Tools {

@@ -32,8 +32,8 @@ var processStart = time.Now()
 const defaultModelName = "switchboard"
 
 // chatRequest is what Switchboard reads of a Chat Completions request; the other
-// fields an OpenAI client sends (temperature, max_tokens, user …) are accepted and
-// left to the configured model's settings.
+// fields an OpenAI client sends (top_p, user, metadata …) are accepted and left to
+// the configured model's settings.
 type chatRequest struct {
 	Model         string        `json:"model"`
 	Messages      []chatMessage `json:"messages"`
@@ -41,9 +41,14 @@ type chatRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	Tools      []chatTool      `json:"tools"`
-	ToolChoice json.RawMessage `json:"tool_choice"`
-	N          *int            `json:"n"`
+	// MaxCompletionTokens replaces MaxTokens, which OpenAI deprecated; either bounds
+	// each of the turn's replies.
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	MaxTokens           *int            `json:"max_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	Tools               []chatTool      `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	N                   *int            `json:"n"`
 }
 
 type chatMessage struct {
@@ -139,6 +144,13 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	log := s.logOf(r.Context()).With("completion", id)
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended}
+	opts.Temperature = req.Temperature
+	switch {
+	case req.MaxCompletionTokens != nil:
+		opts.MaxTokens = *req.MaxCompletionTokens
+	case req.MaxTokens != nil:
+		opts.MaxTokens = *req.MaxTokens
+	}
 	if !req.Stream {
 		res, err := s.agent.RunTurn(r.Context(), id, opts)
 		if err != nil {
@@ -174,6 +186,11 @@ func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Se
 			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, jsonType(typ.Type.Kind().String()))
 		}
 		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", trimJSONPrefix(err.Error()))
+	}
+	for _, n := range []*int{req.MaxCompletionTokens, req.MaxTokens} {
+		if n != nil && *n < 1 {
+			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", `"max_completion_tokens", "max_tokens": want at least 1, got %d`, *n)
+		}
 	}
 	if req.N != nil && *req.N != 1 {
 		return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", `"n": only 1 choice is supported`)

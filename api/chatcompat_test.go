@@ -44,6 +44,8 @@ func TestChatCompletions(t *testing.T) {
 			openai.SystemMessage("Be brief."),
 			openai.UserMessage(convertCall),
 		},
+		MaxCompletionTokens: openai.Int(321),
+		Temperature:         openai.Float(0.25),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -62,6 +64,11 @@ func TestChatCompletions(t *testing.T) {
 	reqs := e.fake.Requests()
 	if len(reqs) != 2 || reqs[0].System != "Be brief." {
 		t.Fatalf("%d model requests, system %q", len(reqs), reqs[0].System)
+	}
+	for _, r := range reqs {
+		if r.MaxTokens != 321 || !strings.Contains(string(r.Raw), `"temperature":0.25`) {
+			t.Errorf("the model got max tokens %d: %s", r.MaxTokens, r.Raw)
+		}
 	}
 	if res.Usage.PromptTokens <= 0 || res.Usage.CompletionTokens <= 0 || res.Usage.TotalTokens != res.Usage.PromptTokens+res.Usage.CompletionTokens {
 		t.Errorf("usage %+v", res.Usage)
