@@ -129,6 +129,10 @@ type Turn struct {
 	Usage llm.Usage
 	// Stop is why the model stopped in the last step.
 	Stop llm.StopReason
+	// ClientCalls are the last step's calls to TurnOptions.ClientTools, which ended
+	// the turn unanswered: the caller runs them (the step's Results answer only the
+	// agent's own calls).
+	ClientCalls []llm.Call
 }
 
 // Step is one request to the model and what came of it.
@@ -155,6 +159,12 @@ type Step struct {
 // with the session id; tool failures are never errors. On error the Turn holds the
 // steps completed so far (nil when the turn never started).
 func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, error) {
+	return a.start(ctx, sessionID, &userText, nil)
+}
+
+// start runs a turn: Run's, or RunTurn's with its user message (nil: none) and the
+// caller's tools.
+func (a *Agent) start(ctx context.Context, sessionID string, userText *string, client []tool.Tool) (*Turn, error) {
 	// The store's errors name the session already.
 	release, err := a.opts.Store.Acquire(ctx, sessionID)
 	if err != nil {
@@ -167,6 +177,7 @@ func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, err
 	}
 	r := &run{Agent: a, ctx: ctx, sess: sess, history: sess.Messages, turn: &Turn{Session: sessionID}, tools: a.opts.Tools}
 	r.log = a.log.With("session", sessionID)
+	r.setClient(client)
 	if a.deferred != nil {
 		view := a.deferred.View(sess.Loaded, r.saveLoaded)
 		defer view.Close()
@@ -194,17 +205,23 @@ type run struct {
 	history []llm.Message
 	turn    *Turn
 	emitMu  sync.Mutex
+	// client are the caller's tools (TurnOptions.ClientTools), by name: listed with
+	// the turn's tools, never run here.
+	client     map[string]tool.Tool
+	clientList []tool.Tool
 }
 
-func (r *run) loop(userText string) error {
+func (r *run) loop(userText *string) error {
 	if owed := unanswered(r.history); len(owed) > 0 {
 		r.log.Warn("answering calls whose results were lost", "calls", len(owed))
 		if err := r.store(llm.Usage{}, owed...); err != nil {
 			return err
 		}
 	}
-	if err := r.store(llm.Usage{}, llm.Message{Role: llm.RoleUser, Text: userText}); err != nil {
-		return err
+	if userText != nil {
+		if err := r.store(llm.Usage{}, llm.Message{Role: llm.RoleUser, Text: *userText}); err != nil {
+			return err
+		}
 	}
 	system := r.sess.System
 	if system == "" {
@@ -218,7 +235,7 @@ func (r *run) loop(userText string) error {
 			MaxTokens:   r.opts.MaxTokens,
 			Temperature: r.opts.Temperature,
 		}
-		if !final && r.tools != nil {
+		if !final && (r.tools != nil || len(r.clientList) > 0) {
 			// Afresh: a tool that joined mid-turn, or one a search just loaded, is
 			// usable now.
 			r.listTools(req)
@@ -248,17 +265,24 @@ func (r *run) loop(userText string) error {
 		r.emit(Event{Kind: StepUsage, Step: step, Usage: res.Usage})
 
 		if len(msg.Calls) > 0 {
+			own, client := msg.Calls, []llm.Call(nil)
+			if !final {
+				own, client = r.splitClient(msg.Calls)
+			}
 			var err error
-			if final || r.tools == nil {
-				st.Results, err = r.refuseAll(msg.Calls)
-			} else {
-				st.Results, err = r.runCalls(step, msg.Calls)
+			switch {
+			case len(own) == 0:
+			case final || r.tools == nil:
+				st.Results, err = r.refuseAll(own)
+			default:
+				st.Results, err = r.runCalls(step, own)
 			}
 			r.turn.Steps = append(r.turn.Steps, st)
 			if err != nil {
 				return err
 			}
-			if !final {
+			r.turn.ClientCalls = client
+			if !final && len(client) == 0 {
 				continue
 			}
 		} else {
@@ -288,6 +312,10 @@ func (r *run) refuseAll(calls []llm.Call) ([]llm.Message, error) {
 // listTools puts the tools of this step in req: the turn's tools, or, in native
 // deferred mode, the pinned tools up front and the rest for the provider's search.
 func (r *run) listTools(req *llm.Request) {
+	defer r.addClientTools(req)
+	if r.tools == nil {
+		return
+	}
 	if !r.native || !r.view.Active() {
 		req.Tools = r.tools.Tools()
 		return

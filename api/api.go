@@ -34,6 +34,9 @@ type Options struct {
 	NewAgent func(AgentHooks) *agent.Agent
 	// NoModel says why there is no model and how to configure one (503 on a turn).
 	NoModel string
+	// Model names the configured model where OpenAI's API shows one (GET /v1/models,
+	// and chat completions that name none); "" is "switchboard".
+	Model string
 	// Sessions creates, lists and removes sessions (a Janitor owns the store, so that
 	// idle sessions go); nil: the session endpoints answer 503. The Server does not
 	// close it.

@@ -40,6 +40,10 @@ func (s *Server) routes() []route {
 		{pattern: "POST /v1/sessions/{id}/messages", handler: s.postMessage},
 		{pattern: "POST /v1/sessions/{id}/approvals/{call_id}", handler: s.decideApproval},
 
+		// OpenAI-compatible (chatcompat.go): any OpenAI client, pointed here, gets the catalog's tools.
+		{pattern: "POST /v1/chat/completions", handler: s.chatCompletions},
+		{pattern: "GET /v1/models", handler: s.listModels},
+
 		// Anything else is a JSON 404 (behind the token: it tells nothing for free).
 		{pattern: "/", handler: s.notFound},
 	}

@@ -201,6 +201,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 			return err
 		}
 		catalog := search.NewDeferred(s.hub, *policy)
+		opts.Model = ms.Name // what GET /v1/models lists
 		opts.NewAgent = func(hooks api.AgentHooks) *agent.Agent {
 			return a.newServeAgent(s, model, janitor.Store(), ms, as, catalog, hooks)
 		}

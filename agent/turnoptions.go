@@ -1,0 +1,111 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// TurnOptions change one turn of RunTurn from the agent's Options. Zero values keep
+// the agent's.
+type TurnOptions struct {
+	// User is the user's message that starts the turn. Empty adds none: the turn
+	// continues the session's history as stored, which should end with the user's
+	// message or the results of client calls (a caller that keeps the conversation
+	// itself puts it in the session whole).
+	User string
+	// Store keeps the turn's session instead of Options.Store: a session.NewMemory of
+	// the caller's, for a conversation that must not be kept.
+	Store session.Store
+	// OnEvent and Approve take the place of the agent's for this turn.
+	OnEvent func(Event)
+	Approve Approver
+	// MaxTokens and Temperature, when set, take the place of the agent's for this
+	// turn's requests.
+	MaxTokens   int
+	Temperature *float64
+	// ClientTools are tools the caller runs itself (an OpenAI client's own functions):
+	// the model sees them with the agent's tools (one of the same name is hidden), and
+	// a step that calls one ends the turn once the agent's own calls of the step have
+	// run, with the calls to them in Turn.ClientCalls. Their results go in the
+	// history before the next turn; a next turn without them answers them as
+	// interrupted.
+	ClientTools []tool.Tool
+}
+
+// RunTurn is Run with TurnOptions: a turn on another store, with other hooks, tools
+// of the caller's, or no new user message.
+func (a *Agent) RunTurn(ctx context.Context, sessionID string, o TurnOptions) (*Turn, error) {
+	b := *a // the same model, tools and deferred catalog; only the options below differ
+	if o.Store != nil {
+		b.opts.Store = o.Store
+	}
+	if o.OnEvent != nil {
+		b.opts.OnEvent = o.OnEvent
+	}
+	if o.Approve != nil {
+		b.opts.Approve = o.Approve
+	}
+	if o.MaxTokens > 0 {
+		b.opts.MaxTokens = o.MaxTokens
+	}
+	if o.Temperature != nil {
+		b.opts.Temperature = o.Temperature
+	}
+	var user *string
+	if o.User != "" {
+		user = &o.User
+	}
+	return b.start(ctx, sessionID, user, o.ClientTools)
+}
+
+func (r *run) setClient(tools []tool.Tool) {
+	if len(tools) == 0 {
+		return
+	}
+	r.client = make(map[string]tool.Tool, len(tools))
+	for _, t := range tools {
+		if _, dup := r.client[t.Name]; !dup {
+			r.clientList = append(r.clientList, t)
+		}
+		r.client[t.Name] = t
+	}
+}
+
+// addClientTools lists the caller's tools in req, in place of the turn's tools of the
+// same names: the caller named them, so the model must get the caller's.
+func (r *run) addClientTools(req *llm.Request) {
+	if len(r.client) == 0 {
+		return
+	}
+	req.Tools = r.withoutClient(req.Tools)
+	req.Deferred = r.withoutClient(req.Deferred)
+	req.Tools = append(req.Tools, r.clientList...)
+}
+
+func (r *run) withoutClient(ts []tool.Tool) []tool.Tool {
+	var kept []tool.Tool
+	for _, t := range ts {
+		if _, mine := r.client[t.Name]; !mine {
+			kept = append(kept, t)
+		}
+	}
+	return kept
+}
+
+// splitClient parts a step's calls into the agent's own and those to client tools.
+func (r *run) splitClient(calls []llm.Call) (own, client []llm.Call) {
+	if len(r.client) == 0 {
+		return calls, nil
+	}
+	for _, c := range calls {
+		if _, ok := r.client[c.Name]; ok {
+			client = append(client, c)
+		} else {
+			own = append(own, c)
+		}
+	}
+	return own, client
+}

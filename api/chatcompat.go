@@ -1,0 +1,489 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// The OpenAI-compatible endpoints: POST /v1/chat/completions runs a turn of the
+// configured model with the catalog's tools (run here) and the request's own tools
+// (returned to the client as tool_calls), over the request's messages only; GET
+// /v1/models lists the configured model. Any OpenAI client gets every MCP server's
+// tools by changing its base URL. The formats are OpenAI's published Chat
+// Completions API (https://platform.openai.com/docs/api-reference/chat).
+
+// processStart is when the process started: the "created" of the model listed.
+var processStart = time.Now()
+
+// defaultModelName answers for a model that Options.Model does not name.
+const defaultModelName = "switchboard"
+
+// chatRequest is what Switchboard reads of a Chat Completions request; the other
+// fields an OpenAI client sends (top_p, user, metadata …) are accepted and left to
+// the configured model's settings.
+type chatRequest struct {
+	Model         string        `json:"model"`
+	Messages      []chatMessage `json:"messages"`
+	Stream        bool          `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	// MaxCompletionTokens replaces MaxTokens, which OpenAI deprecated; either bounds
+	// each of the turn's replies.
+	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	MaxTokens           *int            `json:"max_tokens"`
+	Temperature         *float64        `json:"temperature"`
+	Tools               []chatTool      `json:"tools"`
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	N                   *int            `json:"n"`
+}
+
+type chatMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"` // a string, null, or an array of parts
+	ToolCalls  []chatToolCall  `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+type chatToolCall struct {
+	Index    *int   `json:"index,omitempty"` // streamed chunks only
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type chatTool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// openAIError is the error body OpenAI's clients read: {"error": {"message", "type",
+// "param", "code"}}.
+type openAIError struct {
+	Message string  `json:"message"`
+	Type    string  `json:"type"`
+	Param   *string `json:"param"`
+	Code    string  `json:"code"`
+}
+
+func writeOpenAIError(w http.ResponseWriter, e *apiError) {
+	typ := "invalid_request_error"
+	if e.Status >= 500 {
+		typ = "server_error"
+	}
+	writeJSON(w, e.Status, map[string]openAIError{"error": {Message: e.Message, Type: typ, Code: e.Code}})
+}
+
+func (s *Server) modelName() string {
+	if s.opts.Model != "" {
+		return s.opts.Model
+	}
+	return defaultModelName
+}
+
+// listModels answers GET /v1/models: the configured model, or none.
+func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+	data := []map[string]any{}
+	if s.agent != nil {
+		data = append(data, map[string]any{"id": s.modelName(), "object": "model", "created": processStart.Unix(), "owned_by": "switchboard"})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+}
+
+// chatCompletions answers POST /v1/chat/completions: one turn over the request's
+// messages, in a session of its own that is forgotten afterwards (the user's
+// sessions are not touched), as a chat.completion or, with "stream": true, as
+// chat.completion.chunk events.
+func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	if s.agent == nil {
+		writeOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", s.opts.NoModel))
+		return
+	}
+	var raw map[string]json.RawMessage
+	if e := s.decodeBody(w, r, &raw, false); e != nil {
+		writeOpenAIError(w, e)
+		return
+	}
+	req, sess, client, e := parseChatRequest(raw)
+	if e != nil {
+		writeOpenAIError(w, e)
+		return
+	}
+	id := "chatcmpl-" + randomHex(12)
+	sess.ID = id
+	store := session.NewMemory()
+	defer store.Close()
+	if err := store.Create(r.Context(), sess); err != nil {
+		writeOpenAIError(w, errorf(http.StatusInternalServerError, "internal", "creating the request's session: %v", err))
+		return
+	}
+	c := &completion{id: id, created: time.Now().Unix(), model: req.Model}
+	if c.model == "" {
+		c.model = s.modelName()
+	}
+	log := s.logOf(r.Context()).With("completion", id)
+	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
+	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended}
+	opts.Temperature = req.Temperature
+	switch {
+	case req.MaxCompletionTokens != nil:
+		opts.MaxTokens = *req.MaxCompletionTokens
+	case req.MaxTokens != nil:
+		opts.MaxTokens = *req.MaxTokens
+	}
+	if !req.Stream {
+		res, err := s.agent.RunTurn(r.Context(), id, opts)
+		if err != nil {
+			log.Info("chat completion failed", "error", err)
+			writeOpenAIError(w, turnError(err))
+			return
+		}
+		log.Info("chat completion done", "steps", len(res.Steps))
+		writeJSON(w, http.StatusOK, c.whole(res))
+		return
+	}
+	s.streamCompletion(w, r, c, opts, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+}
+
+// approveUnattended decides calls in a chat completion: nobody can be asked through
+// the Chat Completions API, so a tool that needs approval is refused, saying where a
+// person can approve it.
+func (s *Server) approveUnattended(_ context.Context, c agent.Call) agent.Decision {
+	if s.needsApproval(c) {
+		return agent.Deny("the user must approve " + c.Name + ", which /v1/chat/completions cannot ask for (use a session: POST /v1/sessions)")
+	}
+	return agent.Allow()
+}
+
+// parseChatRequest reads the request into a session holding its messages, and the
+// client's tools.
+func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Session, []tool.Tool, *apiError) {
+	var req chatRequest
+	data, _ := json.Marshal(raw) // a map of raw values marshals
+	if err := json.Unmarshal(data, &req); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) && typ.Field != "" {
+			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, jsonType(typ.Type.Kind().String()))
+		}
+		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", trimJSONPrefix(err.Error()))
+	}
+	for _, n := range []*int{req.MaxCompletionTokens, req.MaxTokens} {
+		if n != nil && *n < 1 {
+			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", `"max_completion_tokens", "max_tokens": want at least 1, got %d`, *n)
+		}
+	}
+	if req.N != nil && *req.N != 1 {
+		return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", `"n": only 1 choice is supported`)
+	}
+	if tc := bytes.TrimSpace(req.ToolChoice); len(tc) > 0 && string(tc) != `"auto"` && string(tc) != "null" {
+		return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", `"tool_choice": only "auto" is supported`)
+	}
+	var client []tool.Tool
+	for i, t := range req.Tools {
+		where := fmt.Sprintf("tools[%d]", i)
+		if t.Type != "function" {
+			return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", "%s: type %q: only \"function\" tools are supported", where, t.Type)
+		}
+		if !tool.NamePattern.MatchString(t.Function.Name) {
+			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "%s: function name %q: want 1 to %d of a-z, A-Z, 0-9, _ and -", where, t.Function.Name, tool.MaxNameLen)
+		}
+		schema := t.Function.Parameters
+		if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		} else if !bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) {
+			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "%s: function parameters: want a JSON Schema object", where)
+		}
+		client = append(client, tool.Tool{Name: t.Function.Name, OriginalName: t.Function.Name, Server: "client",
+			Description: t.Function.Description, InputSchema: schema})
+	}
+	sess, e := sessionOf(req.Messages)
+	if e != nil {
+		return nil, nil, nil, e
+	}
+	return &req, sess, client, nil
+}
+
+// sessionOf turns the request's messages into a session: system and developer
+// messages make its system message, the rest its history.
+func sessionOf(msgs []chatMessage) (*session.Session, *apiError) {
+	if len(msgs) == 0 {
+		return nil, errorf(http.StatusBadRequest, "bad_request", `"messages": at least one message is required`)
+	}
+	sess := &session.Session{}
+	var system []string
+	names := map[string]string{} // call id → tool name, for the tool messages
+	for i, m := range msgs {
+		where := fmt.Sprintf("messages[%d]", i)
+		text, e := contentText(m.Content, where)
+		if e != nil {
+			return nil, e
+		}
+		switch m.Role {
+		case "system", "developer":
+			system = append(system, text)
+		case "user":
+			sess.Messages = append(sess.Messages, llm.Message{Role: llm.RoleUser, Text: text})
+		case "assistant":
+			msg := llm.Message{Role: llm.RoleAssistant, Text: text}
+			for j, c := range m.ToolCalls {
+				if c.ID == "" || c.Function.Name == "" {
+					return nil, errorf(http.StatusBadRequest, "bad_request", "%s.tool_calls[%d]: id and function.name are required", where, j)
+				}
+				names[c.ID] = c.Function.Name
+				msg.Calls = append(msg.Calls, llm.Call{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+			}
+			sess.Messages = append(sess.Messages, msg)
+		case "tool":
+			name, ok := names[m.ToolCallID]
+			if !ok {
+				return nil, errorf(http.StatusBadRequest, "bad_request", "%s: tool_call_id %q answers no tool call of an earlier assistant message", where, m.ToolCallID)
+			}
+			sess.Messages = append(sess.Messages, llm.Message{Role: llm.RoleTool, CallID: m.ToolCallID, Name: name, Result: tool.TextResult(text)})
+		default:
+			return nil, errorf(http.StatusBadRequest, "bad_request", "%s: role %q: want system, developer, user, assistant or tool", where, m.Role)
+		}
+	}
+	sess.System = strings.Join(system, "\n\n")
+	if len(sess.Messages) == 0 {
+		return nil, errorf(http.StatusBadRequest, "bad_request", `"messages": no user message`)
+	}
+	if last := sess.Messages[len(sess.Messages)-1]; last.Role == llm.RoleAssistant {
+		return nil, errorf(http.StatusBadRequest, "bad_request", `"messages": the last message must be the user's or a tool result, not the assistant's`)
+	}
+	return sess, nil
+}
+
+// contentText is a message's text: a string, null, or an array of text parts (and
+// refusals, which an assistant message may carry). Images, audio and files are
+// refused: the session's messages hold text.
+func contentText(raw json.RawMessage, where string) (string, *apiError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var parts []struct {
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", errorf(http.StatusBadRequest, "bad_request", "%s.content: want a string or an array of content parts", where)
+	}
+	var b strings.Builder
+	for j, p := range parts {
+		switch p.Type {
+		case "text":
+			b.WriteString(p.Text)
+		case "refusal":
+			b.WriteString(p.Refusal)
+		default:
+			return "", errorf(http.StatusBadRequest, "unsupported", "%s.content[%d]: type %q: only text parts are supported", where, j, p.Type)
+		}
+	}
+	return b.String(), nil
+}
+
+// completion is one response's identity: its id, time and model.
+type completion struct {
+	id      string
+	created int64
+	model   string
+}
+
+type chatUsage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+func usageOf(u llm.Usage) *chatUsage {
+	return &chatUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
+}
+
+// finishReason is OpenAI's name for why the turn ended.
+func finishReason(t *agent.Turn) string {
+	switch {
+	case len(t.ClientCalls) > 0:
+		return "tool_calls"
+	case t.Stop == llm.StopMaxTokens:
+		return "length"
+	}
+	return "stop"
+}
+
+func toolCalls(calls []llm.Call, indexed bool) []chatToolCall {
+	var out []chatToolCall
+	for i, c := range calls {
+		tc := chatToolCall{ID: c.ID, Type: "function"}
+		if indexed {
+			tc.Index = &i
+		}
+		tc.Function.Name, tc.Function.Arguments = c.Name, c.Arguments
+		out = append(out, tc)
+	}
+	return out
+}
+
+// whole is the chat.completion of a turn: its last assistant message (with the
+// calls to the client's tools) and the turn's usage, every step counted.
+func (c *completion) whole(t *agent.Turn) map[string]any {
+	msg := map[string]any{"role": "assistant", "content": t.Answer, "refusal": nil}
+	if len(t.ClientCalls) > 0 {
+		msg["tool_calls"] = toolCalls(t.ClientCalls, false)
+		if t.Answer == "" {
+			msg["content"] = nil
+		}
+	}
+	return map[string]any{
+		"id": c.id, "object": "chat.completion", "created": c.created, "model": c.model,
+		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finishReason(t), "logprobs": nil}},
+		"usage":   usageOf(t.Usage),
+	}
+}
+
+// chunk is one chat.completion.chunk: a delta and a finish reason in its one choice,
+// or, for the usage chunk, no choice. usage is null on every other chunk when the
+// client asked for usage, and left out when not.
+func (c *completion) chunk(delta map[string]any, finish string, usage *chatUsage, withUsage bool) map[string]any {
+	ch := map[string]any{"id": c.id, "object": "chat.completion.chunk", "created": c.created, "model": c.model}
+	if usage != nil {
+		ch["choices"] = []any{}
+	} else {
+		var fr any
+		if finish != "" {
+			fr = finish
+		}
+		ch["choices"] = []map[string]any{{"index": 0, "delta": delta, "finish_reason": fr, "logprobs": nil}}
+	}
+	if withUsage {
+		ch["usage"] = usage
+	}
+	return ch
+}
+
+// streamCompletion runs the turn on a goroutine of its own and sends its text as
+// chunks as the model streams it (the text of every step, steps apart by a blank
+// line), then the client's tool calls, the finish reason, the usage when asked, and
+// [DONE]. A turn that fails before any text gets a plain error with its status; one
+// that fails later ends the stream with an error event, as OpenAI's does.
+func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *completion, opts agent.TurnOptions, withUsage bool) {
+	log := s.logOf(r.Context()).With("completion", c.id)
+	t := &turn{wake: make(chan struct{}, 1)}
+	opts.OnEvent = func(e agent.Event) {
+		if e.Kind == agent.TextDelta && e.Text != "" {
+			t.push("text", e)
+		}
+	}
+	type outcome struct {
+		turn *agent.Turn
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := s.agent.RunTurn(r.Context(), c.id, opts)
+		done <- outcome{res, err}
+	}()
+	rc := http.NewResponseController(w)
+	started, lastStep := false, 0
+	write := func(v any) {
+		if !started {
+			started = true
+			h := w.Header()
+			h.Set("Content-Type", "text/event-stream")
+			h.Set("Cache-Control", "no-cache")
+			h.Set("X-Accel-Buffering", "no")
+			w.WriteHeader(http.StatusOK)
+			data, _ := json.Marshal(c.chunk(map[string]any{"role": "assistant", "content": ""}, "", nil, withUsage))
+			fmt.Fprintf(w, "data: %s\n\n", data)
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			data, _ = json.Marshal(map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: "internal"}})
+		}
+		fmt.Fprintf(w, "data: %s\n\n", data)
+	}
+	sendText := func() {
+		evs := t.take()
+		for _, ev := range evs {
+			e := ev.data.(agent.Event)
+			text := e.Text
+			if lastStep != 0 && e.Step != lastStep {
+				text = "\n\n" + text
+			}
+			lastStep = e.Step
+			write(c.chunk(map[string]any{"content": text}, "", nil, withUsage))
+		}
+		if len(evs) > 0 {
+			_ = rc.Flush()
+		}
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-t.wake:
+			sendText()
+		case <-tick.C:
+			if started {
+				fmt.Fprint(w, ": keep-alive\n\n")
+				_ = rc.Flush()
+			}
+		case o := <-done:
+			sendText()
+			if o.err != nil {
+				log.Info("chat completion failed", "error", o.err)
+				e := turnError(o.err)
+				if !started {
+					writeOpenAIError(w, e)
+					return
+				}
+				typ := "server_error"
+				data, _ := json.Marshal(map[string]openAIError{"error": {Message: e.Message, Type: typ, Code: e.Code}})
+				fmt.Fprintf(w, "data: %s\n\n", data)
+				_ = rc.Flush()
+				return
+			}
+			log.Info("chat completion done", "steps", len(o.turn.Steps))
+			if len(o.turn.ClientCalls) > 0 {
+				write(c.chunk(map[string]any{"tool_calls": toolCalls(o.turn.ClientCalls, true)}, "", nil, withUsage))
+			}
+			write(c.chunk(map[string]any{}, finishReason(o.turn), nil, withUsage))
+			if withUsage {
+				write(c.chunk(nil, "", usageOf(o.turn.Usage), true))
+			}
+			fmt.Fprint(w, "data: [DONE]\n\n")
+			_ = rc.Flush()
+			return
+		}
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
