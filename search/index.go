@@ -24,6 +24,7 @@ const (
 	fieldDescription
 	fieldParamName
 	fieldParamDescription
+	fieldDetail // the description after its first paragraph: usage notes, argument lists
 	numFields
 )
 
@@ -42,12 +43,14 @@ type config struct {
 	minPrefix int     // the shortest shared prefix
 	trim      int     // how many letters a query word may differ by at its end for prefix matching
 	queryTF   bool    // a word said twice in the query counts twice
+	prefixCtx bool    // prefix matching only onto words the catalog uses outside names
+	split     int     // 0 off; else the shortest word a run-together name word is split into
 }
 
 var plainBM25 = config{
 	k1:       1.2,
-	b:        [numFields]float64{.75, .75, .75, .75, .75},
-	weight:   [numFields]float64{1, 0, 1, 1, 1},
+	b:        [numFields]float64{.75, .75, .75, .75, .75, .75},
+	weight:   [numFields]float64{1, 0, 1, 1, 1, 1},
 	oneField: true,
 	stop:     basicStopWords,
 	queryTF:  true,
@@ -72,8 +75,8 @@ var plainBM25 = config{
 // b, a shorter shared prefix.
 var defaultConfig = config{
 	k1:        1.2,
-	b:         [numFields]float64{.75, .75, .75, .75, .75},
-	weight:    [numFields]float64{2, 1, 1, .5, .3},
+	b:         [numFields]float64{.75, .75, .75, .75, .75, .75},
+	weight:    [numFields]float64{2, 1, 1, .5, .3, .3},
 	stem:      1,
 	synonyms:  .3,
 	prefix:    .3,
@@ -81,6 +84,8 @@ var defaultConfig = config{
 	minPrefix: 5,
 	diverse:   .6,
 	stop:      stopWords,
+	split:     3,
+	prefixCtx: true,
 }
 
 type posting struct {
@@ -90,6 +95,7 @@ type posting struct {
 
 type term struct {
 	idf  float32
+	ctx  int32 // documents that have the term outside their name: a word, not an identifier
 	post []posting
 }
 
@@ -190,6 +196,9 @@ type docTerms struct {
 	terms []termFreq
 	len   [numFields]float64
 	text  string // lower-case name, server, description and parameters
+	// joined are the name's words that may be several run together
+	// ("gethealthworkforce"), split against the catalog's vocabulary at build.
+	joined []string
 }
 
 // Update is an index of tools that reuses this one's analysis of every tool that
@@ -266,11 +275,23 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 		var text strings.Builder
 		text.WriteString(t.Name + "\n" + name + "\n" + t.Server + "\n" + t.Title + "\n" + t.Description)
 		add(fieldName, name)
+		if cfg.split > 0 {
+			words(name, func(b []byte) {
+				if len(b) >= 2*cfg.split && len(b) <= maxJoined && isLowerASCII(b) {
+					d.joined = append(d.joined, string(b))
+				}
+			})
+		}
 		if !cfg.oneField {
 			add(fieldServer, t.Server)
 		}
 		add(fieldDescription, t.Title)
-		add(fieldDescription, t.Description)
+		lead, detail := t.Description, ""
+		if i := paragraphEnd(lead); i >= 0 {
+			lead, detail = lead[:i], lead[i:]
+		}
+		add(fieldDescription, lead)
+		add(fieldDetail, detail)
 		for _, p := range params(t.InputSchema) {
 			add(fieldParamName, p.Name)
 			add(fieldParamDescription, p.Description)
@@ -294,14 +315,25 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 				ix.terms[e.term] = t
 			}
 			t.idf++
+			if e.tf[fieldDescription] > 0 || e.tf[fieldParamName] > 0 || e.tf[fieldParamDescription] > 0 || e.tf[fieldDetail] > 0 {
+				t.ctx++
+			}
 		}
+	}
+	var extra [][]termFreq
+	if cfg.split > 0 {
+		extra = ix.splitNames(docs)
 	}
 	for _, t := range ix.terms {
 		t.post = make([]posting, 0, int(t.idf))
 	}
 	for i := range docs {
 		d := &docs[i]
-		for _, e := range d.terms {
+		terms := d.terms
+		if extra != nil && extra[i] != nil {
+			terms = slices.Concat(terms, extra[i])
+		}
+		for _, e := range terms {
 			w := e.term
 			var x float64
 			for f := range nf {
@@ -334,6 +366,121 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 	return ix
 }
 
+// paragraphEnd is where s's first paragraph ends (a blank line), or -1.
+func paragraphEnd(s string) int {
+	for i := strings.IndexByte(s, '\n'); i >= 0; {
+		j := i + 1
+		for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r') {
+			j++
+		}
+		if j < len(s) && s[j] == '\n' {
+			if strings.TrimSpace(s[:i]) != "" {
+				return i
+			}
+		}
+		k := strings.IndexByte(s[j:], '\n')
+		if k < 0 {
+			return -1
+		}
+		i = j + k
+	}
+	return -1
+}
+
+// maxJoined bounds the name words splitNames tries, for its quadratic cost.
+const maxJoined = 40
+
+func isLowerASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// splitNames splits the run-together words of names ("gethealthworkforce",
+// "airquality") into the fewest words the catalog uses elsewhere, each at least
+// cfg.split letters, and returns per document the pieces to add to its name
+// (counted into the terms' document frequencies). A word the catalog uses
+// outside names stays whole. Done at every build over every document, reused
+// or not, because it depends on the whole catalog's vocabulary.
+func (ix *Index) splitNames(docs []docTerms) [][]termFreq {
+	var extra [][]termFreq
+	cache := map[string][]string{}
+	known := func(w string) *term {
+		t := ix.terms[w]
+		if t == nil {
+			t = ix.terms[stemLevel(w, ix.cfg.stem)]
+		}
+		if t == nil || t.ctx == 0 {
+			if ix.cfg.stop[w] {
+				return &term{}
+			}
+			return nil
+		}
+		return t
+	}
+	for i := range docs {
+		d := &docs[i]
+		var add []termFreq
+		for _, w := range d.joined {
+			pieces, ok := cache[w]
+			if !ok {
+				if known(w) == nil {
+					pieces = segment(w, ix.cfg.split, func(p string) bool { return known(p) != nil })
+				}
+				cache[w] = pieces
+			}
+			for _, p := range pieces {
+				t := stemLevel(p, ix.cfg.stem)
+				if ix.cfg.stop[p] || slices.ContainsFunc(d.terms, func(e termFreq) bool { return e.term == t }) ||
+					slices.ContainsFunc(add, func(e termFreq) bool { return e.term == t }) {
+					continue
+				}
+				var tf termFreq
+				tf.term = t
+				tf.tf[fieldName] = 1
+				add = append(add, tf)
+				ix.terms[t].idf++ // a document frequency until the idf is computed
+			}
+		}
+		if add != nil {
+			if extra == nil {
+				extra = make([][]termFreq, len(docs))
+			}
+			extra[i] = add
+		}
+	}
+	return extra
+}
+
+// segment splits w into the fewest pieces of at least minLen letters that known
+// accepts, or returns nil.
+func segment(w string, minLen int, known func(string) bool) []string {
+	n := len(w)
+	best := make([]int, n+1) // fewest pieces for w[:i]; 0 unreachable
+	from := make([]int, n+1)
+	best[0] = 1
+	for i := minLen; i <= n; i++ {
+		for j := 0; j <= i-minLen; j++ {
+			if best[j] == 0 || (best[i] != 0 && best[j]+1 >= best[i]) || !known(w[j:i]) {
+				continue
+			}
+			best[i], from[i] = best[j]+1, j
+		}
+	}
+	if best[n] <= 2 { // unreachable, or w itself
+		return nil
+	}
+	var out []string
+	for i := n; i > 0; i = from[i] {
+		out = append(out, w[from[i]:i])
+	}
+	slices.Reverse(out)
+	return out
+}
+
 // Len is the number of tools indexed.
 func (ix *Index) Len() int { return len(ix.tools) }
 
@@ -361,7 +508,11 @@ func (ix *Index) queryTerms(query string) map[string]float64 {
 			}
 			p := w[:max(minPrefix, len(w)-ix.cfg.trim)]
 			i, _ := slices.BinarySearch(ix.vocab, p)
-			for n := 0; i < len(ix.vocab) && n < maxExpand && strings.HasPrefix(ix.vocab[i], p); i, n = i+1, n+1 {
+			for n := 0; i < len(ix.vocab) && n < maxExpand && strings.HasPrefix(ix.vocab[i], p); i = i + 1 {
+				if ix.cfg.prefixCtx && ix.terms[ix.vocab[i]].ctx == 0 {
+					continue
+				}
+				n++
 				if _, ok := q[ix.vocab[i]]; !ok {
 					q[ix.vocab[i]] = ix.cfg.prefix
 				}
@@ -395,9 +546,17 @@ func (ix *Index) Search(query string, limit int) []Result {
 	if limit <= 0 || len(ix.tools) == 0 {
 		return nil
 	}
+	q := ix.queryTerms(query)
+	scores, hit := ix.score(q)
+	if ix.cfg.diverse > 0 && limit > 1 {
+		return ix.diversify(q, ix.best(hit, scores, 4*limit), limit)
+	}
+	return ix.results(ix.best(hit, scores, limit), scores)
+}
+
+func (ix *Index) score(q map[string]float64) ([]float32, []int32) {
 	scores := make([]float32, len(ix.tools))
 	hit := make([]int32, 0, 64)
-	q := ix.queryTerms(query)
 	for w, qw := range q {
 		t := ix.terms[w]
 		if t == nil {
@@ -411,10 +570,7 @@ func (ix *Index) Search(query string, limit int) []Result {
 			scores[p.doc] += g * p.w
 		}
 	}
-	if ix.cfg.diverse > 0 && limit > 1 {
-		return ix.diversify(q, ix.best(hit, scores, 4*limit), limit)
-	}
-	return ix.results(ix.best(hit, scores, limit), scores)
+	return scores, hit
 }
 
 // diversify re-picks the best limit of cands greedily: a query word that a

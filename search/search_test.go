@@ -150,19 +150,61 @@ func TestUpdate(t *testing.T) {
 	tools := catalog(t)
 	old := New(tools)
 	changed := slices.Clone(tools[1:]) // github_create_issue removed
-	changed[0].Description = "List the tickets of a repository."
+	changed[0].Description = "List the defects of a repository."
 	changed = append(changed, tool.Tool{Name: "jira_create_ticket", Server: "jira", Description: "Open a new ticket."})
 	upd, fresh := old.Update(changed), New(changed)
-	for _, q := range []string{"tickets", "create an issue", "weather forecast", "repository"} {
+	for _, q := range []string{"defects", "tickets", "create an issue", "weather forecast", "repository"} {
 		a, b := upd.Search(q, 5), fresh.Search(q, 5)
 		if !slices.EqualFunc(a, b, func(x, y Result) bool { return x.Tool.Name == y.Tool.Name && x.Score == y.Score }) {
 			t.Errorf("Search(%q): Update gives %q, New %q", q, names(a), names(b))
 		}
 	}
-	if got := names(upd.Search("tickets", 5)); !slices.Contains(got, "github_list_issues") {
+	if got := names(upd.Search("defects", 5)); !slices.Contains(got, "github_list_issues") {
 		t.Errorf("Update did not see the changed description: %q", got)
 	}
-	if got := names(old.Search("tickets", 5)); len(got) != 0 {
+	if got := names(old.Search("defects", 5)); len(got) != 0 {
 		t.Errorf("Update changed the old index: %q", got)
+	}
+}
+
+// A name that runs words together ("weatherforecast") is split into words the
+// catalog uses elsewhere, so a request in words finds it by its name; Update
+// splits an unchanged name again when another tool brings the words in.
+func TestSearchSplitsJoinedNames(t *testing.T) {
+	before := []tool.Tool{
+		{Name: "weatherforecast", Description: "Tells what tomorrow brings."},
+		{Name: "tides", Description: "Tide tables for the coast."},
+	}
+	after := append(slices.Clone(before), tool.Tool{Name: "alerts", Description: "Severe weather alerts and forecast updates."})
+	old := New(before)
+	if got := names(old.Search("forecast", 5)); len(got) != 0 {
+		t.Errorf("Search(forecast) before any tool says the word = %q, want nothing", got)
+	}
+	for _, ix := range []*Index{New(after), old.Update(after)} {
+		if got := names(ix.Search("forecast", 5)); len(got) == 0 || got[0] != "weatherforecast" {
+			t.Errorf("Search(forecast) = %q, want weatherforecast first", got)
+		}
+	}
+	if got := segment("gethealthworkforce", 3, func(w string) bool {
+		return slices.Contains([]string{"get", "health", "work", "force", "workforce"}, w)
+	}); !slices.Equal(got, []string{"get", "health", "workforce"}) {
+		t.Errorf("segment = %q, want the fewest words", got)
+	}
+}
+
+// A description's later paragraphs (usage notes, a docstring's "Args:") weigh
+// less than its first, which says what the tool does.
+func TestSearchWeighsFirstParagraph(t *testing.T) {
+	ix := New([]tool.Tool{
+		{Name: "geocode", Description: "Find a place's coordinates.\n\nArgs:\n    city: the city name\n    country: the city's country"},
+		{Name: "facts", Description: "Facts about a city and its people."},
+	})
+	if got := names(ix.Search("city", 5)); len(got) != 2 || got[0] != "facts" {
+		t.Errorf("Search(city) = %q, want facts first", got)
+	}
+	for s, want := range map[string]int{"a\n\nb": 1, "a\n \r\nb": 1, "a\nb": -1, "\n\na": -1, "a": -1, "a\nb\n\nc\n\nd": 3} {
+		if got := paragraphEnd(s); got != want {
+			t.Errorf("paragraphEnd(%q) = %d, want %d", s, got, want)
+		}
 	}
 }

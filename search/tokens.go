@@ -7,11 +7,13 @@ import (
 )
 
 // stopWords are left out of documents and queries: they match nearly every tool
-// description and only add noise to the ranking.
+// description, or say how a request is put ("tell me", "I'm looking for"), and
+// only add noise to the ranking.
 var stopWords = wordSet(`a an the and or of to in on for with by from at as is are was were be been
 	it its this that these those i me my we our you your he she they them their what which who whom how
 	can could would should will shall may might do does did please want need like some any all about into
-	there here then than so if not no yes also just given specific`)
+	there here then than so if not no yes also just given specific
+	tell let know looking something anything much many more most very really give provide`)
 
 // basicStopWords is the plain BM25 baseline's list: function words only.
 var basicStopWords = wordSet(`a an the and or of to in on for with by from at as is are was were be been
