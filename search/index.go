@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -112,27 +116,119 @@ type Index struct {
 // New indexes tools. The slice is copied; results are in terms of its elements.
 func New(tools []tool.Tool) *Index { return newIndex(tools, defaultConfig) }
 
-// analyzer turns text into index terms, remembering each word's term ("" for a
-// stop word) so that a catalog's vocabulary is lower-cased and stemmed once.
+// analyzer turns text into index terms. It remembers each word's term (nil for
+// a stop word) so that a catalog's vocabulary is lower-cased and stemmed once,
+// and in each term the document that counted it last and where, so a
+// document's terms are gathered without a map of their own. An analyzer is
+// used by one goroutine.
 type analyzer struct {
-	cfg   *config
-	terms map[string]string
+	cfg     *config
+	words   map[string]*slot
+	terms   map[string]*slot
+	buf     []byte
+	scratch []termFreq
+	doc     int32 // a stamp per document analyzed, from 1
 }
 
-func (a *analyzer) each(s string, emit func(string)) {
-	words(s, func(b []byte) {
-		t, ok := a.terms[string(b)]
+type slot struct {
+	term string
+	doc  int32 // the stamp of the document that counted the term last
+	k    int32 // the term's place in that document's list
+}
+
+func newAnalyzer(cfg *config) *analyzer {
+	return &analyzer{cfg: cfg, words: map[string]*slot{}, terms: map[string]*slot{}}
+}
+
+func (a *analyzer) each(s string, emit func(*slot)) {
+	a.buf = splitWords(s, a.buf, func(b []byte) {
+		sl, ok := a.words[string(b)]
 		if !ok {
 			w := string(b)
 			if !a.cfg.stop[w] {
-				t = stemLevel(w, a.cfg.stem)
+				t := stemLevel(w, a.cfg.stem)
+				if sl = a.terms[t]; sl == nil {
+					sl = &slot{term: t}
+					a.terms[t] = sl
+				}
 			}
-			a.terms[w] = t
+			a.words[w] = sl
 		}
-		if t != "" {
-			emit(t)
+		if sl != nil {
+			emit(sl)
 		}
 	})
+}
+
+// analyze is one tool's analysis.
+func (a *analyzer) analyze(t tool.Tool) docTerms {
+	cfg := a.cfg
+	a.doc++
+	var d docTerms
+	terms := a.scratch[:0] // copied out at its final length
+	field := 0
+	count := func(sl *slot) {
+		if sl.doc != a.doc {
+			sl.doc, sl.k = a.doc, int32(len(terms))
+			terms = append(terms, termFreq{term: sl.term})
+		}
+		terms[sl.k].tf[field]++
+		d.len[field]++
+	}
+	add := func(f int, s string) {
+		if !cfg.oneField {
+			field = f
+		}
+		a.each(s, count)
+	}
+	name := t.OriginalName
+	if name == "" {
+		name = t.Name
+	}
+	add(fieldName, name)
+	if cfg.split > 0 {
+		a.buf = splitWords(name, a.buf, func(b []byte) {
+			if len(b) >= 2*cfg.split && len(b) <= maxJoined && isLowerASCII(b) {
+				d.joined = append(d.joined, string(b))
+			}
+		})
+	}
+	if !cfg.oneField {
+		add(fieldServer, t.Server)
+	}
+	add(fieldDescription, t.Title)
+	lead, detail := t.Description, ""
+	if i := paragraphEnd(lead); i >= 0 {
+		lead, detail = lead[:i], lead[i:]
+	}
+	add(fieldDescription, lead)
+	add(fieldDetail, detail)
+	ps := params(t.InputSchema)
+	// The text Regex matches: case-insensitively, so left as it is.
+	n := len(t.Name) + len(name) + len(t.Server) + len(t.Title) + len(t.Description) + 4
+	for _, p := range ps {
+		add(fieldParamName, p.Name)
+		add(fieldParamDescription, p.Description)
+		n += len(p.Name) + len(p.Description) + 2
+	}
+	var text strings.Builder
+	text.Grow(n)
+	for i, s := range []string{t.Name, name, t.Server, t.Title, t.Description} {
+		if i > 0 {
+			text.WriteByte('\n')
+		}
+		text.WriteString(s)
+	}
+	for _, p := range ps {
+		text.WriteByte('\n')
+		text.WriteString(p.Name)
+		text.WriteByte('\n')
+		text.WriteString(p.Description)
+	}
+	d.text = text.String()
+	d.terms = slices.Clone(terms)
+	a.scratch = terms
+	return d
 }
 
 // param is one input schema property.
@@ -146,6 +242,16 @@ type param struct {
 // params reads the top-level properties of a JSON Schema object, sorted by name
 // with the required ones first. A schema that does not parse has none.
 func params(schema json.RawMessage) []param {
+	out, ok := paramsFast(schema)
+	if !ok {
+		return paramsJSON(schema)
+	}
+	sortParams(out)
+	return out
+}
+
+// paramsJSON is params by encoding/json, for the schemas paramsFast leaves.
+func paramsJSON(schema json.RawMessage) []param {
 	var s struct {
 		Properties map[string]struct {
 			Type        any    `json:"type"`
@@ -173,7 +279,12 @@ func params(schema json.RawMessage) []param {
 		}
 		out = append(out, param{Name: name, Type: typ, Description: p.Description, Required: slices.Contains(s.Required, name)})
 	}
-	slices.SortFunc(out, func(a, b param) int {
+	sortParams(out)
+	return out
+}
+
+func sortParams(ps []param) {
+	slices.SortFunc(ps, func(a, b param) int {
 		if a.Required != b.Required {
 			if a.Required {
 				return -1
@@ -182,7 +293,6 @@ func params(schema json.RawMessage) []param {
 		}
 		return strings.Compare(a.Name, b.Name)
 	})
-	return out
 }
 
 type termFreq struct {
@@ -228,85 +338,57 @@ func newIndex(tools []tool.Tool, cfg config) *Index { return build(tools, cfg, n
 // build indexes tools; reuse, when not nil, may hand back a tool's earlier analysis.
 func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)) *Index {
 	ix := &Index{cfg: cfg, tools: slices.Clone(tools), terms: map[string]*term{}}
-	an := &analyzer{cfg: &ix.cfg, terms: map[string]string{}}
 	nf := numFields
 	if cfg.oneField {
 		nf = 1
 	}
 	ix.docs = make([]docTerms, len(tools))
 	docs := ix.docs
+	// Tools are analyzed in parallel, in chunks handed out in turn, each worker
+	// with its own analyzer; the rest of the build is sequential.
+	const chunk = 256
+	var next atomic.Int64
+	work := func() {
+		an := newAnalyzer(&ix.cfg)
+		for {
+			lo := int(next.Add(chunk)) - chunk
+			if lo >= len(docs) {
+				return
+			}
+			for i := lo; i < min(lo+chunk, len(docs)); i++ {
+				if reuse != nil {
+					if d, ok := reuse(ix.tools[i]); ok {
+						docs[i] = d
+						continue
+					}
+				}
+				docs[i] = an.analyze(ix.tools[i])
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (len(docs)+chunk-1)/chunk) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
 	var total [numFields]float64
-	seen := map[string]int{} // a document's terms, to their place in its list
-	for i, t := range ix.tools {
-		if reuse != nil {
-			if d, ok := reuse(t); ok {
-				docs[i] = d
-				for f := range nf {
-					total[f] += d.len[f]
-				}
-				continue
-			}
-		}
-		d := &docs[i]
-		d.terms = make([]termFreq, 0, 32)
-		clear(seen)
-		count := func(f int, w string) {
-			k, ok := seen[w]
-			if !ok {
-				k = len(d.terms)
-				seen[w] = k
-				d.terms = append(d.terms, termFreq{term: w})
-			}
-			d.terms[k].tf[f]++
-		}
-		add := func(f int, s string) {
-			if cfg.oneField {
-				f = 0
-			}
-			an.each(s, func(w string) {
-				count(f, w)
-				d.len[f]++
-			})
-		}
-		name := t.OriginalName
-		if name == "" {
-			name = t.Name
-		}
-		var text strings.Builder
-		text.WriteString(t.Name + "\n" + name + "\n" + t.Server + "\n" + t.Title + "\n" + t.Description)
-		add(fieldName, name)
-		if cfg.split > 0 {
-			words(name, func(b []byte) {
-				if len(b) >= 2*cfg.split && len(b) <= maxJoined && isLowerASCII(b) {
-					d.joined = append(d.joined, string(b))
-				}
-			})
-		}
-		if !cfg.oneField {
-			add(fieldServer, t.Server)
-		}
-		add(fieldDescription, t.Title)
-		lead, detail := t.Description, ""
-		if i := paragraphEnd(lead); i >= 0 {
-			lead, detail = lead[:i], lead[i:]
-		}
-		add(fieldDescription, lead)
-		add(fieldDetail, detail)
-		for _, p := range params(t.InputSchema) {
-			add(fieldParamName, p.Name)
-			add(fieldParamDescription, p.Description)
-			text.WriteString("\n" + p.Name + "\n" + p.Description)
-		}
-		d.text = strings.ToLower(text.String())
+	for i := range docs {
 		for f := range nf {
-			total[f] += d.len[f]
+			total[f] += docs[i].len[f]
 		}
 	}
 	var avg [numFields]float64
 	for f := range nf {
 		avg[f] = max(total[f]/float64(max(len(tools), 1)), 1)
 	}
-	// Postings sized from document frequencies: appending would copy them over and over.
+	// Postings sized from document frequencies: appending would copy them over
+	// and over. refs holds every document's terms in order, looked up once.
+	nrefs := 0
+	for i := range docs {
+		nrefs += len(docs[i].terms)
+	}
+	refs := make([]*term, 0, nrefs)
 	for i := range docs {
 		for _, e := range docs[i].terms {
 			t := ix.terms[e.term]
@@ -314,6 +396,7 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 				t = &term{}
 				ix.terms[e.term] = t
 			}
+			refs = append(refs, t)
 			t.idf++
 			if e.tf[fieldDescription] > 0 || e.tf[fieldParamName] > 0 || e.tf[fieldParamDescription] > 0 || e.tf[fieldDetail] > 0 {
 				t.ctx++
@@ -327,14 +410,21 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 	for _, t := range ix.terms {
 		t.post = make([]posting, 0, int(t.idf))
 	}
+	r := 0
 	for i := range docs {
 		d := &docs[i]
 		terms := d.terms
 		if extra != nil && extra[i] != nil {
 			terms = slices.Concat(terms, extra[i])
 		}
-		for _, e := range terms {
-			w := e.term
+		for k, e := range terms {
+			var t *term
+			if k < len(d.terms) {
+				t = refs[r]
+				r++
+			} else {
+				t = ix.terms[e.term]
+			}
 			var x float64
 			for f := range nf {
 				if e.tf[f] == 0 {
@@ -349,7 +439,6 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 			if x == 0 {
 				continue
 			}
-			t := ix.terms[w]
 			t.post = append(t.post, posting{doc: int32(i), w: float32(x / (cfg.k1 + x))})
 		}
 	}
@@ -487,13 +576,13 @@ func (ix *Index) Len() int { return len(ix.tools) }
 // queryTerms are a query's distinct terms with their weights: 1 for the words
 // the query says, less for the synonyms expansion adds.
 func (ix *Index) queryTerms(query string) map[string]float64 {
-	an := &analyzer{cfg: &ix.cfg, terms: map[string]string{}}
+	an := newAnalyzer(&ix.cfg)
 	q := map[string]float64{}
-	an.each(query, func(w string) {
+	an.each(query, func(sl *slot) {
 		if ix.cfg.queryTF {
-			q[w]++
+			q[sl.term]++
 		} else {
-			q[w] = 1
+			q[sl.term] = 1
 		}
 	})
 	said := keys(q)
@@ -546,7 +635,7 @@ func (ix *Index) Search(query string, limit int) []Result {
 	if limit <= 0 || len(ix.tools) == 0 {
 		return nil
 	}
-	q := ix.queryTerms(query)
+	q := ix.lookup(ix.queryTerms(query))
 	scores, hit := ix.score(q)
 	if ix.cfg.diverse > 0 && limit > 1 {
 		return ix.diversify(q, ix.best(hit, scores, 4*limit), limit)
@@ -554,15 +643,32 @@ func (ix *Index) Search(query string, limit int) []Result {
 	return ix.results(ix.best(hit, scores, limit), scores)
 }
 
-func (ix *Index) score(q map[string]float64) ([]float32, []int32) {
+// queryTerm is a query's term found in the index, with its weight in the query.
+type queryTerm struct {
+	*term
+	qw float64
+}
+
+// lookup is the terms of q the index has, in the order of their words: scores
+// are sums of floats, and summing in one order keeps equal scores equal, so
+// ties fall to names and the same catalog always answers the same way.
+func (ix *Index) lookup(q map[string]float64) []queryTerm {
+	ws := keys(q)
+	slices.Sort(ws)
+	out := make([]queryTerm, 0, len(ws))
+	for _, w := range ws {
+		if t := ix.terms[w]; t != nil && len(t.post) > 0 {
+			out = append(out, queryTerm{t, q[w]})
+		}
+	}
+	return out
+}
+
+func (ix *Index) score(q []queryTerm) ([]float32, []int32) {
 	scores := make([]float32, len(ix.tools))
 	hit := make([]int32, 0, 64)
-	for w, qw := range q {
-		t := ix.terms[w]
-		if t == nil {
-			continue
-		}
-		g := t.idf * float32(qw)
+	for _, t := range q {
+		g := t.idf * float32(t.qw)
 		for _, p := range t.post {
 			if scores[p.doc] == 0 {
 				hit = append(hit, p.doc)
@@ -576,24 +682,20 @@ func (ix *Index) score(q map[string]float64) ([]float32, []int32) {
 // diversify re-picks the best limit of cands greedily: a query word that a
 // result already picked matches counts for less in the next, so a request that
 // needs several tools gets one of each rather than five of the first kind.
-func (ix *Index) diversify(q map[string]float64, cands []int32, limit int) []Result {
-	contrib := make([]map[string]float64, len(cands))
+func (ix *Index) diversify(q []queryTerm, cands []int32, limit int) []Result {
+	contrib := make([][]float64, len(cands)) // by candidate, by query term
 	for i := range contrib {
-		contrib[i] = map[string]float64{}
+		contrib[i] = make([]float64, len(q))
 	}
-	for w, qw := range q {
-		t := ix.terms[w]
-		if t == nil {
-			continue
-		}
+	for j, t := range q {
 		for i, d := range cands {
 			k, ok := slices.BinarySearchFunc(t.post, d, func(p posting, d int32) int { return int(p.doc - d) })
 			if ok {
-				contrib[i][w] = float64(t.idf) * qw * float64(t.post[k].w)
+				contrib[i][j] = float64(t.idf) * t.qw * float64(t.post[k].w)
 			}
 		}
 	}
-	covered := map[string]bool{}
+	covered := make([]bool, len(q))
 	used := make([]bool, len(cands))
 	var out []Result
 	for len(out) < limit && len(out) < len(cands) {
@@ -603,8 +705,8 @@ func (ix *Index) diversify(q map[string]float64, cands []int32, limit int) []Res
 				continue
 			}
 			var sc float64
-			for w, x := range contrib[i] {
-				if covered[w] {
+			for j, x := range contrib[i] {
+				if covered[j] {
 					x *= ix.cfg.diverse
 				}
 				sc += x
@@ -614,8 +716,10 @@ func (ix *Index) diversify(q map[string]float64, cands []int32, limit int) []Res
 			}
 		}
 		used[best] = true
-		for w := range contrib[best] {
-			covered[w] = true
+		for j, x := range contrib[best] {
+			if x > 0 {
+				covered[j] = true
+			}
 		}
 		out = append(out, Result{Tool: ix.tools[cands[best]], Score: bestScore})
 	}
@@ -655,4 +759,265 @@ func (ix *Index) results(docs []int32, scores []float32) []Result {
 		out[i] = Result{Tool: ix.tools[d], Score: float64(scores[d])}
 	}
 	return out
+}
+
+// paramsFast reads what params reads with a small scanner instead of
+// encoding/json, which is a fifth of New's time over large catalogs. It gives
+// up (ok false) on anything but the plain form (an object whose "properties"
+// hold objects with string or string-list types and string descriptions, and
+// whose "required" is a list of strings, strings without escapes), leaving
+// params to encoding/json, so both read every schema alike.
+func paramsFast(schema []byte) (out []param, ok bool) {
+	s := scanner{b: schema}
+	var props []param
+	var required []string
+	seenProps := false
+	ok = s.object(func(key string) bool {
+		switch key {
+		case "properties":
+			if seenProps { // encoding/json merges or clears: leave it to it
+				return false
+			}
+			seenProps = true
+			if s.null() {
+				return true
+			}
+			return s.object(func(name string) bool {
+				p := param{Name: name}
+				if !s.object(func(k string) bool {
+					switch k {
+					case "type":
+						p.Type = ""
+						if v, ok := s.str(); ok {
+							p.Type = v
+							return true
+						}
+						var parts []string
+						if !s.array(func() bool {
+							v, ok := s.str()
+							parts = append(parts, v)
+							return ok
+						}) {
+							return false
+						}
+						p.Type = strings.Join(parts, "|")
+						return true
+					case "description":
+						if s.null() {
+							return true
+						}
+						v, ok := s.str()
+						p.Description = v
+						return ok
+					}
+					if strings.EqualFold(k, "type") || strings.EqualFold(k, "description") {
+						return false
+					}
+					return s.skip()
+				}) {
+					return false
+				}
+				if i := slices.IndexFunc(props, func(q param) bool { return q.Name == name }); i >= 0 {
+					props[i] = p // a repeated name: the last wins, as in a map
+				} else {
+					props = append(props, p)
+				}
+				return true
+			})
+		case "required":
+			if s.null() {
+				required = nil
+				return true
+			}
+			required = required[:0]
+			return s.array(func() bool {
+				v, ok := s.str()
+				required = append(required, v)
+				return ok
+			})
+		}
+		if strings.EqualFold(key, "properties") || strings.EqualFold(key, "required") {
+			return false
+		}
+		return s.skip()
+	})
+	s.space()
+	if !ok || s.i != len(s.b) {
+		return nil, false
+	}
+	for i := range props {
+		props[i].Required = slices.Contains(required, props[i].Name)
+	}
+	return props, true
+}
+
+// scanner reads the JSON in b from i on; every method skips leading space and
+// reports false on what it does not handle.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\n' || s.b[s.i] == '\t' || s.b[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *scanner) peek() byte {
+	s.space()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// null consumes a null.
+func (s *scanner) null() bool {
+	if s.peek() == 'n' && len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// str reads a string without escapes, valid UTF-8 and no control characters;
+// on anything else it consumes nothing and reports false.
+func (s *scanner) str() (string, bool) {
+	if s.peek() != '"' {
+		return "", false
+	}
+	for j := s.i + 1; j < len(s.b); j++ {
+		switch c := s.b[j]; {
+		case c == '"':
+			v := s.b[s.i+1 : j]
+			if !utf8.Valid(v) {
+				return "", false
+			}
+			s.i = j + 1
+			return string(v), true
+		case c == '\\' || c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// object reads an object, calling member after each key and its colon to read
+// the value.
+func (s *scanner) object(member func(key string) bool) bool {
+	if s.peek() != '{' {
+		return false
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		k, ok := s.str()
+		if !ok || s.peek() != ':' {
+			return false
+		}
+		s.i++
+		if !member(k) {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// array reads an array, calling elem to read each element.
+func (s *scanner) array(elem func() bool) bool {
+	if s.peek() != '[' {
+		return false
+	}
+	s.i++
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// skip reads any value.
+func (s *scanner) skip() bool {
+	switch c := s.peek(); {
+	case c == '{':
+		return s.object(func(string) bool { return s.skip() })
+	case c == '[':
+		return s.array(s.skip)
+	case c == '"':
+		_, ok := s.str()
+		return ok
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+				s.i += len(lit)
+				return true
+			}
+		}
+		return false
+	case c == '-' || c >= '0' && c <= '9':
+		return s.number()
+	}
+	return false
+}
+
+// number reads a number as JSON writes them.
+func (s *scanner) number() bool {
+	b, i := s.b, s.i
+	digits := func() bool {
+		j := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if !digits() {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	s.i = i
+	return true
 }
