@@ -298,3 +298,18 @@ func TestBuildParallel(t *testing.T) {
 		}
 	}
 }
+
+// Words next to each other in the request and in a tool's name or description
+// ("city forecast") count beyond the words alone.
+func TestSearchPhrases(t *testing.T) {
+	ix := New([]tool.Tool{
+		{Name: "alpha", Description: "Forecast the weather of a city."},
+		{Name: "beta", Description: "Weather alerts and the city forecast."},
+	})
+	if got := names(ix.Search("city forecast", 5)); len(got) != 2 || got[0] != "beta" {
+		t.Errorf("Search(city forecast) = %q, want beta first", got)
+	}
+	if got := names(ix.Search("forecast city", 5)); len(got) != 2 || got[0] != "alpha" {
+		t.Errorf("Search(forecast city) = %q, want alpha first", got)
+	}
+}

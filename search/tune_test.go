@@ -15,13 +15,17 @@ import (
 // catalogs with bare schemas) and with names lower-cased and run together
 // ("gethealthworkforce", as terse plugin names are), and with the parameters
 // repeated in the description as a docstring's "Args:" (as Python servers'
-// descriptions are).
+// descriptions are); and both bare and joined ("dev-plugin", as plugin
+// catalogs are).
 func devVariants(dev dataSet) []dataSet {
 	bare := make([]tool.Tool, len(dev.tools))
 	joined := make([]tool.Tool, len(dev.tools))
+	plugin := make([]tool.Tool, len(dev.tools))
 	for i, t := range dev.tools {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		bare[i] = t
+		t.OriginalName = strings.ToLower(t.OriginalName)
+		plugin[i] = t
 		t = dev.tools[i]
 		t.OriginalName = strings.ToLower(t.OriginalName)
 		joined[i] = t
@@ -43,7 +47,8 @@ func devVariants(dev dataSet) []dataSet {
 		long[i] = t
 	}
 	return []dataSet{dev, {"dev-single", dev.tools, single}, {"dev-bare", bare, dev.requests},
-		{"dev-bare-1", bare, single}, {"dev-joined", joined, dev.requests}, {"dev-doc", long, dev.requests}}
+		{"dev-bare-1", bare, single}, {"dev-joined", joined, dev.requests}, {"dev-doc", long, dev.requests},
+		{"dev-plugin", plugin, dev.requests}, {"dev-plugin-1", plugin, single}}
 }
 
 // TestTuneDev prints Seal-Tools dev.jsonl figures for variations around
@@ -60,11 +65,18 @@ func TestTuneDev(t *testing.T) {
 		c := base
 		f(&c)
 		for _, ds := range sets {
-			t.Logf("%-10s %-28s %v", ds.name, name, measureSet(newIndex(ds.tools, c), ds.requests))
+			t.Logf("%-12s %-24s %v", ds.name, name, measureSet(newIndex(ds.tools, c), ds.requests))
 		}
 	}
 	v("default", func(c *config) {})
+	v("no word pairs", func(c *config) { c.phrase = false })
 	for _, x := range []float64{.3, .5} {
-		v(fmt.Sprintf("detail %.1f", x), func(c *config) { c.weight[fieldDetail] = x })
+		v(fmt.Sprintf("word pairs at %.1f", x), func(c *config) { c.weight[fieldPhrase] = x })
 	}
+	v("no name splitting", func(c *config) { c.split = 0 })
+	v("prefix onto any word", func(c *config) { c.prefixCtx = false })
+	v("later paragraphs at 1", func(c *config) { c.weight[fieldDetail] = 1 })
+	v("no synonyms", func(c *config) { c.synonyms = 0 })
+	v("diverse .5", func(c *config) { c.diverse = .5 })
+	v("diverse .7", func(c *config) { c.diverse = .7 })
 }
