@@ -156,6 +156,8 @@ type analyzer struct {
 	buf     []byte
 	scratch []termFreq
 	slots   []*slot
+	block   []slot          // see newSlot
+	text    strings.Builder // see pair
 	pairs   map[[2]*slot]*slot
 	doc     int32 // a stamp per document analyzed, from 1
 }
@@ -179,7 +181,7 @@ func (a *analyzer) each(s string, emit func(*slot)) {
 			if !a.cfg.stop[w] {
 				t := stemLevel(w, a.cfg.stem)
 				if sl = a.terms[t]; sl == nil {
-					sl = &slot{term: t}
+					sl = a.newSlot(t)
 					a.terms[t] = sl
 				}
 			}
@@ -191,6 +193,16 @@ func (a *analyzer) each(s string, emit func(*slot)) {
 	})
 }
 
+// newSlot is a slot for term, allocated in blocks: an analyzer makes tens of
+// thousands.
+func (a *analyzer) newSlot(term string) *slot {
+	if len(a.block) == cap(a.block) {
+		a.block = make([]slot, 0, 1024)
+	}
+	a.block = append(a.block, slot{term: term})
+	return &a.block[len(a.block)-1]
+}
+
 // pair is the slot of the phrase "a b".
 func (a *analyzer) pair(x, y *slot) *slot {
 	if a.pairs == nil {
@@ -198,7 +210,13 @@ func (a *analyzer) pair(x, y *slot) *slot {
 	}
 	sl := a.pairs[[2]*slot{x, y}]
 	if sl == nil {
-		sl = &slot{term: x.term + " " + y.term}
+		// Pairs are many: their text goes to a shared buffer, whose written
+		// bytes never change (a Builder only appends), not a string each.
+		start := a.text.Len()
+		a.text.WriteString(x.term)
+		a.text.WriteByte(' ')
+		a.text.WriteString(y.term)
+		sl = a.newSlot(a.text.String()[start:])
 		a.pairs[[2]*slot{x, y}] = sl
 	}
 	return sl
@@ -245,13 +263,6 @@ func (a *analyzer) analyze(t tool.Tool) (docTerms, []*slot) {
 		name = t.Name
 	}
 	add(fieldName, name)
-	if cfg.split > 0 {
-		a.buf = splitWords(name, a.buf, func(b []byte) {
-			if len(b) >= 2*cfg.split && len(b) <= maxJoined && isLowerASCII(b) {
-				d.joined = append(d.joined, string(b))
-			}
-		})
-	}
 	if !cfg.oneField {
 		add(fieldServer, t.Server)
 	}
@@ -364,10 +375,7 @@ type termFreq struct {
 type docTerms struct {
 	terms []termFreq
 	len   [numFields]float64
-	text  string // lower-case name, server, description and parameters
-	// joined are the name's words that may be several run together
-	// ("gethealthworkforce"), split against the catalog's vocabulary at build.
-	joined []string
+	text  string // name, server, description and parameters, for Regex
 }
 
 // Update is an index of tools that reuses this one's analysis of every tool that
@@ -595,34 +603,41 @@ func isLowerASCII(b []byte) bool {
 
 // splitNames splits the run-together words of names ("gethealthworkforce",
 // "airquality") into the fewest words the catalog uses elsewhere, each at least
-// cfg.split letters, and returns per document the pieces to add to its name
-// (counted into the terms' document frequencies). A word the catalog uses
-// outside names stays whole. Done at every build over every document, reused
-// or not, because it depends on the whole catalog's vocabulary.
+// cfg.split letters, and returns per document the pieces (and their pairs) to
+// add to its name, counted into the terms' document frequencies. A word the
+// catalog uses outside names stays whole. Done at every build over every
+// document, reused or not, because it depends on the whole catalog's
+// vocabulary.
 func (ix *Index) splitNames(docs []docTerms, intern func(string) *term) [][]termFreq {
 	var extra [][]termFreq
 	cache := map[string][]string{}
-	known := func(w string) *term {
+	known := func(w string) bool {
 		t := ix.terms[w]
 		if t == nil {
 			t = ix.terms[stemLevel(w, ix.cfg.stem)]
 		}
-		if t == nil || t.ctx == 0 {
-			if ix.cfg.stop[w] {
-				return &term{}
-			}
-			return nil
-		}
-		return t
+		return t != nil && t.ctx > 0 || ix.cfg.stop[w]
 	}
+	var buf []byte
 	for i := range docs {
 		d := &docs[i]
 		var add []termFreq
-		for _, w := range d.joined {
-			pieces, ok := cache[w]
+		name := ix.tools[i].OriginalName
+		if name == "" {
+			name = ix.tools[i].Name
+		}
+		buf = splitWords(name, buf, func(b []byte) {
+			if len(b) < 2*ix.cfg.split || len(b) > maxJoined || !isLowerASCII(b) {
+				return
+			}
+			if t := ix.terms[string(b)]; t != nil && t.ctx > 0 {
+				return // a word of the catalog's, as most are: no string made
+			}
+			pieces, ok := cache[string(b)]
 			if !ok {
-				if known(w) == nil {
-					pieces = segment(w, ix.cfg.split, func(p string) bool { return known(p) != nil })
+				w := string(b)
+				if !known(w) {
+					pieces = segment(w, ix.cfg.split, known)
 				}
 				cache[w] = pieces
 			}
@@ -638,7 +653,7 @@ func (ix *Index) splitNames(docs []docTerms, intern func(string) *term) [][]term
 				}
 				prev = t
 			}
-		}
+		})
 		if add != nil {
 			if extra == nil {
 				extra = make([][]termFreq, len(docs))
@@ -893,10 +908,65 @@ func (ix *Index) results(docs []int32, scores []float32) []Result {
 func paramsFast(schema []byte) (out []param, ok bool) {
 	s := scanner{b: schema}
 	var props []param
-	var required []string
+	var required [][]byte
 	seenProps := false
-	ok = s.object(func(key string) bool {
-		switch key {
+	var p *param
+	var types [][]byte
+	typeElem := func() bool {
+		v, ok := s.str()
+		types = append(types, v)
+		return ok
+	}
+	propMember := func(k []byte) bool {
+		switch string(k) {
+		case "type":
+			if v, ok := s.str(); ok {
+				p.Type = typeName(v)
+				return true
+			}
+			types = types[:0]
+			if !s.array(typeElem) {
+				return false
+			}
+			parts := make([]string, len(types))
+			for i, t := range types {
+				parts[i] = typeName(t)
+			}
+			p.Type = strings.Join(parts, "|")
+			return true
+		case "description":
+			if s.null() {
+				return true
+			}
+			v, ok := s.str()
+			p.Description = string(v)
+			return ok
+		}
+		if bytes.EqualFold(k, []byte("type")) || bytes.EqualFold(k, []byte("description")) {
+			return false
+		}
+		return s.skip()
+	}
+	property := func(name []byte) bool {
+		props = append(props, param{Name: string(name)})
+		p = &props[len(props)-1]
+		if !s.object(propMember) {
+			return false
+		}
+		// A repeated name: the last wins, as in a map.
+		if i := slices.IndexFunc(props[:len(props)-1], func(q param) bool { return q.Name == p.Name }); i >= 0 {
+			props[i] = *p
+			props = props[:len(props)-1]
+		}
+		return true
+	}
+	requiredElem := func() bool {
+		v, ok := s.str()
+		required = append(required, v)
+		return ok
+	}
+	ok = s.object(func(key []byte) bool {
+		switch string(key) {
 		case "properties":
 			if seenProps { // encoding/json merges or clears: leave it to it
 				return false
@@ -905,61 +975,16 @@ func paramsFast(schema []byte) (out []param, ok bool) {
 			if s.null() {
 				return true
 			}
-			return s.object(func(name string) bool {
-				p := param{Name: name}
-				if !s.object(func(k string) bool {
-					switch k {
-					case "type":
-						p.Type = ""
-						if v, ok := s.str(); ok {
-							p.Type = v
-							return true
-						}
-						var parts []string
-						if !s.array(func() bool {
-							v, ok := s.str()
-							parts = append(parts, v)
-							return ok
-						}) {
-							return false
-						}
-						p.Type = strings.Join(parts, "|")
-						return true
-					case "description":
-						if s.null() {
-							return true
-						}
-						v, ok := s.str()
-						p.Description = v
-						return ok
-					}
-					if strings.EqualFold(k, "type") || strings.EqualFold(k, "description") {
-						return false
-					}
-					return s.skip()
-				}) {
-					return false
-				}
-				if i := slices.IndexFunc(props, func(q param) bool { return q.Name == name }); i >= 0 {
-					props[i] = p // a repeated name: the last wins, as in a map
-				} else {
-					props = append(props, p)
-				}
-				return true
-			})
+			return s.object(property)
 		case "required":
 			if s.null() {
 				required = nil
 				return true
 			}
 			required = required[:0]
-			return s.array(func() bool {
-				v, ok := s.str()
-				required = append(required, v)
-				return ok
-			})
+			return s.array(requiredElem)
 		}
-		if strings.EqualFold(key, "properties") || strings.EqualFold(key, "required") {
+		if bytes.EqualFold(key, []byte("properties")) || bytes.EqualFold(key, []byte("required")) {
 			return false
 		}
 		return s.skip()
@@ -969,9 +994,19 @@ func paramsFast(schema []byte) (out []param, ok bool) {
 		return nil, false
 	}
 	for i := range props {
-		props[i].Required = slices.Contains(required, props[i].Name)
+		props[i].Required = slices.ContainsFunc(required, func(r []byte) bool { return string(r) == props[i].Name })
 	}
 	return props, true
+}
+
+// typeName is string(b), without an allocation for JSON Schema's own types.
+func typeName(b []byte) string {
+	for _, t := range []string{"string", "integer", "number", "boolean", "object", "array", "null"} {
+		if string(b) == t {
+			return t
+		}
+	}
+	return string(b)
 }
 
 // scanner reads the JSON in b from i on; every method skips leading space and
@@ -1004,31 +1039,32 @@ func (s *scanner) null() bool {
 	return false
 }
 
-// str reads a string without escapes, valid UTF-8 and no control characters;
-// on anything else it consumes nothing and reports false.
-func (s *scanner) str() (string, bool) {
+// str reads a string without escapes, valid UTF-8 and no control characters,
+// and returns its bytes in b; on anything else it consumes nothing and reports
+// false.
+func (s *scanner) str() ([]byte, bool) {
 	if s.peek() != '"' {
-		return "", false
+		return nil, false
 	}
 	for j := s.i + 1; j < len(s.b); j++ {
 		switch c := s.b[j]; {
 		case c == '"':
 			v := s.b[s.i+1 : j]
 			if !utf8.Valid(v) {
-				return "", false
+				return nil, false
 			}
 			s.i = j + 1
-			return string(v), true
+			return v, true
 		case c == '\\' || c < 0x20:
-			return "", false
+			return nil, false
 		}
 	}
-	return "", false
+	return nil, false
 }
 
 // object reads an object, calling member after each key and its colon to read
 // the value.
-func (s *scanner) object(member func(key string) bool) bool {
+func (s *scanner) object(member func(key []byte) bool) bool {
 	if s.peek() != '{' {
 		return false
 	}
@@ -1088,7 +1124,7 @@ func (s *scanner) array(elem func() bool) bool {
 func (s *scanner) skip() bool {
 	switch c := s.peek(); {
 	case c == '{':
-		return s.object(func(string) bool { return s.skip() })
+		return s.object(func([]byte) bool { return s.skip() })
 	case c == '[':
 		return s.array(s.skip)
 	case c == '"':
