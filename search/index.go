@@ -128,6 +128,7 @@ type posting struct {
 type term struct {
 	idf  float32
 	ctx  int32 // documents that have the term outside their name: a word, not an identifier
+	id   int32 // its place in Index.byID
 	post []posting
 }
 
@@ -139,6 +140,11 @@ type Index struct {
 	docs  []docTerms
 	terms map[string]*term
 	vocab []string // the terms, sorted, for prefix matching
+	// For Update: the terms by id, and each document's terms' ids, in the
+	// order of its docTerms, from refOff[i] to refOff[i+1].
+	byID   []*term
+	refs   []int32
+	refOff []int32
 }
 
 // New indexes tools. The slice is copied; results are in terms of its elements.
@@ -383,28 +389,34 @@ type docTerms struct {
 // change (a server reconnecting with one new tool) costs about the tools that
 // changed plus the ranking statistics, not a whole rebuild. The receiver is not
 // changed and stays usable.
-func (ix *Index) Update(tools []tool.Tool) *Index {
-	old := make(map[string]int, len(ix.tools))
-	for i, t := range ix.tools {
-		old[t.Name] = i
-	}
-	return build(tools, ix.cfg, func(t tool.Tool) (docTerms, bool) {
-		i, ok := old[t.Name]
-		if !ok {
-			return docTerms{}, false
-		}
-		o := ix.tools[i]
-		same := o.OriginalName == t.OriginalName && o.Server == t.Server && o.Title == t.Title &&
-			o.Description == t.Description && bytes.Equal(o.InputSchema, t.InputSchema)
-		return ix.docs[i], same
-	})
-}
+func (ix *Index) Update(tools []tool.Tool) *Index { return build(tools, ix.cfg, ix) }
 
 func newIndex(tools []tool.Tool, cfg config) *Index { return build(tools, cfg, nil) }
 
-// build indexes tools; reuse, when not nil, may hand back a tool's earlier analysis.
-func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)) *Index {
-	ix := &Index{cfg: cfg, tools: slices.Clone(tools), terms: map[string]*term{}}
+// build indexes tools, reusing prev's analysis of the tools it has unchanged
+// (same name, server, title, description and schema) when prev is not nil.
+func build(tools []tool.Tool, cfg config, prev *Index) *Index {
+	ix := &Index{cfg: cfg, tools: slices.Clone(tools)}
+	var old map[string]int
+	if prev != nil {
+		old = make(map[string]int, len(prev.tools))
+		for i, t := range prev.tools {
+			old[t.Name] = i
+		}
+	}
+	// reuse is the index in prev of a tool's unchanged analysis, or -1.
+	reuse := func(t tool.Tool) int {
+		i, ok := old[t.Name]
+		if !ok {
+			return -1
+		}
+		o := prev.tools[i]
+		if o.OriginalName == t.OriginalName && o.Server == t.Server && o.Title == t.Title &&
+			o.Description == t.Description && bytes.Equal(o.InputSchema, t.InputSchema) {
+			return i
+		}
+		return -1
+	}
 	nf := numFields
 	if cfg.oneField {
 		nf = 1
@@ -415,7 +427,8 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 	// with its own analyzer; the rest of the build is sequential.
 	const chunk = 256
 	var next atomic.Int64
-	fresh := make([][]*slot, len(docs)) // the slots of the tools analyzed here, not reused
+	fresh := make([][]*slot, len(docs)) // the slots of the tools analyzed here
+	from := make([]int32, len(docs))    // or where in prev the others come from
 	var mu sync.Mutex
 	var analyzers []*analyzer
 	work := func() {
@@ -431,13 +444,14 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 				return
 			}
 			for i := lo; i < min(lo+chunk, len(docs)); i++ {
-				if reuse != nil {
-					if d, ok := reuse(ix.tools[i]); ok {
-						docs[i] = d
+				if prev != nil {
+					if j := reuse(ix.tools[i]); j >= 0 {
+						docs[i], from[i] = prev.docs[j], int32(j)
 						continue
 					}
 				}
 				docs[i], fresh[i] = an.analyze(ix.tools[i])
+				from[i] = -1
 			}
 		}
 	}
@@ -460,6 +474,9 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 	// The index's terms: one map entry for each analyzer's term rather than a
 	// look-up for each term of each tool; terms allocated in blocks.
 	size := 0
+	if prev != nil {
+		size = len(prev.terms)
+	}
 	for _, an := range analyzers {
 		size += len(an.terms) + len(an.pairs)
 	}
@@ -471,9 +488,10 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 			if len(block) == cap(block) {
 				block = make([]term, 0, 4096)
 			}
-			block = append(block, term{})
+			block = append(block, term{id: int32(len(ix.byID))})
 			t = &block[len(block)-1]
 			ix.terms[w] = t
+			ix.byID = append(ix.byID, t)
 		}
 		return t
 	}
@@ -486,27 +504,39 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 		}
 	}
 	// Postings sized from document frequencies: appending would copy them over
-	// and over. refs holds every document's terms in order.
+	// and over. A reused tool's terms are found through prev's ids, each
+	// looked up by its word once.
 	nrefs := 0
 	for i := range docs {
 		nrefs += len(docs[i].terms)
 	}
-	refs := make([]*term, 0, nrefs)
+	ix.refs = make([]int32, 0, nrefs)
+	ix.refOff = make([]int32, len(docs)+1)
+	var remap []*term
+	if prev != nil {
+		remap = make([]*term, len(prev.byID))
+	}
 	for i := range docs {
+		ix.refOff[i] = int32(len(ix.refs))
 		for k, e := range docs[i].terms {
 			var t *term
-			if fresh[i] != nil {
+			if from[i] < 0 {
 				t = fresh[i][k].global
 			} else {
-				t = intern(e.term)
+				id := prev.refs[prev.refOff[from[i]]+int32(k)]
+				if t = remap[id]; t == nil {
+					t = intern(e.term)
+					remap[id] = t
+				}
 			}
-			refs = append(refs, t)
+			ix.refs = append(ix.refs, t.id)
 			t.idf++
 			if e.tf[fieldDescription] > 0 || e.tf[fieldParamName] > 0 || e.tf[fieldParamDescription] > 0 || e.tf[fieldDetail] > 0 {
 				t.ctx++
 			}
 		}
 	}
+	ix.refOff[len(docs)] = int32(len(ix.refs))
 	var extra [][]termFreq
 	if cfg.split > 0 {
 		extra = ix.splitNames(docs, intern)
@@ -530,7 +560,7 @@ func build(tools []tool.Tool, cfg config, reuse func(tool.Tool) (docTerms, bool)
 		for k, e := range terms {
 			var t *term
 			if k < len(d.terms) {
-				t = refs[r]
+				t = ix.byID[ix.refs[r]]
 				r++
 			} else {
 				t = ix.terms[e.term]
