@@ -241,7 +241,9 @@ func (a *analyzer) analyze(t tool.Tool) (docTerms, []*slot) {
 			terms = append(terms, termFreq{term: sl.term})
 			slots = append(slots, sl)
 		}
-		terms[sl.k].tf[field]++
+		if terms[sl.k].tf[field] < math.MaxUint16 {
+			terms[sl.k].tf[field]++
+		}
 		d.len[field]++
 	}
 	add := func(f int, s string) {
@@ -373,7 +375,7 @@ func sortParams(ps []param) {
 
 type termFreq struct {
 	term string
-	tf   [numFields]float32
+	tf   [numFields]uint16 // saturating: a word said 65,535 times in a field is said enough
 }
 
 // docTerms is one tool analyzed: its terms with their counts per field, and its
