@@ -2,6 +2,8 @@ package search
 
 import (
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -150,19 +152,164 @@ func TestUpdate(t *testing.T) {
 	tools := catalog(t)
 	old := New(tools)
 	changed := slices.Clone(tools[1:]) // github_create_issue removed
-	changed[0].Description = "List the tickets of a repository."
+	changed[0].Description = "List the defects of a repository."
 	changed = append(changed, tool.Tool{Name: "jira_create_ticket", Server: "jira", Description: "Open a new ticket."})
 	upd, fresh := old.Update(changed), New(changed)
-	for _, q := range []string{"tickets", "create an issue", "weather forecast", "repository"} {
+	for _, q := range []string{"defects", "tickets", "create an issue", "weather forecast", "repository"} {
 		a, b := upd.Search(q, 5), fresh.Search(q, 5)
 		if !slices.EqualFunc(a, b, func(x, y Result) bool { return x.Tool.Name == y.Tool.Name && x.Score == y.Score }) {
 			t.Errorf("Search(%q): Update gives %q, New %q", q, names(a), names(b))
 		}
 	}
-	if got := names(upd.Search("tickets", 5)); !slices.Contains(got, "github_list_issues") {
+	if got := names(upd.Search("defects", 5)); !slices.Contains(got, "github_list_issues") {
 		t.Errorf("Update did not see the changed description: %q", got)
 	}
-	if got := names(old.Search("tickets", 5)); len(got) != 0 {
+	if got := names(old.Search("defects", 5)); len(got) != 0 {
 		t.Errorf("Update changed the old index: %q", got)
+	}
+}
+
+// A name that runs words together ("weatherforecast") is split into words the
+// catalog uses elsewhere, so a request in words finds it by its name; Update
+// splits an unchanged name again when another tool brings the words in.
+func TestSearchSplitsJoinedNames(t *testing.T) {
+	before := []tool.Tool{
+		{Name: "weatherforecast", Description: "Tells what tomorrow brings."},
+		{Name: "tides", Description: "Tide tables for the coast."},
+	}
+	after := append(slices.Clone(before), tool.Tool{Name: "alerts", Description: "Severe weather alerts and forecast updates."})
+	old := New(before)
+	if got := names(old.Search("forecast", 5)); len(got) != 0 {
+		t.Errorf("Search(forecast) before any tool says the word = %q, want nothing", got)
+	}
+	for _, ix := range []*Index{New(after), old.Update(after)} {
+		if got := names(ix.Search("forecast", 5)); len(got) == 0 || got[0] != "weatherforecast" {
+			t.Errorf("Search(forecast) = %q, want weatherforecast first", got)
+		}
+	}
+	if got := segment("gethealthworkforce", 3, func(w string) bool {
+		return slices.Contains([]string{"get", "health", "work", "force", "workforce"}, w)
+	}); !slices.Equal(got, []string{"get", "health", "workforce"}) {
+		t.Errorf("segment = %q, want the fewest words", got)
+	}
+}
+
+// A description's later paragraphs (usage notes, a docstring's "Args:") weigh
+// less than its first, which says what the tool does.
+func TestSearchWeighsFirstParagraph(t *testing.T) {
+	ix := New([]tool.Tool{
+		{Name: "geocode", Description: "Find a place's coordinates.\n\nArgs:\n    city: the city name\n    country: the city's country"},
+		{Name: "facts", Description: "Facts about a city and its people."},
+	})
+	if got := names(ix.Search("city", 5)); len(got) != 2 || got[0] != "facts" {
+		t.Errorf("Search(city) = %q, want facts first", got)
+	}
+	for s, want := range map[string]int{"a\n\nb": 1, "a\n \r\nb": 1, "a\nb": -1, "\n\na": -1, "a": -1, "a\nb\n\nc\n\nd": 3} {
+		if got := paragraphEnd(s); got != want {
+			t.Errorf("paragraphEnd(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// params reads every schema as encoding/json does, whether its scanner reads it
+// or leaves it to encoding/json.
+func TestParams(t *testing.T) {
+	schemas := []struct {
+		json string
+		fast bool // read by paramsFast
+	}{
+		{`{"type":"object","properties":{"b":{"type":"string","description":"the b"},"a":{"type":["string","null"]}},"required":["b"]}`, true},
+		{` { "properties" : { "x" : { "type" : "integer" , "minimum" : -1.5e+3, "enum": [1, true, null, "s", {"k": []}] } } } `, true},
+		{`{"properties":{"x":{"description":null}},"required":null}`, true},
+		{`{"properties":{"x":{"type":"string"},"x":{"description":"again"}}}`, true},
+		{`{"properties":null}`, true},
+		{`{}`, true},
+		{`{"properties":{"x":{"description":"line\nbreak \"quoted\" \u00e9"}}}`, false},
+		{`{"properties":{"x":{"Description":"capital"}}}`, false},
+		{`{"Properties":{"x":{}}}`, false},
+		{`{"properties":{"x":true}}`, false},
+		{`{"properties":{"x":{"description":5}}}`, false},
+		{`{"properties":{"x":{"type":5}}}`, false},
+		{`{"properties":{"x":{}}},"properties":{"y":{}}}`, false},
+		{`{"properties":{"x":{}},"properties":{"y":{}}}`, false},
+		{`{"properties":{"x":{}}} trailing`, false},
+		{`{"properties":{"x":{"default":01}}}`, false},
+		{`{"properties":{"x":{"description":"bad ` + "\xff" + `"}}}`, false},
+		{`[1]`, false},
+		{`null`, false},
+		{``, false},
+	}
+	for _, c := range schemas {
+		if _, ok := paramsFast([]byte(c.json)); ok != c.fast {
+			t.Errorf("paramsFast(%s) ok = %v, want %v", c.json, ok, c.fast)
+		}
+		got, want := params(json.RawMessage(c.json)), paramsJSON(json.RawMessage(c.json))
+		if !slices.Equal(got, want) {
+			t.Errorf("params(%s) = %+v, encoding/json reads %+v", c.json, got, want)
+		}
+	}
+}
+
+// The ASCII fast path of words splits as the Unicode path does.
+func TestWordsASCII(t *testing.T) {
+	for _, s := range []string{"getHTTPStatus", "list_pull-requests.v2", "s3Bucket ipv4", "ABC", "aB", "A1b", "x9Y9z",
+		"HTTPServer2Go", "__init__", "a.b.c", "CamelCase_snake-kebab.dot", "ALLCAPS then lower", "9lives", "iOS", "", "  "} {
+		var a, b []string
+		splitWords(s, nil, func(w []byte) { a = append(a, string(w)) })
+		splitWordsUnicode(s, nil, func(w []byte) { b = append(b, string(w)) })
+		if !slices.Equal(a, b) {
+			t.Errorf("splitWords(%q) = %q, the Unicode path %q", s, a, b)
+		}
+	}
+}
+
+// A catalog large enough to be analyzed by several goroutines ranks exactly as
+// one goroutine ranks it, and Update over it as New does.
+func TestBuildParallel(t *testing.T) {
+	verbs := []string{"get", "list", "create", "delete", "update", "search"}
+	nouns := []string{"issue", "repository", "file", "user", "message", "invoice", "forecast", "ticket", "order", "photo"}
+	var tools []tool.Tool
+	for i := range 2000 {
+		v, n, m := verbs[i%len(verbs)], nouns[i/len(verbs)%len(nouns)], nouns[i%7]
+		tools = append(tools, tool.Tool{
+			Name:        fmt.Sprintf("%s_%s_%d", v, n, i),
+			Server:      fmt.Sprintf("server%d", i%13),
+			Description: fmt.Sprintf("%s a %s of the %s (variant %d).", v, n, m, i),
+			InputSchema: schema(t, map[string]string{n + "_id": "string", "limit": "integer"}, n+"_id"),
+		})
+	}
+	prev := runtime.GOMAXPROCS(1)
+	one := New(tools)
+	runtime.GOMAXPROCS(max(prev, 4))
+	many := New(tools)
+	runtime.GOMAXPROCS(prev)
+	changed := slices.Clone(tools[10:])
+	changed[0].Description = "Archive an invoice."
+	upd, fresh := one.Update(changed), New(changed)
+	same := func(a, b []Result) bool {
+		return slices.EqualFunc(a, b, func(x, y Result) bool { return x.Tool.Name == y.Tool.Name && x.Score == y.Score })
+	}
+	for _, q := range []string{"create an issue", "archive invoice", "photo of the user", "forecast 17"} {
+		if a, b := one.Search(q, 10), many.Search(q, 10); !same(a, b) || len(a) == 0 {
+			t.Errorf("Search(%q): one goroutine %q, several %q", q, names(a), names(b))
+		}
+		if a, b := upd.Search(q, 10), fresh.Search(q, 10); !same(a, b) {
+			t.Errorf("Search(%q): Update %q, New %q", q, names(a), names(b))
+		}
+	}
+}
+
+// Words next to each other in the request and in a tool's name or description
+// ("city forecast") count beyond the words alone.
+func TestSearchPhrases(t *testing.T) {
+	ix := New([]tool.Tool{
+		{Name: "alpha", Description: "Forecast the weather of a city."},
+		{Name: "beta", Description: "Weather alerts and the city forecast."},
+	})
+	if got := names(ix.Search("city forecast", 5)); len(got) != 2 || got[0] != "beta" {
+		t.Errorf("Search(city forecast) = %q, want beta first", got)
+	}
+	if got := names(ix.Search("forecast city", 5)); len(got) != 2 || got[0] != "alpha" {
+		t.Errorf("Search(forecast city) = %q, want alpha first", got)
 	}
 }
