@@ -21,7 +21,7 @@ import (
 )
 
 // embedCatalog is a small catalog where requests in other words than the tools'
-// miss lexically ("hire an automobile" for rent_car).
+// miss lexically ("hire an auto" for rent_car).
 func embedCatalog(t *testing.T) []tool.Tool {
 	return []tool.Tool{
 		{Name: "rent_car", Server: "travel", Description: "Book a rental car for some days at a city's airport.",
@@ -100,8 +100,8 @@ func TestEmbeddingsRanking(t *testing.T) {
 	ix := New(embedCatalog(t))
 	ctx := context.Background()
 	for _, c := range []struct{ query, want string }{
-		{"hire an automobile", "rent_car"},
-		{"put on some music", "play_song"},
+		{"hire an auto", "rent_car"},
+		{"put on a tune", "play_song"},
 	} {
 		lexical, err := ix.ToolSearch(c.query, 0)
 		if err != nil {

@@ -226,7 +226,6 @@ func (s *EmbeddingsServer) embeddings(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-
 // thesaurus is what the fake "knows" of meaning: each word of a group stands for the
 // group's first. It lets tests show a ranking helped by meaning where the words
 // differ; it is not a claim about any real model.
