@@ -34,10 +34,11 @@
 //	{"status": "ok", "version": "0.4.0", "mcp_tools": 8,
 //	 "servers": {"clock": {"state": "ready", "tools": 3}, "notes": {"state": "ready", "tools": 5}}}
 //
-// "degraded" means some enabled server is not ready; its "error" says why. GET
-// /healthz only says the process answers, and GET /readyz is 503 while a server
-// marked "required" is not ready: point liveness and readiness probes at them (they
-// need no token). GET /v1/servers and /v1/servers/{name} tell each server's state,
+// "degraded" means some enabled server is not ready (its "error" says why) or the
+// session store does not answer ("store": "error"). GET /healthz only says the
+// process answers, and GET /readyz is 503 while a server marked "required" is not
+// ready or the session store does not answer within 2 s ("store" gives its error):
+// point liveness and readiness probes at them (they need no token). GET /v1/servers and /v1/servers/{name} tell each server's state,
 // transport, tools, restarts, last error and stderr tail; POST
 // /v1/servers/{name}/restart starts it afresh.
 //

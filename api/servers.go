@@ -20,8 +20,9 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"status": "alive"})
 }
 
-// readyz: 503 while a server marked "required" is not ready, so that a load
-// balancer sends no traffic to a replica without the tools it must have.
+// readyz: 503 while a server marked "required" is not ready or the session store
+// does not answer, so that a load balancer sends no traffic to a replica without the
+// tools it must have or the sessions it keeps.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	var waiting []string
 	for _, st := range s.opts.Hub.Status() {
@@ -29,8 +30,16 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 			waiting = append(waiting, st.Name)
 		}
 	}
-	if len(waiting) > 0 {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "waiting": waiting})
+	storeErr := s.pingStore(r.Context())
+	if len(waiting) > 0 || storeErr != nil {
+		body := map[string]any{"status": "not ready"}
+		if len(waiting) > 0 {
+			body["waiting"] = waiting
+		}
+		if storeErr != nil {
+			body["store"] = storeErr.Error()
+		}
+		writeJSON(w, http.StatusServiceUnavailable, body)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
@@ -54,12 +63,20 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		}
 		servers[st.Name] = serverHealth{State: st.State, Tools: st.Tools, Error: h.NotReadyReason(st)}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"status":    status,
+	body := map[string]any{
 		"version":   s.opts.Version,
 		"mcp_tools": len(h.Tools()),
 		"servers":   servers,
-	})
+	}
+	if s.opts.Sessions != nil {
+		// "error" alone: /readyz says why.
+		body["store"] = "ok"
+		if s.pingStore(r.Context()) != nil {
+			body["store"], status = "error", "degraded"
+		}
+	}
+	body["status"] = status
+	writeJSON(w, http.StatusOK, body)
 }
 
 // serverInfo is one server as /v1/servers shows it: its status (state, transport,

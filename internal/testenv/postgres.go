@@ -88,18 +88,28 @@ func startPostgres() (*pgServer, string, error) {
 	if pgStarted != nil || pgErr != nil || pgMissing != "" {
 		return pgStarted, pgMissing, pgErr
 	}
+	pg, missing, err := newPgServer()
+	if missing != "" || err != nil {
+		pgMissing, pgErr = missing, err
+		return nil, missing, err
+	}
+	pgStarted = pg
+	return pg, "", nil
+}
+
+// newPgServer initdbs and starts a server in a new temporary directory; missing says
+// why PostgreSQL cannot run here.
+func newPgServer() (pg *pgServer, missing string, err error) {
 	bin := postgresBin()
 	if bin == "" {
-		pgMissing = "PostgreSQL is not installed: no initdb under /usr/lib/postgresql/*/bin or on PATH (Debian: apt-get install postgresql)"
-		return nil, pgMissing, nil
+		return nil, "PostgreSQL is not installed: no initdb under /usr/lib/postgresql/*/bin or on PATH (Debian: apt-get install postgresql)", nil
 	}
-	pg := &pgServer{bin: bin, asPostgres: os.Geteuid() == 0}
+	pg = &pgServer{bin: bin, asPostgres: os.Geteuid() == 0}
 	var uid, gid int
 	if pg.asPostgres {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			pgMissing = fmt.Sprintf("the tests run as root and PostgreSQL refuses to; no postgres user to run it as (%v)", err)
-			return nil, pgMissing, nil
+			return nil, fmt.Sprintf("the tests run as root and PostgreSQL refuses to; no postgres user to run it as (%v)", err), nil
 		}
 		uid, _ = strconv.Atoi(u.Uid)
 		gid, _ = strconv.Atoi(u.Gid)
@@ -107,24 +117,66 @@ func startPostgres() (*pgServer, string, error) {
 	sweepPostgres(pg)
 	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", pgPrefix, os.Getpid()))
 	if err != nil {
-		pgErr = err
 		return nil, "", err
 	}
 	pg.dir = dir
 	if pg.asPostgres {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			_ = os.RemoveAll(dir)
-			pgErr = err
 			return nil, "", err
 		}
 	}
 	if err := pg.start(); err != nil {
 		pg.stop()
-		pgErr = err
 		return nil, "", err
 	}
-	pgStarted = pg
 	return pg, "", nil
+}
+
+// PostgresServer is a PostgreSQL server of one test's own, which the test may stop
+// and start again: what a client does while its database is away.
+type PostgresServer struct {
+	tb testing.TB
+	pg *pgServer
+}
+
+// OwnPostgres starts a PostgreSQL server for the calling test alone (as [Postgres]
+// does, skipping the test when PostgreSQL is not installed), and stops and removes it
+// when the test ends. Its DSN carries a password, which the server (trust
+// authentication) ignores: tests check that it shows nowhere.
+func OwnPostgres(tb testing.TB) *PostgresServer {
+	tb.Helper()
+	pg, missing, err := newPgServer()
+	if missing != "" {
+		Missing(tb, "%s", missing)
+		return nil
+	}
+	if err != nil {
+		tb.Fatalf("testenv: PostgreSQL: %v", err)
+	}
+	tb.Cleanup(pg.stop)
+	return &PostgresServer{tb: tb, pg: pg}
+}
+
+// DSN is the connection string of the server's postgres database.
+func (p *PostgresServer) DSN(password string) string {
+	return fmt.Sprintf("postgres://postgres:%s@127.0.0.1:%d/postgres?sslmode=disable", password, p.pg.port)
+}
+
+// Stop stops the server (pg_ctl stop -m fast: connections are cut), keeping its data.
+func (p *PostgresServer) Stop() {
+	p.tb.Helper()
+	if out, err := p.pg.run("pg_ctl", "stop", "-D", filepath.Join(p.pg.dir, "data"), "-m", "fast", "-w"); err != nil {
+		p.tb.Fatalf("testenv: pg_ctl stop: %v\n%s", err, out)
+	}
+}
+
+// Start starts the stopped server again, on the same port with the same data.
+func (p *PostgresServer) Start() {
+	p.tb.Helper()
+	if err := p.pg.launch(); err != nil {
+		p.tb.Fatalf("testenv: %v", err)
+	}
 }
 
 func (pg *pgServer) start() error {
@@ -140,15 +192,22 @@ func (pg *pgServer) start() error {
 			return err
 		}
 		pg.port = port
-		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c full_page_writes=off -c max_connections=200", port, pg.dir)
-		out, err := pg.run("pg_ctl", "start", "-D", data, "-l", filepath.Join(pg.dir, "log"), "-w", "-t", "60", "-o", opts)
-		if err == nil {
+		if last = pg.launch(); last == nil {
 			return nil
 		}
-		log, _ := os.ReadFile(filepath.Join(pg.dir, "log"))
-		last = fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
 	}
 	return last
+}
+
+// launch starts the initdb'd server on pg.port.
+func (pg *pgServer) launch() error {
+	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c full_page_writes=off -c max_connections=200", pg.port, pg.dir)
+	out, err := pg.run("pg_ctl", "start", "-D", filepath.Join(pg.dir, "data"), "-l", filepath.Join(pg.dir, "log"), "-w", "-t", "60", "-o", opts)
+	if err != nil {
+		log, _ := os.ReadFile(filepath.Join(pg.dir, "log"))
+		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, log)
+	}
+	return nil
 }
 
 func (pg *pgServer) stop() {

@@ -60,7 +60,10 @@ type turn struct {
 	conn *pgxpool.Conn
 }
 
-var _ session.Store = (*Store)(nil)
+var (
+	_ session.Store  = (*Store)(nil)
+	_ session.Pinger = (*Store)(nil)
+)
 
 // Open connects to the database at dsn (a URL or key=value string, as pgx takes) and
 // creates or migrates the schema.
@@ -440,6 +443,19 @@ func (s *Store) Stale(ctx context.Context, before time.Time) ([]string, error) {
 		return nil, s.fail("stale", err)
 	}
 	return ids, nil
+}
+
+// Ping checks that the database answers, on a pooled connection (a dead one is
+// dropped, so the next call dials afresh): what /readyz asks.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.enter("ping"); err != nil {
+		return err
+	}
+	defer s.life.RUnlock()
+	if err := s.pool.Ping(ctx); err != nil {
+		return s.fail("ping", err)
+	}
+	return nil
 }
 
 // Close gives up the store's turns and closes the pool, after the calls under way; a

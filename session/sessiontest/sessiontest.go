@@ -45,6 +45,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"AcquireRace", testAcquireRace},
 		{"Stale", testStale},
 		{"NotFound", testNotFound},
+		{"Ping", testPing},
 		{"Closed", testClosed},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
@@ -615,4 +616,22 @@ func testClosed(t *testing.T, st session.Store) {
 	wantErr(t, "Acquire", err, session.ErrClosed, s.ID)
 	_, err = st.Stale(ctx, time.Now())
 	wantErr(t, "Stale", err, session.ErrClosed, "")
+	if p, ok := st.(session.Pinger); ok {
+		wantErr(t, "Ping", p.Ping(ctx), session.ErrClosed, "")
+	}
+}
+
+// testPing: a store that can be pinged answers while it is open, empty or not.
+func testPing(t *testing.T, st session.Store) {
+	p, ok := st.(session.Pinger)
+	if !ok {
+		t.Skip("the store has no Ping")
+	}
+	if err := p.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping on an empty store: %v", err)
+	}
+	mustCreate(t, st, &session.Session{})
+	if err := p.Ping(t.Context()); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
 }

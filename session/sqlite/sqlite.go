@@ -55,7 +55,10 @@ type Store struct {
 	leases *leases
 }
 
-var _ session.Store = (*Store)(nil)
+var (
+	_ session.Store  = (*Store)(nil)
+	_ session.Pinger = (*Store)(nil)
+)
 
 // Open opens (creating it and its directory when missing) the session file at path,
 // and creates or migrates its schema.
@@ -172,6 +175,21 @@ func (s *Store) enter(what string) error {
 	if s.closed {
 		s.life.RUnlock()
 		return fmt.Errorf("%s: %w", what, session.ErrClosed)
+	}
+	return nil
+}
+
+// Ping reads one row of the sessions table: the file is there and readable (a
+// database/sql ping alone may not even open it).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.enter("ping"); err != nil {
+		return err
+	}
+	defer s.life.RUnlock()
+	var one int
+	err := s.reader.QueryRowContext(ctx, `SELECT 1 FROM sessions LIMIT 1`).Scan(&one)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return s.fail("ping", err)
 	}
 	return nil
 }
