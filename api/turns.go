@@ -117,6 +117,7 @@ func (s *Server) onEvent(e agent.Event) {
 	case agent.ToolStarted:
 		t.push("tool_call", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "arguments": rawOrString(e.Arguments)})
 	case agent.ToolFinished:
+		s.recordTurnCall(e)
 		t.push("tool_result", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "result": e.Result,
 			"isError": e.IsError, "durationMs": float64(e.Duration.Microseconds()) / 1000})
 	case agent.TurnUsage:
