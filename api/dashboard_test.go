@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
@@ -279,6 +280,29 @@ func TestDashboardBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "chat")
 	})
+}
+
+// A call that needs approval shows Allow and Deny in the chat; allowing it lets the
+// turn go on.
+func TestDashboardApproval(t *testing.T) {
+	ctx := browser(t)
+	clock := clockServer(t)
+	clock.Approve = []string{"current_time"}
+	e := start(t, setup{servers: []config.Server{clock}, model: true})
+	do(t, ctx, "opening the page and sending a message", chromedp.Navigate(e.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#chat-input")),
+		chromedp.SendKeys(chromedp.CSS("#chat-input"), `call current_time {"zone": "UTC"}`+"\r"))
+	waitJS(t, ctx, "the approval request", `document.activeElement.dataset.decision === "allow"`)
+	if got := eval[string](t, ctx, `document.querySelector(".msg.assistant").textContent`); !strings.Contains(got, "current_time needs your approval") {
+		t.Errorf("approval request shown as %q", got)
+	}
+	screenshot(t, ctx, "approval")
+	do(t, ctx, "allowing the call", chromedp.KeyEvent("\r"))
+	waitJS(t, ctx, "the answer", `document.querySelector(".msg.assistant .body").textContent.includes("current_time:")`)
+	if got := eval[string](t, ctx, `document.querySelector(".msg.assistant").textContent`); !strings.Contains(got, "allowed") {
+		t.Errorf("decision not shown: %q", got)
+	}
+	screenshot(t, ctx, "approved")
 }
 
 // With a token, the page asks for it, keeps it for the tab and sends it: the servers

@@ -577,9 +577,10 @@
         row.append(el("span", { class: "error", text: e.describe() }));
       }
     };
-    row.append(el("button", { type: "button", text: "Allow", onclick: () => decide(true) }),
-      el("button", { type: "button", text: "Deny", onclick: () => decide(false) }));
+    row.append(el("button", { type: "button", text: "Allow", "data-decision": "allow", onclick: () => decide(true) }),
+      el("button", { type: "button", text: "Deny", "data-decision": "deny", onclick: () => decide(false) }));
     m.insertBefore(row, m.lastChild);
+    row.querySelector("button").focus(); // a decision is what the turn waits for
   }
 
   connect();
