@@ -3,7 +3,9 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -303,6 +306,34 @@ func TestDashboardApproval(t *testing.T) {
 		t.Errorf("decision not shown: %q", got)
 	}
 	screenshot(t, ctx, "approved")
+}
+
+// onePixelPNG is a 1×1 PNG.
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+// A tool's image result is shown as an image (the page's policy lets data: images
+// in), not as text.
+func TestDashboardImage(t *testing.T) {
+	ctx := browser(t)
+	server := mcp.NewServer(&mcp.Implementation{Name: "pictures", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "pixel", Description: "a one-pixel image"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		data, err := base64.StdEncoding.DecodeString(onePixelPNG)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "here it is"}, &mcp.ImageContent{MIMEType: "image/png", Data: data}}}, nil, err
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(hs.Close)
+	e := start(t, setup{servers: []config.Server{{Name: "pictures", Transport: config.HTTP, URL: hs.URL}}})
+	do(t, ctx, "calling pixel", chromedp.Navigate(e.url+"/"),
+		chromedp.Click(chromedp.CSS(`#tools button[data-tool="pixel"]`)),
+		chromedp.Click(chromedp.CSS(`form.tool-form[data-tool="pixel"] button[type="submit"]`)))
+	waitJS(t, ctx, "the image shown", `(i => i && i.complete && i.naturalWidth === 1)(document.querySelector(".result img"))`)
+	if alt := eval[string](t, ctx, `document.querySelector(".result img").alt`); alt != "image result (image/png)" {
+		t.Errorf("image alt %q", alt)
+	}
+	if text := eval[string](t, ctx, `document.querySelector(".result .result-text").textContent`); text != "here it is" {
+		t.Errorf("text block shown as %q", text)
+	}
+	screenshot(t, ctx, "image")
 }
 
 // With a token, the page asks for it, keeps it for the tab and sends it: the servers
