@@ -107,6 +107,9 @@ func (s *Server) turnOf(id string) *turn {
 
 // onEvent is the agent's OnEvent: each event goes to the stream of its session's turn.
 func (s *Server) onEvent(e agent.Event) {
+	if e.Kind == agent.ToolFinished {
+		s.recordTurnCall(e) // the recent calls of GET /v1/events: every turn's
+	}
 	t := s.turnOf(e.Session)
 	if t == nil {
 		return
@@ -117,7 +120,6 @@ func (s *Server) onEvent(e agent.Event) {
 	case agent.ToolStarted:
 		t.push("tool_call", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "arguments": rawOrString(e.Arguments)})
 	case agent.ToolFinished:
-		s.recordTurnCall(e)
 		t.push("tool_result", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "result": e.Result,
 			"isError": e.IsError, "durationMs": float64(e.Duration.Microseconds()) / 1000})
 	case agent.TurnUsage:
