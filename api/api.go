@@ -99,6 +99,8 @@ type Server struct {
 
 	turnsMu sync.Mutex
 	turns   map[string]*turn // the turn running in each session, by session id
+
+	live liveState // GET /v1/events: the recent calls, the heartbeat (events.go)
 }
 
 // New builds the API. It fails only on a bad CORSOrigin, or an Options.Registry that

@@ -25,6 +25,13 @@ func (s *Server) routes() []route {
 		{pattern: "GET /health", handler: s.health},
 		{pattern: "GET /metrics", handler: s.serveMetrics},
 
+		// The dashboard: the page and its assets hold no data, so they need no token;
+		// the page asks for it (see dashboard.go).
+		{pattern: "GET /{$}", handler: s.dashboard, public: true},
+		{pattern: "GET /dashboard/", handler: s.dashboardAssets(), public: true},
+		{pattern: "GET /v1/events", handler: s.streamEvents, stream: true},
+		{pattern: "GET /v1/calls", handler: s.listCalls},
+
 		{pattern: "GET /v1/servers", handler: s.listServers},
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
 		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
@@ -231,11 +232,13 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusServiceUnavailable, "unavailable", err.Error())
 		return
 	}
+	start := time.Now()
 	res, err := h.Call(r.Context(), name, args)
 	if err != nil {
 		writeError(w, r, http.StatusServiceUnavailable, "unavailable", err.Error())
 		return
 	}
+	s.recordAPICall(name, start, res)
 	out, err := resultJSON(res)
 	if err != nil {
 		writeError(w, r, http.StatusInternalServerError, "internal", err.Error())

@@ -108,6 +108,9 @@ func (s *Server) turnOf(id string) *turn {
 // onEvent is the agent's OnEvent: each event goes to the stream of its session's turn.
 func (s *Server) onEvent(e agent.Event) {
 	s.metrics.event(e)
+	if e.Kind == agent.ToolFinished {
+		s.recordTurnCall(e) // the recent calls of GET /v1/events: every turn's
+	}
 	t := s.turnOf(e.Session)
 	if t == nil {
 		return

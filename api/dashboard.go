@@ -1,0 +1,60 @@
+package api
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+)
+
+// The dashboard is three static files (api/dashboard: index.html, app.js,
+// style.css) embedded in the binary: no build step, nothing fetched at run time. The
+// page at / and its assets under /dashboard/ need no token — they hold no data; the
+// page asks for the token when the API answers 401, keeps it in sessionStorage (the
+// tab's life) and sends it as "Authorization: Bearer" on every request, the event
+// stream included (read with fetch rather than EventSource, which cannot send
+// headers).
+//
+//go:embed dashboard/index.html dashboard/app.js dashboard/style.css
+var dashboardFiles embed.FS
+
+// dashboardPolicy keeps the page to its own origin: its own script and style, images
+// from data: URLs (tool results), requests to this API only, and no framing (a page
+// elsewhere cannot overlay it to trick clicks on its buttons).
+const dashboardPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src data:; " +
+	"connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
+
+func dashboardHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", dashboardPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	// The files change with the binary, which sets no modification time: revalidate.
+	h.Set("Cache-Control", "no-cache")
+}
+
+// dashboard serves the page at /.
+func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
+	page, err := dashboardFiles.ReadFile("dashboard/index.html")
+	if err != nil { // cannot happen: the file is embedded
+		writeError(w, r, http.StatusInternalServerError, "internal", err.Error())
+		return
+	}
+	dashboardHeaders(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(page)
+}
+
+// dashboardAssets serves /dashboard/app.js and /dashboard/style.css.
+func (s *Server) dashboardAssets() http.HandlerFunc {
+	sub, _ := fs.Sub(dashboardFiles, "dashboard")
+	files := http.StripPrefix("/dashboard/", http.FileServerFS(sub))
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/dashboard/" || r.URL.Path == "/dashboard/index.html" {
+			// One address for the page; no directory listing.
+			http.Redirect(w, r, "/", http.StatusMovedPermanently)
+			return
+		}
+		dashboardHeaders(w)
+		files.ServeHTTP(w, r)
+	}
+}

@@ -1,0 +1,587 @@
+// Switchboard dashboard: plain JavaScript over the HTTP API, no framework, no build.
+// Live state comes from GET /v1/events (server-sent events read with fetch, so that the
+// token travels in the Authorization header, never in a URL).
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const TOKEN_KEY = "switchboard.token";
+  let token = sessionStorage.getItem(TOKEN_KEY) || "";
+
+  // el builds an element: el("p", {class: "x", text: "hi"}, child, "text", ...).
+  function el(tag, attrs, ...children) {
+    const n = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === "text") n.textContent = v;
+      else if (k === "class") n.className = v;
+      else if (k.startsWith("on")) n.addEventListener(k.slice(2), v);
+      else n.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children) if (c !== null && c !== undefined) n.append(c);
+    return n;
+  }
+
+  const clock = (t) => new Date(t).toLocaleTimeString([], { hour12: false });
+  const count = (n, what) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const ms = (x) => (x < 10 ? x.toFixed(1) : Math.round(x)) + " ms";
+
+  // ---- HTTP ----
+
+  class APIError extends Error {
+    constructor(status, code, message, suggestions) {
+      super(message);
+      this.status = status;
+      this.code = code;
+      this.suggestions = suggestions || [];
+    }
+    describe() {
+      let s = this.status ? `${this.status} ${this.code || ""}: ${this.message}` : this.message;
+      if (this.suggestions.length) s += ` (did you mean ${this.suggestions.join(", ")}?)`;
+      return s;
+    }
+  }
+
+  // api sends a request with the token; it returns the decoded JSON (or, with
+  // stream: true, the Response) and throws an APIError for every failure.
+  async function api(path, { method = "GET", body, stream = false, signal } = {}) {
+    const headers = {};
+    if (token) headers.Authorization = "Bearer " + token;
+    if (stream) headers.Accept = "text/event-stream";
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    let res;
+    try {
+      res = await fetch(path, { method, headers, signal, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      if (e.name === "AbortError") throw e;
+      throw new APIError(0, "network", "cannot reach the server (" + e.message + ")");
+    }
+    if (!res.ok) {
+      let code = "", message = res.status + " " + res.statusText, suggestions;
+      try {
+        const b = await res.json();
+        ({ code, message, suggestions } = b.error);
+      } catch (_) { /* not our JSON: keep the status line */ }
+      if (res.status === 401) askToken(token ? "The server refused this token." : "");
+      throw new APIError(res.status, code, message, suggestions);
+    }
+    if (stream) return res;
+    return res.json();
+  }
+
+  // readEvents calls onEvent(name, data) for each server-sent event of res, until the
+  // stream ends.
+  async function readEvents(res, onEvent) {
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "", name = "", data = [];
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += value;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        let line = buf.slice(0, i);
+        buf = buf.slice(i + 1);
+        if (line.endsWith("\r")) line = line.slice(0, -1);
+        if (line === "") {
+          if (data.length) onEvent(name || "message", JSON.parse(data.join("\n")));
+          name = "";
+          data = [];
+          continue;
+        }
+        if (line.startsWith(":")) continue; // heartbeat
+        const c = line.indexOf(":");
+        const field = c < 0 ? line : line.slice(0, c);
+        let v = c < 0 ? "" : line.slice(c + 1);
+        if (v.startsWith(" ")) v = v.slice(1);
+        if (field === "event") name = v;
+        else if (field === "data") data.push(v);
+      }
+    }
+  }
+
+  // ---- token ----
+
+  function askToken(message) {
+    setConn("token", "Token needed");
+    $("token-form").hidden = false;
+    $("token-error").hidden = !message;
+    $("token-error").textContent = message || "";
+    $("token").focus();
+    if (!servers.size) $("servers").textContent = "Waiting for the token.";
+  }
+
+  $("token-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    token = $("token").value.trim();
+    sessionStorage.setItem(TOKEN_KEY, token);
+    $("token").value = "";
+    $("token-form").hidden = true;
+    connect();
+  });
+
+  // ---- live state ----
+
+  let retryDelay = 1000, retryTimer = 0, streamAbort = null;
+
+  function setConn(state, text) {
+    const c = $("conn");
+    c.dataset.state = state;
+    c.textContent = text;
+    $("servers").classList.toggle("stale", state !== "live");
+  }
+
+  function connect() {
+    clearTimeout(retryTimer);
+    if (streamAbort) streamAbort.abort();
+    const ctl = new AbortController();
+    streamAbort = ctl;
+    setConn("connecting", "Connecting…");
+    api("/v1/events", { stream: true, signal: ctl.signal })
+      .then((res) => {
+        setConn("live", "Live");
+        retryDelay = 1000;
+        return readEvents(res, onEvent);
+      })
+      .then(() => retry(ctl, "the server closed the stream"),
+        (err) => {
+          if (err.name === "AbortError" || ctl.signal.aborted) return;
+          if (err.status === 401) return; // askToken waits for the user
+          retry(ctl, err.describe ? err.describe() : String(err));
+        });
+  }
+
+  function retry(ctl, why) {
+    if (ctl !== streamAbort) return;
+    const s = Math.round(retryDelay / 1000);
+    setConn("down", `Disconnected: ${why}. Retrying in ${s} s; the states shown are the last known.`);
+    retryTimer = setTimeout(connect, retryDelay);
+    retryDelay = Math.min(retryDelay * 2, 15000);
+  }
+
+  function onEvent(name, data) {
+    switch (name) {
+      case "snapshot":
+        $("version").textContent = data.version ? "version " + data.version : "";
+        renderSnapshot(data);
+        loadTools();
+        break;
+      case "server":
+        updateServer(data, true);
+        if (data.toolsChanged) scheduleToolReload();
+        break;
+      case "call":
+        addCall(data);
+        break;
+    }
+  }
+
+  // ---- servers ----
+
+  const servers = new Map(); // name → {card, parts}
+
+  function renderSnapshot(snap) {
+    const box = $("servers");
+    const seen = new Set();
+    if (!servers.size) box.textContent = "";
+    for (const s of snap.servers) {
+      seen.add(s.name);
+      updateServer(s, false);
+    }
+    for (const [name, v] of servers) {
+      if (!seen.has(name)) { v.card.remove(); servers.delete(name); }
+    }
+    if (!snap.servers.length) box.textContent = "No servers configured.";
+    $("calls").querySelector("tbody").textContent = "";
+    for (const c of snap.calls) addCall(c);
+    renderChat(snap.model);
+  }
+
+  function serverCard(name) {
+    const p = {
+      state: el("span", { class: "state", role: "status" }),
+      facts: el("div", { class: "facts" }),
+      reason: el("p", { class: "error", hidden: true }),
+      history: el("ul", { class: "history", "aria-label": "Recent changes of " + name }),
+      stderr: el("pre"),
+      stderrSummary: el("summary"),
+      restartError: el("p", { class: "error", role: "alert", hidden: true }),
+    };
+    const restart = el("button", { type: "button", "aria-label": "Restart " + name, text: "Restart" });
+    restart.addEventListener("click", async () => {
+      restart.disabled = true;
+      p.restartError.hidden = true;
+      try {
+        await api(`/v1/servers/${encodeURIComponent(name)}/restart`, { method: "POST" });
+      } catch (e) {
+        p.restartError.textContent = "Restart failed: " + e.describe();
+        p.restartError.hidden = false;
+      } finally {
+        restart.disabled = false;
+      }
+    });
+    const stderr = el("details", {}, p.stderrSummary, p.stderr);
+    const card = el("article", { class: "server", "data-server": name },
+      el("div", { class: "server-head" }, el("h3", { text: name }), p.state, restart),
+      p.facts, p.reason, p.restartError, stderr, p.history);
+    p.stderrBox = stderr;
+    return { card, parts: p };
+  }
+
+  function updateServer(s, live) {
+    let v = servers.get(s.name);
+    if (!v) {
+      v = serverCard(s.name);
+      servers.set(s.name, v);
+      $("servers").append(v.card);
+    }
+    const p = v.parts;
+    p.state.textContent = s.state;
+    p.state.dataset.state = s.state;
+    v.card.dataset.state = s.state;
+    const facts = [s.transport, count(s.tools, "tool"), count(s.restarts, "restart")];
+    if (s.serverName) facts.push(`${s.serverName} ${s.serverVersion || ""}`.trim());
+    if (s.since) facts.push("since " + clock(s.since));
+    p.facts.textContent = "";
+    for (const f of facts) p.facts.append(el("span", { text: f }));
+    p.reason.hidden = !s.reason;
+    p.reason.textContent = s.reason || "";
+    const lines = s.stderr || [];
+    p.stderrBox.hidden = !lines.length;
+    p.stderrSummary.textContent = `stderr (last ${lines.length} lines)`;
+    p.stderr.textContent = lines.join("\n");
+    if (live) {
+      const li = el("li", { text: `${clock(Date.now())} ${s.state}${s.change ? " — " + s.change : ""}` });
+      p.history.prepend(li);
+      while (p.history.children.length > 5) p.history.lastChild.remove();
+    }
+  }
+
+  // ---- tools ----
+
+  let tools = [], selected = "", toolTimer = 0;
+
+  async function loadTools() {
+    try {
+      tools = await api("/v1/tools");
+      $("tools-error").hidden = true;
+    } catch (e) {
+      $("tools-error").textContent = "Could not list the tools: " + e.describe();
+      $("tools-error").hidden = false;
+    }
+    renderTools();
+  }
+
+  function scheduleToolReload() {
+    clearTimeout(toolTimer);
+    toolTimer = setTimeout(loadTools, 300);
+  }
+
+  function matching() {
+    const words = $("tool-search").value.toLowerCase().split(/\s+/).filter(Boolean);
+    return tools.filter((t) => {
+      const hay = `${t.name} ${t.server} ${t.description}`.toLowerCase();
+      return words.every((w) => hay.includes(w));
+    });
+  }
+
+  function renderTools() {
+    const list = $("tools");
+    const shown = matching();
+    list.textContent = "";
+    for (const t of shown) {
+      const b = el("button", { type: "button", "aria-current": t.name === selected ? "true" : "false", "data-tool": t.name },
+        el("span", { class: "name", text: t.name }), " ",
+        el("span", { class: "muted", text: t.server }),
+        el("span", { class: "desc", text: t.description }));
+      b.addEventListener("click", () => selectTool(t.name));
+      list.append(el("li", {}, b));
+    }
+    $("tool-count").textContent = shown.length === tools.length ? `(${tools.length})` : `(${shown.length} of ${tools.length})`;
+    if (!shown.length) list.append(el("li", { class: "muted", text: tools.length ? "No tool matches." : "No tools yet." }));
+  }
+
+  $("tool-search").addEventListener("input", renderTools);
+  // Enter in the search (the search form's submission) opens the first match. The
+  // search is a form of its own so that this Enter never reaches the form it opens.
+  $("search-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const first = matching()[0];
+    if (first) selectTool(first.name, true);
+  });
+  document.addEventListener("keydown", (ev) => {
+    const t = ev.target;
+    if (ev.key === "/" && !(t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement)) {
+      ev.preventDefault();
+      $("tool-search").focus();
+    }
+  });
+
+  function selectTool(name, focus) {
+    selected = name;
+    renderTools();
+    const t = tools.find((x) => x.name === name);
+    if (!t) return;
+    const detail = $("tool-detail");
+    detail.textContent = "";
+    detail.append(toolForm(t));
+    if (focus) {
+      const first = detail.querySelector("input, select, textarea, button");
+      if (first) first.focus();
+    }
+  }
+
+  // mainType is a schema's type, the first non-null one of a list.
+  function mainType(s) {
+    const t = s && s.type;
+    if (Array.isArray(t)) return t.find((x) => x !== "null") || "string";
+    if (t) return t;
+    if (s && s.enum) return "string";
+    if (s && s.properties) return "object";
+    return "";
+  }
+
+  // field makes the input of one property; read() returns [present, value] or throws.
+  function field(t, name, schema, required) {
+    const id = `arg-${t.name}-${name}`;
+    const type = mainType(schema);
+    const label = el("label", { for: id }, name, required ? el("span", { class: "required", text: " *", "aria-hidden": "true" }) : null,
+      schema.description ? el("span", { class: "hint", text: schema.description }) : null);
+    let input, read;
+    if (Array.isArray(schema.enum)) {
+      input = el("select", { id, required });
+      if (!required) input.append(el("option", { value: "", text: "—" }));
+      for (const v of schema.enum) input.append(el("option", { value: JSON.stringify(v), text: String(v) }));
+      if (schema.default !== undefined) input.value = JSON.stringify(schema.default);
+      read = () => (input.value === "" ? [false] : [true, JSON.parse(input.value)]);
+    } else if (type === "boolean") {
+      input = el("input", { id, type: "checkbox" });
+      input.checked = schema.default === true;
+      read = () => [true, input.checked];
+    } else if (type === "integer" || type === "number") {
+      input = el("input", { id, type: "number", step: type === "integer" ? "1" : "any", required });
+      if (schema.default !== undefined) input.value = schema.default;
+      read = () => (input.value === "" ? [false] : [true, Number(input.value)]);
+    } else if (type === "string") {
+      input = el("input", { id, type: "text", required, placeholder: schema.examples ? String(schema.examples[0]) : (schema.format || "") });
+      if (schema.default !== undefined) input.value = schema.default;
+      read = () => (input.value === "" && !required ? [false] : [true, input.value]);
+    } else {
+      input = el("textarea", { id, rows: 3, required, placeholder: "JSON" + (type ? " " + type : "") });
+      if (schema.default !== undefined) input.value = JSON.stringify(schema.default, null, 2);
+      read = () => {
+        if (input.value.trim() === "") return [false];
+        try { return [true, JSON.parse(input.value)]; } catch (e) { throw new Error(`${name}: not JSON (${e.message})`); }
+      };
+    }
+    return { node: el("div", {}, label, input), read };
+  }
+
+  function toolForm(t) {
+    const schema = t.inputSchema || {};
+    const props = schema.properties || {};
+    const req = new Set(schema.required || []);
+    const fields = Object.entries(props).map(([n, s]) => [n, field(t, n, s || {}, req.has(n))]);
+    const raw = el("textarea", { id: `raw-${t.name}`, rows: 4, placeholder: "{}" });
+    const result = el("div", { class: "result-box", "aria-live": "polite" });
+    const call = el("button", { type: "submit", text: "Call " + t.name });
+    const form = el("form", { class: "tool-form", "data-tool": t.name, novalidate: true },
+      el("h3", { text: t.name }),
+      el("p", { class: "muted", text: `${t.server}${t.originalName && t.originalName !== t.name ? " · " + t.originalName : ""}` }),
+      t.description ? el("p", { text: t.description }) : null,
+      ...fields.map(([, f]) => f.node),
+      el("details", fields.length ? {} : { open: true },
+        el("summary", { text: fields.length ? "Arguments as JSON (used instead of the fields when filled)" : "Arguments (JSON)" }),
+        el("label", { for: `raw-${t.name}`, text: "Arguments" }), raw),
+      el("div", { class: "row" }, call),
+      result);
+    form.addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      let args = {};
+      try {
+        if (raw.value.trim()) {
+          args = JSON.parse(raw.value);
+        } else {
+          for (const [n, f] of fields) {
+            const [present, v] = f.read();
+            if (present) args[n] = v;
+          }
+        }
+      } catch (e) {
+        showResult(result, { error: "Arguments: " + e.message });
+        return;
+      }
+      call.disabled = true;
+      result.textContent = "Calling…";
+      const start = performance.now();
+      try {
+        const res = await api(`/v1/tools/${encodeURIComponent(t.name)}/call`, { method: "POST", body: { arguments: args } });
+        showResult(result, { res, took: performance.now() - start });
+      } catch (e) {
+        showResult(result, { error: e.describe() });
+      } finally {
+        call.disabled = false;
+      }
+    });
+    return form;
+  }
+
+  // showResult shows a call's result: its content blocks (images as images), marked
+  // when it is an error, or the request's own failure.
+  function showResult(box, { res, took, error }) {
+    box.textContent = "";
+    const failed = !!error || res.isError;
+    const out = el("div", { class: "result" + (failed ? " is-error" : ""), role: failed ? "alert" : null });
+    if (error) {
+      out.append(el("strong", { class: "error", text: "Call failed" }), el("pre", { text: error }));
+      box.append(out);
+      return;
+    }
+    out.append(el("strong", { class: res.isError ? "error" : "", text: res.isError ? "Error result" : "Result" }),
+      el("span", { class: "muted", text: ` (${ms(took)})` }));
+    let shown = false;
+    for (const c of res.content || []) {
+      shown = true;
+      if (c.type === "text") out.append(el("pre", { class: "result-text", text: c.text }));
+      else if (c.type === "image") out.append(el("img", { src: `data:${c.mimeType};base64,${c.data}`, alt: `image result (${c.mimeType})` }));
+      else if (c.type === "audio") out.append(el("audio", { controls: true, src: `data:${c.mimeType};base64,${c.data}` }));
+      else if (c.type === "resource") out.append(el("pre", { text: `[resource ${c.resource.uri}]\n${c.resource.text || ""}` }));
+      else if (c.type === "resource_link") out.append(el("p", { text: `[resource link ${c.uri}]` }));
+      else out.append(el("pre", { text: JSON.stringify(c, null, 2) }));
+    }
+    if (res.structuredContent) {
+      out.append(el("details", { open: !shown }, el("summary", { text: "Structured content" }),
+        el("pre", { text: JSON.stringify(res.structuredContent, null, 2) })));
+    } else if (!shown) {
+      out.append(el("p", { class: "muted", text: "(empty result)" }));
+    }
+    box.append(out);
+  }
+
+  // ---- recent calls ----
+
+  function addCall(c) {
+    const body = $("calls").querySelector("tbody");
+    const row = el("tr", { class: c.isError ? "is-error" : "" },
+      el("td", { text: clock(c.start) }),
+      el("td", {}, el("code", { text: c.tool })),
+      el("td", { text: c.server || "—" }),
+      el("td", { text: c.source === "session" ? "session " + (c.session || "").slice(0, 8) : c.source, title: c.session || null }),
+      el("td", { class: "num", text: ms(c.durationMs) }),
+      el("td", { class: "wrap" + (c.isError ? " error" : ""), text: c.isError ? "error: " + (c.error || "") : "ok" }));
+    body.prepend(row);
+    while (body.children.length > 100) body.lastChild.remove();
+    $("calls").hidden = false;
+    $("calls-empty").hidden = true;
+  }
+
+  // ---- chat ----
+
+  let sessionID = "", chatBusy = false;
+
+  function renderChat(model) {
+    $("chat-on").hidden = !model.configured;
+    $("chat-off").hidden = model.configured;
+    $("chat-help").textContent = model.help || "";
+  }
+
+  function chatMsg(role, text) {
+    const m = el("div", { class: "msg " + role }, el("strong", { text: role === "user" ? "You" : "Model" }), el("br"));
+    const body = el("span", { class: "body", text: text || "" });
+    m.append(body);
+    $("chat-log").append(m);
+    m.scrollIntoView({ block: "end" });
+    return { m, body };
+  }
+
+  function chatStep(m, text, isError) {
+    m.insertBefore(el("div", { class: "step" + (isError ? " error" : ""), text }), m.lastChild);
+  }
+
+  $("chat-new").addEventListener("click", () => {
+    sessionID = "";
+    $("chat-log").textContent = "";
+    $("chat-session").textContent = "";
+    $("chat-input").focus();
+  });
+
+  $("chat-input").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey) {
+      ev.preventDefault();
+      $("chat-form").requestSubmit();
+    }
+  });
+
+  $("chat-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const text = $("chat-input").value.trim();
+    if (!text || chatBusy) return;
+    chatBusy = true;
+    $("chat-send").disabled = true;
+    chatMsg("user", text);
+    $("chat-input").value = "";
+    const reply = chatMsg("assistant", "");
+    reply.m.setAttribute("aria-busy", "true");
+    let streamed = "";
+    try {
+      if (!sessionID) {
+        const s = await api("/v1/sessions", { method: "POST", body: {} });
+        sessionID = s.id;
+        $("chat-session").textContent = "session " + sessionID;
+      }
+      const res = await api(`/v1/sessions/${encodeURIComponent(sessionID)}/messages`, { method: "POST", body: { content: text }, stream: true });
+      let finished = false;
+      await readEvents(res, (name, d) => {
+        switch (name) {
+          case "text":
+            streamed += d.text;
+            reply.body.textContent = streamed;
+            break;
+          case "tool_call":
+            chatStep(reply.m, `→ ${d.name} ${JSON.stringify(d.arguments)}`);
+            break;
+          case "tool_result":
+            chatStep(reply.m, `← ${d.name}${d.isError ? " failed" : ""} (${ms(d.durationMs)}): ${d.result}`, d.isError);
+            break;
+          case "approval_required":
+            approvalButtons(reply.m, d);
+            break;
+          case "done":
+            finished = true;
+            if (!streamed) reply.body.textContent = d.answer;
+            break;
+          case "error":
+            finished = true;
+            chatStep(reply.m, "The turn failed: " + d.error.message, true);
+            break;
+        }
+      });
+      if (!finished) chatStep(reply.m, "The stream ended before the turn finished.", true);
+    } catch (e) {
+      chatStep(reply.m, "The turn failed: " + (e.describe ? e.describe() : e.message), true);
+    } finally {
+      reply.m.removeAttribute("aria-busy");
+      chatBusy = false;
+      $("chat-send").disabled = false;
+      $("chat-input").focus();
+    }
+  });
+
+  function approvalButtons(m, d) {
+    const row = el("div", { class: "row" }, el("span", { text: `${d.name} needs your approval: ${JSON.stringify(d.arguments)}` }));
+    const decide = async (allow) => {
+      for (const b of row.querySelectorAll("button")) b.disabled = true;
+      try {
+        await api(`/v1/sessions/${encodeURIComponent(sessionID)}/approvals/${encodeURIComponent(d.callId)}`, { method: "POST", body: { allow } });
+        row.append(el("span", { text: allow ? "allowed" : "denied" }));
+      } catch (e) {
+        row.append(el("span", { class: "error", text: e.describe() }));
+      }
+    };
+    row.append(el("button", { type: "button", text: "Allow", "data-decision": "allow", onclick: () => decide(true) }),
+      el("button", { type: "button", text: "Deny", "data-decision": "deny", onclick: () => decide(false) }));
+    m.insertBefore(row, m.lastChild);
+    row.querySelector("button").focus(); // a decision is what the turn waits for
+  }
+
+  connect();
+})();

@@ -1,0 +1,307 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// GET /v1/events is what the dashboard watches: a text/event-stream that starts with
+// a "snapshot" event (every server, the recent calls, whether a model is configured)
+// and goes on with a "server" event on every state change of a server (and every new
+// tool list) and a "call" event for every tool call made through the API (POST
+// /v1/tools/{name}/call or a session's turn). An idle stream gets a comment every
+// 15 s so that proxies keep it open. It ends when the client leaves and at Shutdown.
+//
+// The token, when one is set, comes in the Authorization header like everywhere
+// else, never in the query string: the dashboard reads the stream with fetch, which
+// can send headers (EventSource cannot), so no URL ever carries the token into a
+// log or a browser's history.
+
+// liveState is what the event streams share: the recent calls, and how often an idle
+// stream gets a comment (keepAlive unless a test sets it, so that it need not wait
+// 15 s). The zero value is ready to use.
+type liveState struct {
+	calls     callLog
+	heartbeat atomic.Int64 // a time.Duration; 0 is keepAlive
+}
+
+func (l *liveState) heartbeatEvery() time.Duration {
+	if d := time.Duration(l.heartbeat.Load()); d > 0 {
+		return d
+	}
+	return keepAlive
+}
+
+// maxRecentCalls is how many calls GET /v1/calls and the snapshot keep.
+const maxRecentCalls = 100
+
+// maxFeedBacklog bounds the events waiting for a slow client; past it the client gets
+// a fresh snapshot instead of what it missed.
+const maxFeedBacklog = 256
+
+// callRecord is one tool call made through the API, for "recent calls".
+type callRecord struct {
+	ID         int64     `json:"id"`
+	Tool       string    `json:"tool"`
+	Server     string    `json:"server,omitempty"`
+	Source     string    `json:"source"`            // "api" (POST /v1/tools/{name}/call) or "session"
+	Session    string    `json:"session,omitempty"` // the session of a turn's call
+	Start      time.Time `json:"start"`
+	DurationMs float64   `json:"durationMs"`
+	IsError    bool      `json:"isError"`
+	// Error is the start of a failed call's message.
+	Error string `json:"error,omitempty"`
+}
+
+// callLog keeps the last maxRecentCalls calls and tells its subscribers of each new
+// one. The zero value is ready to use.
+type callLog struct {
+	mu   sync.Mutex
+	last int64
+	ring []callRecord // oldest first
+	subs map[*feed]struct{}
+}
+
+// record adds one call; text is the result's text, kept (shortened) when it failed.
+func (l *callLog) record(c callRecord, text string) {
+	if c.IsError {
+		c.Error = shorten(text, 300)
+	}
+	l.mu.Lock()
+	l.last++
+	c.ID = l.last
+	if len(l.ring) == maxRecentCalls {
+		l.ring = append(l.ring[:0], l.ring[1:]...)
+	}
+	l.ring = append(l.ring, c)
+	subs := make([]*feed, 0, len(l.subs))
+	for f := range l.subs {
+		subs = append(subs, f)
+	}
+	l.mu.Unlock()
+	for _, f := range subs {
+		f.push(sseEvent{"call", c})
+	}
+}
+
+// recent is a copy of the calls kept, oldest first.
+func (l *callLog) recent() []callRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]callRecord{}, l.ring...)
+}
+
+func (l *callLog) subscribe(f *feed) (cancel func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.subs == nil {
+		l.subs = map[*feed]struct{}{}
+	}
+	l.subs[f] = struct{}{}
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		delete(l.subs, f)
+	}
+}
+
+// shorten cuts s to at most n bytes (on a rune boundary), marking the cut.
+func shorten(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// feed is one event stream's queue: the hub's and the call log's callbacks push (they
+// must not block), the handler takes.
+type feed struct {
+	mu       sync.Mutex
+	events   []sseEvent
+	overflow bool          // events were dropped: send a snapshot instead
+	wake     chan struct{} // a token when events were added
+}
+
+func (f *feed) push(e sseEvent) {
+	f.mu.Lock()
+	if len(f.events) >= maxFeedBacklog {
+		f.events, f.overflow = nil, true
+	} else if !f.overflow {
+		f.events = append(f.events, e)
+	}
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (f *feed) take() (evs []sseEvent, overflow bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	evs, overflow = f.events, f.overflow
+	f.events, f.overflow = nil, false
+	return evs, overflow
+}
+
+// serverChange is what a hub event queues: the state the server entered is kept as
+// it was, so that a client sees reconnecting even when the server is ready again by
+// the time the event is sent.
+type serverChange struct {
+	event upstream.Event
+}
+
+// serverEvent is the data of a "server" event: the server as GET
+// /v1/servers/{name} shows it, in the state the event reported, and why it changed.
+type serverEvent struct {
+	serverInfo
+	// Change says why the state changed (an error, "process exited", …).
+	Change       string `json:"change,omitempty"`
+	ToolsChanged bool   `json:"toolsChanged,omitempty"`
+}
+
+type snapshot struct {
+	Servers []serverInfo `json:"servers"`
+	Calls   []callRecord `json:"calls"`
+	Model   modelInfo    `json:"model"`
+	Version string       `json:"version,omitempty"`
+}
+
+// modelInfo says whether session turns can run, and if not how to configure a model.
+type modelInfo struct {
+	Configured bool   `json:"configured"`
+	Help       string `json:"help,omitempty"`
+}
+
+func (s *Server) snapshot() snapshot {
+	sts := s.opts.Hub.Status()
+	out := snapshot{Servers: make([]serverInfo, 0, len(sts)), Calls: s.live.calls.recent(), Version: s.opts.Version}
+	for _, st := range sts {
+		out.Servers = append(out.Servers, s.serverInfo(st))
+	}
+	out.Model.Configured = s.agent != nil
+	if s.agent == nil {
+		out.Model.Help = s.opts.NoModel
+	}
+	return out
+}
+
+// serverEventOf fills in a queued change with the server's current status. A server
+// removed since (a reload) is reported as closed.
+func (s *Server) serverEventOf(c serverChange) serverEvent {
+	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged}
+	st := upstream.Status{Name: c.event.Server, State: upstream.Closed}
+	for _, x := range s.opts.Hub.Status() {
+		if x.Name == c.event.Server {
+			st = x
+			break
+		}
+	}
+	ev.serverInfo = s.serverInfo(st)
+	ev.State = c.event.State
+	if ev.State != upstream.Ready {
+		ev.Reason = s.opts.Hub.NotReadyReason(ev.Status)
+	} else {
+		ev.Reason = ""
+	}
+	return ev
+}
+
+// streamEvents serves GET /v1/events (see above).
+func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
+	f := &feed{wake: make(chan struct{}, 1)}
+	unsubHub := s.opts.Hub.Subscribe(func(e upstream.Event) {
+		f.push(sseEvent{"server", serverChange{e}})
+	})
+	defer unsubHub()
+	defer s.live.calls.subscribe(f)()
+
+	rc := http.NewResponseController(w)
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(e sseEvent) error {
+		data := e.data
+		if c, ok := data.(serverChange); ok {
+			data = s.serverEventOf(c)
+		}
+		b, err := json.Marshal(data)
+		if err != nil {
+			b, _ = json.Marshal(errorBody{apiError{Code: "internal", Message: err.Error()}})
+			e.name = "error"
+		}
+		_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, b)
+		return err
+	}
+	if send(sseEvent{"snapshot", s.snapshot()}) != nil || rc.Flush() != nil {
+		return
+	}
+	tick := time.NewTicker(s.live.heartbeatEvery())
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+				return
+			}
+		case <-f.wake:
+			evs, overflow := f.take()
+			if overflow {
+				evs = []sseEvent{{"snapshot", s.snapshot()}}
+			}
+			for _, e := range evs {
+				if send(e) != nil {
+					return
+				}
+			}
+			if rc.Flush() != nil {
+				return
+			}
+		}
+	}
+}
+
+// listCalls serves GET /v1/calls: the recent calls made through the API, newest last.
+func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"calls": s.live.calls.recent()})
+}
+
+// recordAPICall records a call of POST /v1/tools/{name}/call.
+func (s *Server) recordAPICall(name string, start time.Time, res *tool.Result) {
+	c := callRecord{Tool: name, Source: "api", Start: start, DurationMs: msSince(start), IsError: res.IsError}
+	if t, ok := s.opts.Hub.Lookup(name); ok {
+		c.Server = t.Server
+	}
+	s.live.calls.record(c, tool.Text(res))
+}
+
+// recordTurnCall records a call that a session's turn made (agent.ToolFinished).
+func (s *Server) recordTurnCall(e agent.Event) {
+	c := callRecord{Tool: e.Name, Source: "session", Session: e.Session, Start: time.Now().Add(-e.Duration),
+		DurationMs: float64(e.Duration.Microseconds()) / 1000, IsError: e.IsError}
+	if t, ok := s.opts.Hub.Lookup(e.Name); ok {
+		c.Server = t.Server
+	}
+	s.live.calls.record(c, e.Result)
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

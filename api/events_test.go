@@ -1,0 +1,229 @@
+package api_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
+)
+
+// watch opens GET /v1/events with the env's token; the stream is closed when the
+// test ends.
+func (e *env) watch() *stream {
+	e.t.Helper()
+	s, r := e.getStream("/v1/events", e.token)
+	if s == nil {
+		e.t.Fatalf("GET /v1/events: %d %s", r.status, r.body)
+	}
+	return s
+}
+
+// getStream opens GET path as an event stream, with token as the bearer token when
+// not empty.
+func (e *env) getStream(path, token string) (*stream, response) {
+	e.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, e.url+path, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		e.t.Fatalf("GET %s: %v", path, err)
+	}
+	if res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return nil, response{status: res.StatusCode, header: res.Header, body: string(b)}
+	}
+	e.t.Cleanup(func() { res.Body.Close() })
+	return &stream{res: res, rd: bufio.NewReader(res.Body)}, response{status: res.StatusCode, header: res.Header}
+}
+
+type eventServer struct {
+	Name         string `json:"name"`
+	State        string `json:"state"`
+	Tools        int    `json:"tools"`
+	Restarts     int    `json:"restarts"`
+	Change       string `json:"change"`
+	ToolsChanged bool   `json:"toolsChanged"`
+}
+
+type eventCall struct {
+	ID         int64   `json:"id"`
+	Tool       string  `json:"tool"`
+	Server     string  `json:"server"`
+	Source     string  `json:"source"`
+	Session    string  `json:"session"`
+	DurationMs float64 `json:"durationMs"`
+	IsError    bool    `json:"isError"`
+	Error      string  `json:"error"`
+}
+
+type eventSnapshot struct {
+	Servers []eventServer `json:"servers"`
+	Calls   []eventCall   `json:"calls"`
+	Model   struct {
+		Configured bool   `json:"configured"`
+		Help       string `json:"help"`
+	} `json:"model"`
+	Version string `json:"version"`
+}
+
+func last(evs []event) event { return evs[len(evs)-1] }
+
+func decodeEvent[T any](t *testing.T, ev event) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(ev.data), &v); err != nil {
+		t.Fatalf("event %s: %v: %s", ev.name, err, ev.data)
+	}
+	return v
+}
+
+// The stream starts with a snapshot, follows a server through a restart (every state
+// it passes, in order, even when it is ready again before the event is sent), and
+// tells of every call made through the API, as GET /v1/calls lists them.
+func TestEventsSnapshotStatesAndCalls(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{})
+	s := e.watch()
+	ev, ok := s.next()
+	if !ok || ev.name != "snapshot" {
+		t.Fatalf("first event %v (ok %v), want a snapshot", ev, ok)
+	}
+	snap := decodeEvent[eventSnapshot](t, ev)
+	if len(snap.Servers) != 1 || snap.Servers[0].Name != "clock" || snap.Servers[0].State != "ready" || snap.Servers[0].Tools != 3 {
+		t.Errorf("snapshot servers = %+v, want clock ready with 3 tools", snap.Servers)
+	}
+	if snap.Model.Configured || !strings.Contains(snap.Model.Help, "--model") {
+		t.Errorf("snapshot model = %+v, want not configured with how to configure one", snap.Model)
+	}
+	if len(snap.Calls) != 0 || snap.Version != "test" {
+		t.Errorf("snapshot calls %v, version %q", snap.Calls, snap.Version)
+	}
+
+	e.do("POST", "/v1/servers/clock/restart", nil).want(t, http.StatusAccepted)
+	var states []string
+	for {
+		evs := s.until(t, "server")
+		srv := decodeEvent[eventServer](t, evs[len(evs)-1])
+		states = append(states, srv.State)
+		if srv.State == "ready" {
+			if !srv.ToolsChanged || srv.Tools != 3 {
+				t.Errorf("ready again: %+v, want its tools listed again", srv)
+			}
+			break
+		}
+	}
+	// A restart closes the old connection and starts a new one.
+	if len(states) < 2 || states[0] != "closed" {
+		t.Errorf("states during a restart: %v, want closed, …, ready", states)
+	}
+
+	e.do("POST", "/v1/tools/current_time/call", map[string]any{"arguments": map[string]string{"zone": "UTC"}}).want(t, http.StatusOK)
+	c := decodeEvent[eventCall](t, last(s.until(t, "call")))
+	if c.Tool != "current_time" || c.Server != "clock" || c.Source != "api" || c.IsError || c.DurationMs <= 0 || c.ID != 1 {
+		t.Errorf("call event %+v, want current_time on clock from the API, ok, with its duration", c)
+	}
+	e.do("POST", "/v1/tools/current_time/call", map[string]any{"arguments": map[string]string{"zone": "Mars/Olympus"}}).want(t, http.StatusOK, `"isError": true`)
+	c = decodeEvent[eventCall](t, last(s.until(t, "call")))
+	if !c.IsError || !strings.Contains(c.Error, "Mars/Olympus") || c.ID != 2 {
+		t.Errorf("failed call event %+v, want isError with the message", c)
+	}
+
+	var calls struct {
+		Calls []eventCall `json:"calls"`
+	}
+	e.do("GET", "/v1/calls", nil).decode(t, &calls)
+	if len(calls.Calls) != 2 || calls.Calls[0].IsError || !calls.Calls[1].IsError {
+		t.Errorf("GET /v1/calls = %+v, want the two calls, oldest first", calls.Calls)
+	}
+}
+
+// A session's tool calls are recent calls too, with their session.
+func TestEventsTurnCalls(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{model: true})
+	s := e.watch()
+	snap := decodeEvent[eventSnapshot](t, last(s.until(t, "snapshot")))
+	if !snap.Model.Configured || snap.Model.Help != "" {
+		t.Errorf("snapshot model = %+v, want configured", snap.Model)
+	}
+	var sess struct {
+		ID string `json:"id"`
+	}
+	e.do("POST", "/v1/sessions", map[string]any{}).decode(t, &sess)
+	e.do("POST", "/v1/sessions/"+sess.ID+"/messages", map[string]string{"content": `call current_time {"zone": "UTC"}`}).want(t, http.StatusOK)
+	c := decodeEvent[eventCall](t, last(s.until(t, "call")))
+	if c.Tool != "current_time" || c.Server != "clock" || c.Source != "session" || c.Session != sess.ID || c.IsError {
+		t.Errorf("call event %+v, want current_time on clock from session %s", c, sess.ID)
+	}
+}
+
+// An idle stream gets keep-alive comments.
+func TestEventsHeartbeat(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{})
+	api.SetEventsHeartbeat(e.srv, 20*time.Millisecond)
+	s := e.watch()
+	s.until(t, "snapshot")
+	for {
+		line, err := s.rd.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the stream ended before a keep-alive comment: %v", err)
+		}
+		if strings.HasPrefix(line, ": keep-alive") {
+			return
+		}
+	}
+}
+
+// Shutdown cuts the stream at once instead of waiting for it, and a client that
+// leaves ends its handler (the request's log line is written when it returns).
+func TestEventsEnd(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{})
+	left := e.watch()
+	left.until(t, "snapshot")
+	left.res.Body.Close()
+	testenv.WaitFor(t, "the handler of the stream the client left to return", 10*time.Second, func() bool {
+		return strings.Contains(e.logs.String(), `"path":"/v1/events"`)
+	})
+
+	s := e.watch()
+	s.until(t, "snapshot")
+	if err := e.shutdown(5 * time.Second); err != nil {
+		t.Errorf("Shutdown with an event stream open: %v, want nil (streams are cut, not waited for)", err)
+	}
+	for {
+		if _, ok := s.next(); !ok {
+			break
+		}
+	}
+}
+
+// The stream takes the token in the Authorization header only: never from the query
+// string, which would carry it into logs and browser history.
+func TestEventsToken(t *testing.T) {
+	t.Parallel()
+	const token = "events-s3cret-token"
+	e := start(t, setup{opts: api.Options{Token: token}})
+	if _, r := e.getStream("/v1/events", ""); r.status != http.StatusUnauthorized {
+		t.Errorf("without the token: %d %s, want 401", r.status, r.body)
+	}
+	if _, r := e.getStream("/v1/events?token="+token, ""); r.status != http.StatusUnauthorized {
+		t.Errorf("with ?token=: %d %s, want 401", r.status, r.body)
+	}
+	e.watch().until(t, "snapshot")
+	e.do("GET", "/v1/calls", nil, "Authorization: ").want(t, http.StatusUnauthorized)
+	if strings.Contains(e.logs.String(), token) {
+		t.Errorf("the token is in the log:\n%s", e.logs)
+	}
+}
