@@ -149,7 +149,7 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 		case t.Type == "tool_search":
 			search = "tool_search"
 		case t.Type != "function" || t.Name == "":
-			return req, nil, fmt.Errorf("Invalid value for 'tools[%d]': the fake knows {\"type\": \"function\", \"name\", ...} and {\"type\": \"tool_search\"}", i)
+			return req, nil, fmt.Errorf("invalid value for 'tools[%d]': the fake knows {\"type\": \"function\", \"name\", ...} and {\"type\": \"tool_search\"}", i)
 		case t.DeferLoading:
 			deferred[t.Name] = true
 			defs[t.Name] = raw
@@ -167,7 +167,7 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 	if err := json.Unmarshal(in.Input, &s); err == nil {
 		items = []responsesItem{{Type: "message", Role: "user", Content: in.Input}}
 	} else if err := json.Unmarshal(in.Input, &items); err != nil {
-		return req, nil, fmt.Errorf("Invalid 'input': want a string or a list of items")
+		return req, nil, fmt.Errorf("invalid 'input': want a string or a list of items")
 	}
 	loaded := map[string]bool{}
 	// assistant is the assistant message the items of the model's turn go into.
@@ -198,7 +198,7 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 				m := assistant()
 				m.Text += text
 			default:
-				return req, nil, fmt.Errorf("Invalid value: '%s'. Supported values are: 'system', 'developer', 'user' and 'assistant'. (input[%d].role)", it.Role, i)
+				return req, nil, fmt.Errorf("invalid value: '%s'. Supported values are: 'system', 'developer', 'user' and 'assistant'. (input[%d].role)", it.Role, i)
 			}
 		case "function_call":
 			if it.CallID == "" || it.Name == "" {
@@ -215,7 +215,7 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 			m.Calls = append(m.Calls, Call{ID: it.CallID, Name: it.Name, Arguments: args})
 		case "function_call_output":
 			if it.CallID == "" {
-				return req, nil, fmt.Errorf("Missing required parameter: 'input[%d].call_id'.", i)
+				return req, nil, fmt.Errorf("missing required parameter: 'input[%d].call_id'", i)
 			}
 			text, err := responsesContent(it.Output)
 			if err != nil {
@@ -234,7 +234,7 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 		case "reasoning":
 			// Nothing the fake model reads.
 		default:
-			return req, nil, fmt.Errorf("Invalid value: '%s' (input[%d].type): the fake reads message, function_call, function_call_output, tool_search_call, tool_search_output and reasoning items", typ, i)
+			return req, nil, fmt.Errorf("invalid value: '%s' (input[%d].type): the fake reads message, function_call, function_call_output, tool_search_call, tool_search_output and reasoning items", typ, i)
 		}
 	}
 	req.System = strings.Join(system, "\n\n")
