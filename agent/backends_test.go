@@ -22,6 +22,18 @@ func startOpenAI(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Serv
 	return m, srv
 }
 
+// startOpenAIResponses serves script on the OpenAI fake and returns llm/openai's
+// model for its Responses API, without retries.
+func startOpenAIResponses(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {
+	tb.Helper()
+	srv := fakellm.StartOpenAI(tb, script)
+	m, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "fake-gpt", APIKey: "sk-test", MaxRetries: -1, API: openai.APIResponses})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, srv
+}
+
 // startAnthropic serves script as an Anthropic Messages server (closed when the test
 // ends) and returns llm/anthropic's model for it, without retries.
 func startAnthropic(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -202,36 +203,42 @@ func nativeSearcher(r fakellm.Request) fakellm.Reply {
 	return fakellm.Reply{Text: "Answer: " + last.Text}
 }
 
-// TestDeferredNative: with NativeSearch, Anthropic gets the catalog deferred
-// (defer_loading) with its own search tool and no search tools of ours, searches it
-// server side and calls the tool found, which the agent runs; the search blocks go
-// back to the API on the next request. OpenAI's Chat Completions has no tool search:
-// the agent falls back to its own search tools.
+// TestDeferredNative: with NativeSearch, Anthropic and OpenAI's Responses API get
+// the catalog deferred (defer_loading) with their own search tool and no search
+// tools of ours, search it server side and call the tool found, which the agent
+// runs; the search blocks (items) go back to the API on the next request, which the
+// fakes refuse without them. OpenAI's Chat Completions has no tool search: the agent
+// falls back to its own search tools.
 func TestDeferredNative(t *testing.T) {
 	pinned := func(t tool.Tool) bool { return t.Name == "github_create_issue" }
-	t.Run("anthropic", func(t *testing.T) {
-		model, srv := startAnthropic(t, nativeSearcher)
-		store := newStore(t)
-		a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store,
-			Deferred: &search.Policy{Pinned: pinned}, NativeSearch: true})
-		id := newSession(t, store)
-		turn, err := a.Run(testCtx(t), id, "weather forecast")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := `Answer: weather_get_forecast ran with {"city":"Paris"}`; turn.Answer != want {
-			t.Fatalf("answer %q, want %q", turn.Answer, want)
-		}
-		first := srv.Requests()[0]
-		if got := toolNames(first); !slices.Equal(got, []string{"github_create_issue"}) || first.ToolSearch == "" || len(first.Deferred) != 199 {
-			t.Errorf("first request: tools %v, search tool %q, %d deferred; want the pinned tool, the provider's search, 199 deferred",
-				got, first.ToolSearch, len(first.Deferred))
-		}
-		// Once more: the history with the search blocks is accepted by the API.
-		if _, err := a.Run(testCtx(t), id, "weather forecast"); err != nil {
-			t.Fatalf("next turn over a history with the provider's search blocks: %v", err)
-		}
-	})
+	native := map[string]func(testing.TB, fakellm.Script) (llm.Model, *fakellm.Server){
+		"anthropic": startAnthropic, "openai-responses": startOpenAIResponses,
+	}
+	for _, name := range []string{"anthropic", "openai-responses"} {
+		t.Run(name, func(t *testing.T) {
+			model, srv := native[name](t, nativeSearcher)
+			store := newStore(t)
+			a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store,
+				Deferred: &search.Policy{Pinned: pinned}, NativeSearch: true})
+			id := newSession(t, store)
+			turn, err := a.Run(testCtx(t), id, "weather forecast")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := `Answer: weather_get_forecast ran with {"city":"Paris"}`; turn.Answer != want {
+				t.Fatalf("answer %q, want %q", turn.Answer, want)
+			}
+			first := srv.Requests()[0]
+			if got := toolNames(first); !slices.Equal(got, []string{"github_create_issue"}) || first.ToolSearch == "" || len(first.Deferred) != 199 {
+				t.Errorf("first request: tools %v, search tool %q, %d deferred; want the pinned tool, the provider's search, 199 deferred",
+					got, first.ToolSearch, len(first.Deferred))
+			}
+			// Once more: the history with the search blocks is accepted by the API.
+			if _, err := a.Run(testCtx(t), id, "weather forecast"); err != nil {
+				t.Fatalf("next turn over a history with the provider's search blocks: %v", err)
+			}
+		})
+	}
 	t.Run("openai falls back", func(t *testing.T) {
 		model, srv := startOpenAI(t, searcher)
 		store := newStore(t)

@@ -30,6 +30,7 @@ type backend struct {
 var backends = []backend{
 	{"openai", startOpenAI},
 	{"anthropic", startAnthropic},
+	{"openai-responses", startOpenAIResponses},
 }
 
 // forEachBackend runs f once per provider.

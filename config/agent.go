@@ -34,9 +34,19 @@ type ModelSettings struct {
 	ContextWindow int `json:"contextWindow,omitempty"`
 	// ToolSearch is the provider's own tool search used by "deferred": {"native":
 	// true}: "bm25" (the default), "regex", or "off" for a server or model without
-	// it. Only Anthropic's Messages API has one that Switchboard can use.
+	// it: Anthropic's Messages API. (OpenAI's Responses API, "api": "responses", has
+	// one search of its own, used by native deferred mode whatever this says.)
 	ToolSearch string `json:"toolSearch,omitempty"`
+	// API is the OpenAI API the "openai" provider speaks: "chat" (the default: Chat
+	// Completions, which OpenAI and every compatible server have) or "responses"
+	// (OpenAI's Responses API). Native tool search with OpenAI ("deferred":
+	// {"native": true}) needs "responses": Chat Completions has none, and the agent
+	// falls back to Switchboard's own search there. Not read for "anthropic".
+	API string `json:"api,omitempty"`
 }
+
+// ModelAPIs are the values of "model.api".
+var ModelAPIs = []string{"chat", "responses"}
 
 // ToolSearches are the values of "model.toolSearch".
 var ToolSearches = []string{"bm25", "regex", "off"}
@@ -141,6 +151,10 @@ func (p *parser) modelSettings(v *hujson.Value, fp string, ms *ModelSettings) {
 		case "toolSearch":
 			if s, ok := p.str(v, kp); ok {
 				ms.ToolSearch = p.oneOf(v, kp, strings.ToLower(s), ToolSearches)
+			}
+		case "api":
+			if s, ok := p.str(v, kp); ok {
+				ms.API = p.oneOf(v, kp, strings.ToLower(s), ModelAPIs)
 			}
 		case "temperature":
 			if f, ok := p.number(v, kp); ok {

@@ -75,10 +75,11 @@ type Message struct {
 // Native is a message's content in one provider's own format, opaque to everyone
 // but that provider's backend.
 type Native struct {
-	// Provider names the backend that wrote it: "anthropic".
+	// Provider names the backend that wrote it: "anthropic", "openai-responses".
 	Provider string `json:"provider"`
 	// Content is the provider's JSON: for "anthropic", the message's content blocks
-	// in the form a request takes them.
+	// in the form a request takes them; for "openai-responses", the reply's output
+	// items as input items (function calls written from Calls when sent back).
 	Content json.RawMessage `json:"content"`
 }
 
@@ -185,8 +186,9 @@ type Model interface {
 // NativeSearcher is a Model that can hand Request.Deferred to the provider's own
 // tool search (Anthropic's tool search tool with defer_loading, OpenAI's
 // tool_search), so that the provider finds and loads tools instead of Switchboard.
-// llm/anthropic does (unless told not to); llm/openai, on Chat Completions, which
-// has no tool search (OpenAI's is in the Responses API only), reports false.
+// llm/anthropic does (unless told not to); llm/openai does on the Responses API
+// (Options.API "responses") and reports false on Chat Completions, which has no
+// tool search.
 type NativeSearcher interface {
 	// NativeToolSearch reports whether this backend, as configured, does.
 	NativeToolSearch() bool

@@ -38,7 +38,7 @@ func newModel(ms config.ModelSettings, log *slog.Logger) (llm.Model, error) {
 		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log,
 			ToolSearch: ms.ToolSearch})
 	default:
-		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log})
+		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: log, API: ms.API})
 	}
 	if err != nil {
 		return nil, usageError("model: %v", err)

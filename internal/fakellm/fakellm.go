@@ -1,6 +1,7 @@
 // Package fakellm runs fake model servers over real HTTP that speak the providers'
-// published wire formats — OpenAI Chat Completions (openai.go) and Anthropic Messages
-// (anthropic.go), streaming and not — so that the official SDK clients, and so
+// published wire formats — OpenAI Chat Completions (openai.go), the OpenAI Responses
+// API on the same server (responses.go) and Anthropic Messages (anthropic.go),
+// streaming and not — so that the official SDK clients, and so
 // Switchboard's llm backends, parse what they send. A hosted model cannot be reached
 // from tests; these stand in for it on loopback, and `switchboard fake-llm` serves one
 // from a shell.
@@ -13,7 +14,9 @@
 // does: a request's tools with "defer_loading": true are Request.Deferred, its tool
 // search tool is Request.ToolSearch, and a Reply with Search answers with the
 // search's server_tool_use and tool_search_tool_result blocks (a tool_reference per
-// tool found by Request.SearchDeferred) before its tool calls.
+// tool found by Request.SearchDeferred) before its tool calls. The Responses fake
+// does the same with OpenAI's tool_search tool and its tool_search_call and
+// tool_search_output items.
 package fakellm
 
 import (
@@ -37,11 +40,13 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []Tool // the tool definitions sent, in order (deferred ones and the search tool apart)
-	// Deferred are the tools sent with "defer_loading": true (Anthropic): the model
+	// Deferred are the tools sent with "defer_loading": true (Anthropic, OpenAI
+	// Responses): the model
 	// sees one only once its tool search has found it (Message.Found).
 	Deferred []Tool
 	// ToolSearch is the name of the tool search tool the request offers
-	// ("tool_search_tool_bm25" or "tool_search_tool_regex"), empty when none.
+	// ("tool_search_tool_bm25" or "tool_search_tool_regex"; "tool_search" on the
+	// Responses API, searched like BM25), empty when none.
 	ToolSearch string
 	MaxTokens  int
 	Stream     bool
@@ -58,7 +63,7 @@ type Message struct {
 	Text  string
 	Calls []Call // an assistant message's tool calls
 	// Found are the tools an assistant message's tool search found (Anthropic's
-	// tool_reference blocks), in order.
+	// tool_reference blocks, the tools of a Responses tool_search_output), in order.
 	Found []string
 	// A tool result: the call it answers, its text, and whether it is an error.
 	CallID  string
@@ -105,8 +110,9 @@ type Reply struct {
 	// invalid_tool_input error for a bad regular expression). A request without a
 	// search tool gets an HTTP 500 instead, as does a Call of a deferred tool that
 	// neither this search nor one in the history found: the real model can do
-	// neither, so the script is wrong. The OpenAI fake (Chat Completions, which has
-	// no tool search) ignores it.
+	// neither, so the script is wrong. The Responses fake answers likewise with
+	// tool_search_call and tool_search_output items; Chat Completions, which has no
+	// tool search, ignores it.
 	Search string
 }
 

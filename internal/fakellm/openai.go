@@ -27,6 +27,7 @@ import (
 //     "chat.completion.chunk" server-sent events ending in "data: [DONE]"; with
 //     "stream_options": {"include_usage": true} every chunk has "usage": null and a
 //     last chunk with empty choices carries the usage, as OpenAI sends it;
+//   - POST /v1/responses: the Responses API, tool search included (responses.go);
 //   - GET /v1/models: a list with the model "fakellm" and every model asked for so far;
 //   - errors as OpenAI words them: {"error": {"message", "type", "param", "code"}}.
 //
@@ -51,6 +52,7 @@ func openAIHandler(s *Server) http.Handler {
 	h := &openAIServer{s: s}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", h.completions)
+	mux.HandleFunc("POST /v1/responses", h.responses) // responses.go
 	mux.HandleFunc("GET /v1/models", h.models)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		openAIError(w, http.StatusNotFound, fmt.Sprintf("Invalid URL (%s %s)", r.Method, r.URL.Path))

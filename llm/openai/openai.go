@@ -1,6 +1,7 @@
 // Package openai is the [llm.Model] for any OpenAI-compatible Chat Completions
 // endpoint — OpenAI itself, Ollama, vLLM, LM Studio, OpenRouter, llama.cpp's server —
-// built on the official SDK, github.com/openai/openai-go, which brings transport,
+// and, with Options.API "responses", for OpenAI's Responses API with its native
+// tool search (responses.go); built on the official SDK, github.com/openai/openai-go, which brings transport,
 // retries on 429 and 5xx with backoff, and the server-sent event stream.
 //
 //	m, err := openai.New(openai.Options{
@@ -39,6 +40,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/llm"
@@ -68,6 +70,11 @@ type Options struct {
 	// http.DefaultTransport's settings and, as the SDK's default client has, a
 	// 10-minute bound on waiting for the response headers.
 	HTTPClient *http.Client
+	// API is the OpenAI API the Model speaks: "chat" (or empty), Chat Completions,
+	// which OpenAI and every compatible server have; or "responses", OpenAI's
+	// Responses API (POST /v1/responses, responses.go), which has OpenAI's own tool
+	// search (NativeToolSearch reports true only here).
+	API string
 	// Logger, when set, gets one debug record per HTTP error status (before a retry
 	// too), with the base URL, status and attempt, never headers or bodies; and a
 	// warning for each tool left out of requests because the API would refuse its
@@ -81,6 +88,10 @@ type Model struct {
 	baseURL string
 	chat    sdk.ChatCompletionService
 	tools   llm.Definitions
+	// responses and rtools are the Responses API's service and tool definitions,
+	// used when opts.API is APIResponses.
+	responses responses.ResponseService
+	rtools    llm.Definitions
 	// completionTokens: send max_completion_tokens instead of max_tokens.
 	completionTokens bool
 }
@@ -90,14 +101,20 @@ var (
 	_ llm.NativeSearcher = (*Model)(nil)
 )
 
-// NativeToolSearch implements llm.NativeSearcher: false. OpenAI's tool search (a
-// {"type": "tool_search"} tool, functions with "defer_loading": true, and
-// tool_search_call / tool_search_output items to send back) exists only in the
-// Responses API, and Chat Completions, which this package speaks to OpenAI and
-// every compatible server, has none; so the agent keeps Switchboard's own search,
-// and Request.Deferred, which it then never sets, is not read here. Nor is
-// Message.Native, another provider's content.
-func (m *Model) NativeToolSearch() bool { return false }
+// The APIs Options.API names.
+const (
+	APIChat      = "chat"
+	APIResponses = "responses"
+)
+
+// NativeToolSearch implements llm.NativeSearcher: true with the Responses API.
+// OpenAI's tool search (a {"type": "tool_search"} tool, functions with
+// "defer_loading": true, and tool_search_call / tool_search_output items to send
+// back) exists only there; Chat Completions, which this package speaks by default to
+// OpenAI and every compatible server, has none, so the agent keeps Switchboard's own
+// search, and Request.Deferred, which it then never sets, is not read. Nor is
+// Message.Native, another provider's content (or, on Chat Completions, this one's).
+func (m *Model) NativeToolSearch() bool { return m.opts.API == APIResponses }
 
 // New returns a Model for opts. It checks the options; it does not contact the server.
 func New(opts Options) (*Model, error) {
@@ -111,6 +128,9 @@ func New(opts Options) (*Model, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("openai: base URL %q is not an http(s) URL", base)
+	}
+	if opts.API != "" && opts.API != APIChat && opts.API != APIResponses {
+		return nil, fmt.Errorf("openai: API %q: want %q (Chat Completions, the default) or %q", opts.API, APIChat, APIResponses)
 	}
 	if opts.MaxRetries < -1 {
 		return nil, fmt.Errorf("openai: MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", opts.MaxRetries)
@@ -141,6 +161,9 @@ func New(opts Options) (*Model, error) {
 	if opts.Logger != nil {
 		ro = append(ro, option.WithMiddleware(logStatus(opts.Logger, base)))
 	}
+	// The Responses API gets error bodies made OpenAI's too, but not compatible's
+	// reading of a JSON answer as a chat completion chunk.
+	rro := append(ro[:len(ro):len(ro)], option.WithMiddleware(compatibleErrors))
 	ro = append(ro, option.WithMiddleware(compatible))
 	return &Model{
 		opts:             opts,
@@ -148,6 +171,8 @@ func New(opts Options) (*Model, error) {
 		chat:             sdk.NewChatCompletionService(ro...),
 		completionTokens: isOpenAIHost(u.Hostname()),
 		tools:            llm.Definitions{Provider: format.OpenAI},
+		responses:        responses.NewResponseService(rro...),
+		rtools:           llm.Definitions{Provider: format.OpenAIResponses},
 	}, nil
 }
 
@@ -176,10 +201,14 @@ func logStatus(log *slog.Logger, base string) option.Middleware {
 	}
 }
 
-// Generate sends req as one streamed chat completion and returns the whole reply.
+// Generate sends req as one streamed chat completion (with Options.API "responses",
+// one streamed response) and returns the whole reply.
 func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (*llm.Response, error) {
 	if onEvent == nil {
 		onEvent = func(llm.Event) {}
+	}
+	if m.opts.API == APIResponses {
+		return m.generateResponses(ctx, req, onEvent)
 	}
 	params, err := m.params(req)
 	if err != nil {
