@@ -102,12 +102,12 @@ func connectDeferred(t *testing.T, transport mcp.Transport, version string) *def
 	t.Helper()
 	dc := &deferredClient{changed: make(chan struct{}, 16), acked: make(chan struct{}, 16)}
 	c := mcp.NewClient(&mcp.Implementation{Name: "deferred-test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { dc.changed <- struct{}{} },
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { signal(dc.changed) },
 	})
 	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if method == "notifications/subscriptions/acknowledged" {
-				dc.acked <- struct{}{}
+				signal(dc.acked)
 			}
 			return next(ctx, method, req)
 		}
@@ -333,4 +333,14 @@ func TestDeferredInMemory(t *testing.T) {
 		return connectDeferred(t, ct, "2025-11-25")
 	}
 	exerciseDeferred(t, a(), a())
+}
+
+// signal records a notification on ch without ever blocking the client's handler:
+// a full channel already says something arrived, and a handler that blocked would
+// hold the client's Close forever (catalog changes may come in numbers under load).
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
 }
