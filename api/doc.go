@@ -100,6 +100,32 @@
 // (Streamable HTTP) and /sse (legacy SSE), behind the same token: MCP clients and
 // HTTP clients then share one port and one set of servers.
 //
+// # OpenAI-compatible chat
+//
+// POST /v1/chat/completions takes a Chat Completions request (streaming or not) and
+// answers in that format, so any OpenAI client library gets every MCP server's tools
+// by changing its base URL:
+//
+//	client := openai.NewClient(option.WithBaseURL("http://127.0.0.1:7300/v1/"), option.WithAPIKey(token))
+//
+// The request's messages go to the configured model with the catalog's tools
+// (deferred mode as configured); the calls to catalog tools run here, and the last
+// answer comes back. Tools the request brings itself are the client's: a call to one
+// ends the turn and comes back as tool_calls with finish_reason "tool_calls". Each
+// request is its own conversation: nothing is stored. GET /v1/models lists the
+// configured model.
+//
+// # Dashboard and events
+//
+// GET / is a dashboard built into the binary (api/dashboard: one HTML, one script,
+// one style sheet; nothing fetched from elsewhere): the servers' live state, the
+// catalog with search and a form per tool, the recent calls, and a chat panel over
+// the sessions API. It is served without the token and asks for it when the API
+// answers 401, then sends it as a bearer header. GET /v1/events is what keeps it live,
+// server-sent events anyone can follow: "snapshot" first, then "server" at each state
+// change and "call" at each call made through the API or a turn; GET /v1/calls lists
+// the last 100 calls.
+//
 // # Metrics
 //
 // GET /metrics serves Prometheus' text format, behind the token like the rest
