@@ -1,3 +1,5 @@
+//go:build unix
+
 package api_test
 
 // The API's own cost: POST /v1/tools/{name}/call on loopback against hub.Call in the
@@ -17,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,6 +102,30 @@ func benchHubCall(h *hub.Hub) benchCall {
 	}
 }
 
+// benchHealthz is the floor of any request to the API: GET /healthz on the same
+// server, through the same middleware, with no tool call.
+func benchHealthz(b *testing.B, url string) benchCall {
+	tr := &http.Transport{}
+	b.Cleanup(tr.CloseIdleConnections)
+	c := &http.Client{Transport: tr, Timeout: time.Minute}
+	return func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/healthz", nil)
+		if err != nil {
+			return err
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if err == nil && res.StatusCode != http.StatusOK {
+			err = fmt.Errorf("GET /healthz: %d", res.StatusCode)
+		}
+		return err
+	}
+}
+
 // benchHTTPCall is the API's path: a keep-alive client posting the same call to the
 // same hub, reading the whole answer.
 func benchHTTPCall(b *testing.B, url string) benchCall {
@@ -129,18 +156,32 @@ func benchHTTPCall(b *testing.B, url string) benchCall {
 	}
 }
 
-// benchLatencies makes n calls one after another and returns each one's duration.
-func benchLatencies(b *testing.B, n int, call benchCall) []float64 {
+// benchLatencies makes n calls one after another and returns each one's duration, and
+// the CPU time this process spent on them in all (client and API alike; not the
+// server's, a child process).
+func benchLatencies(b *testing.B, n int, call benchCall) (lat []float64, cpu time.Duration) {
 	b.Helper()
-	out := make([]float64, 0, n)
+	lat = make([]float64, 0, n)
+	cpu0 := benchCPU(b)
 	for range n {
 		start := time.Now()
 		if err := call(context.Background()); err != nil {
 			b.Fatal(err)
 		}
-		out = append(out, float64(time.Since(start).Nanoseconds()))
+		lat = append(lat, float64(time.Since(start).Nanoseconds()))
 	}
-	return out
+	return lat, benchCPU(b) - cpu0
+}
+
+// benchCPU is this process's CPU time so far (user + system): other load on the
+// machine disturbs it far less than wall time.
+func benchCPU(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatalf("getrusage: %v", err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchWall is how long n calls spread over `callers` concurrent callers take.
@@ -153,40 +194,47 @@ func benchWall(b *testing.B, n, callers int, call benchCall) time.Duration {
 	return time.Since(start)
 }
 
-// BenchmarkAPICost runs rounds of four timed batches of benchBatch calls to the demo
-// clock server's convert_time: hub.Call and POST /v1/tools/convert_time/call one at a
-// time, then both again with benchCallers concurrent callers (which path goes first
-// alternates by round). It reports
+// BenchmarkAPICost runs rounds of timed batches of benchBatch calls to the demo clock
+// server's convert_time: hub.Call and POST /v1/tools/convert_time/call one at a time
+// (and GET /healthz, the floor of any request), then both calls again with
+// benchCallers concurrent callers (which path goes first alternates by round).
+// It reports
 //
 //   - added-ms-p50-seq: the median latency of an HTTP call minus that of an
 //     in-process call, over every sequential call of the run (target ≤ 0.15 ms);
 //   - throughput-ratio-par16: HTTP calls per second over in-process calls per
 //     second with benchCallers callers, the median over rounds (target ≥ 0.8);
+//   - added-cpu-us/call-seq: the CPU time this process spends on an HTTP call (the
+//     client's and the API's) beyond an in-process call's, which other load on the
+//     machine barely moves; and healthz-ms-p50-seq, the HTTP round trip alone;
 //   - the medians and 99th percentiles of each path's sequential latency, and each
 //     path's parallel throughput.
 //
 // b.N is the number of calls per path and mode, rounded up to whole batches.
 func BenchmarkAPICost(b *testing.B) {
 	h, url := benchServe(b)
-	inProcess, viaHTTP := benchHubCall(h), benchHTTPCall(b, url)
+	inProcess, viaHTTP, healthz := benchHubCall(h), benchHTTPCall(b, url), benchHealthz(b, url)
 	for _, c := range []benchCall{inProcess, viaHTTP} { // warm-up, both modes
 		benchLatencies(b, benchBatch, c)
 		benchWall(b, benchBatch, benchCallers, c)
 	}
-	var hubSeq, httpSeq, ratio, hubRate, httpRate []float64
+	benchLatencies(b, benchBatch, healthz)
+	var hubSeq, httpSeq, floorSeq, addedCPU, ratio, hubRate, httpRate []float64
 	rounds := (b.N + benchBatch - 1) / benchBatch
 	b.ResetTimer()
 	for i := range rounds {
-		first, second := inProcess, viaHTTP
-		if i%2 == 1 {
-			first, second = viaHTTP, inProcess
+		var hl, wl []float64
+		var hc, wc time.Duration
+		if i%2 == 0 {
+			hl, hc = benchLatencies(b, benchBatch, inProcess)
+			wl, wc = benchLatencies(b, benchBatch, viaHTTP)
+		} else {
+			wl, wc = benchLatencies(b, benchBatch, viaHTTP)
+			hl, hc = benchLatencies(b, benchBatch, inProcess)
 		}
-		a := benchLatencies(b, benchBatch, first)
-		c := benchLatencies(b, benchBatch, second)
-		if i%2 == 1 {
-			a, c = c, a
-		}
-		hubSeq, httpSeq = append(hubSeq, a...), append(httpSeq, c...)
+		fl, _ := benchLatencies(b, benchBatch, healthz)
+		hubSeq, httpSeq, floorSeq = append(hubSeq, hl...), append(httpSeq, wl...), append(floorSeq, fl...)
+		addedCPU = append(addedCPU, float64((wc-hc).Microseconds())/benchBatch)
 
 		var hw, ww time.Duration
 		if i%2 == 0 {
@@ -202,10 +250,12 @@ func BenchmarkAPICost(b *testing.B) {
 	}
 	b.StopTimer()
 	ms := func(ns float64) float64 { return ns / 1e6 }
-	b.ReportMetric(0, "ns/op") // an op is four calls; the figures below say more
+	b.ReportMetric(0, "ns/op") // an op is many calls; the figures below say more
 	b.ReportMetric(float64(rounds), "rounds")
 	b.ReportMetric(ms(testenv.Median(httpSeq)-testenv.Median(hubSeq)), "added-ms-p50-seq")
 	b.ReportMetric(testenv.Median(ratio), "throughput-ratio-par16")
+	b.ReportMetric(testenv.Median(addedCPU), "added-cpu-us/call-seq")
+	b.ReportMetric(ms(testenv.Median(floorSeq)), "healthz-ms-p50-seq")
 	b.ReportMetric(ms(testenv.Median(hubSeq)), "hub-ms-p50-seq")
 	b.ReportMetric(ms(testenv.Median(httpSeq)), "http-ms-p50-seq")
 	b.ReportMetric(ms(percentile(hubSeq, 0.99)), "hub-ms-p99-seq")
