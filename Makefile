@@ -2,6 +2,7 @@
 #   make run    build the binary, print the demo catalog, serve it as one MCP server
 #   make test   install test dependencies (npm reference servers, node 22 tools) and run every test
 #   make cross  vet every package for macOS, Windows and FreeBSD (part of `make lint`)
+#   make load   the README's load figures: 64 clients on `switchboard serve` for 30 s, a server killed every 5 s
 
 GO      ?= go
 BIN     := bin/switchboard
@@ -9,7 +10,7 @@ NPM_DIR := testdata/npm
 NODE22_DIR := testdata/node22
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run test deps vet cross lint fuzz bench bench-sdk-patched clean
+.PHONY: build run test deps vet cross lint fuzz bench load bench-sdk-patched clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
@@ -58,6 +59,13 @@ fuzz:
 
 bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...
+
+# The load test's long run (TestServeLoad; `make test` runs a 3 s version of it), and
+# the API's own cost against in-process hub calls (BenchmarkAPICost). Without -race:
+# these are the figures the README gives.
+load:
+	SWITCHBOARD_LOAD=1 $(GO) test -run='^TestServeLoad$$' -count=1 -v ./cmd/switchboard/
+	$(GO) test -run=NONE -bench=APICost -benchtime=4000x -count=1 ./api/
 
 # The gateway benchmarks against the pinned MCP Go SDK, then against a copy with
 # scripts/sdk-unmarshal.patch (the checkout is left as it is).

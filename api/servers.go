@@ -195,12 +195,12 @@ func boolParam(v, name string) (bool, *apiError) {
 }
 
 // callResult is a tool's result: its text as a model gets it, and the MCP result's
-// own parts.
+// own parts as MCP encodes them (encoded once, by writeJSON).
 type callResult struct {
-	Text              string          `json:"text"`
-	Content           json.RawMessage `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError"`
+	Text              string `json:"text"`
+	Content           any    `json:"content"`
+	StructuredContent any    `json:"structuredContent,omitempty"`
+	IsError           bool   `json:"isError"`
 }
 
 // callTool calls one tool with {"arguments": {...}}. A tool's own failure is a 200
@@ -239,30 +239,15 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.recordAPICall(name, start, res)
-	out, err := resultJSON(res)
-	if err != nil {
-		writeError(w, r, http.StatusInternalServerError, "internal", err.Error())
-		return
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, resultJSON(res))
 }
 
-func resultJSON(res *tool.Result) (callResult, error) {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return callResult{}, err
+func resultJSON(res *tool.Result) callResult {
+	var content any = res.Content
+	if len(res.Content) == 0 {
+		content = []struct{}{} // [], never null
 	}
-	var parts struct {
-		Content           json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return callResult{}, err
-	}
-	if len(parts.Content) == 0 || bytes.Equal(parts.Content, []byte("null")) {
-		parts.Content = json.RawMessage("[]")
-	}
-	return callResult{Text: tool.Text(res), Content: parts.Content, StructuredContent: parts.StructuredContent, IsError: res.IsError}, nil
+	return callResult{Text: tool.Text(res), Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError}
 }
 
 type searchResult struct {
