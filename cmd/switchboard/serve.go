@@ -41,16 +41,21 @@ func (a *app) serveCommand() *cobra.Command {
   GET  /v1/search?q=...                     find tools by what they do
   POST /v1/sessions, GET|DELETE /v1/sessions/{id}
   POST /v1/sessions/{id}/messages           {"content": "..."}: a turn with the model
+  POST /v1/sessions/{id}/approvals/{call}   {"allow": true}: approve a call that asks
+  POST /v1/chat/completions, GET /v1/models OpenAI-compatible: any OpenAI client, every tool
+  GET  /metrics                             Prometheus metrics
+  GET  /, /v1/events, /v1/calls             the dashboard, its live events, recent calls
   /mcp, /sse                                the MCP gateway, as 'switchboard mcp --listen'
 
 Listening beyond loopback needs a bearer token (--token or $SWITCHBOARD_TOKEN); with
-a token set, every request but /healthz and /readyz must carry it. Browsers of
+a token set, every request but /healthz, /readyz and the dashboard's own files (the
+page asks for the token) must carry it. Browsers of
 another origin are answered only with --cors ORIGIN.
 
 The model comes from the config's "switchboard": {"model": {...}} or the flags, as
 for 'switchboard chat'; without one, everything but chat works and a turn answers
 503 saying how to configure it. Sessions are kept as chat keeps them (SQLite under
---data-dir by default).
+--data-dir by default; "store": "postgres" lets several replicas share them).
 
 Serve follows its config file as 'switchboard mcp' does (SIGHUP, --watch). On
 SIGINT or SIGTERM it stops accepting connections, lets requests and turns under way
@@ -80,7 +85,7 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", config.DefaultServeAddr, "listen on this address")
-	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz and /readyz (default $"+tokenEnv+")")
+	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz and the dashboard's files (default $"+tokenEnv+")")
 	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
 	f.DurationVar(&grace, "shutdown-grace", config.DefaultShutdownGrace, "on SIGINT or SIGTERM, let requests under way finish this long before cancelling them")
