@@ -61,6 +61,11 @@ func (h *Hub) pending() (sups []*upstream.Supervisor, deadline time.Time) {
 			continue
 		default:
 		}
+		// The state can say ready before Settled is closed (the catalog is published
+		// first): a server whose tools are already served is not waited for.
+		if st := s.State(); st == upstream.Ready || st == upstream.Failed || st == upstream.Disabled {
+			continue
+		}
 		end := at.Add(initTimeout(s))
 		if !time.Now().Before(end) {
 			continue
