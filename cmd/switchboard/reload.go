@@ -90,6 +90,11 @@ func (a *app) followConfig(h *hub.Hub, f configFile, every time.Duration, hup <-
 				}
 				unreadable = false
 				switch {
+				case len(bytes.TrimSpace(data)) == 0:
+					// No config is empty: a file truncated by a writer that has not
+					// written yet (a writer stalled on a loaded machine can leave it
+					// so for two checks). Wait for its content.
+					pending = nil
 				case bytes.Equal(data, applied):
 					pending = nil
 				case !bytes.Equal(data, pending):
