@@ -32,6 +32,10 @@ type Options struct {
 	// set as its OnEvent and Approve. It is called once, by New. nil means no model is
 	// configured: turns get 503 with NoModel.
 	NewAgent func(AgentHooks) *agent.Agent
+	// Catalog is the search index of Hub's catalog behind GET /v1/search, shared with
+	// the agent's deferred mode and the gateway's (search.Follow(Hub)); nil: one of
+	// its own.
+	Catalog *search.Catalog
 	// NoModel says why there is no model and how to configure one (503 on a turn).
 	NoModel string
 	// Model names the configured model where OpenAI's API shows one (GET /v1/models,
@@ -78,12 +82,11 @@ type AgentHooks struct {
 // Server is the HTTP API over one hub. Serve it on a listener (Serve), or mount
 // Handler in a server of your own.
 type Server struct {
-	opts     Options
-	log      *slog.Logger
-	agent    *agent.Agent
-	deferred *search.Deferred // the catalog's search index, kept up to date lazily
-	handler  http.Handler
-	metrics  *metrics // GET /metrics
+	opts    Options
+	log     *slog.Logger
+	agent   *agent.Agent
+	handler http.Handler
+	metrics *metrics // GET /metrics
 
 	// base is the context of every request: Shutdown cancels it once the grace is over.
 	base   context.Context
@@ -122,12 +125,14 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if opts.Catalog == nil {
+		opts.Catalog = search.Follow(opts.Hub)
+	}
 	s := &Server{
-		opts:     opts,
-		log:      log,
-		deferred: search.NewDeferred(opts.Hub, search.Policy{}),
-		turns:    map[string]*turn{},
-		streams:  map[*http.Request]context.CancelFunc{},
+		opts:    opts,
+		log:     log,
+		turns:   map[string]*turn{},
+		streams: map[*http.Request]context.CancelFunc{},
 	}
 	if opts.NewAgent != nil {
 		s.agent = opts.NewAgent(AgentHooks{OnEvent: s.onEvent, Approve: s.approve})

@@ -277,7 +277,7 @@ func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, e)
 		return
 	}
-	ix := s.deferred.Index()
+	ix := s.opts.Catalog.Index()
 	var (
 		found []search.Result
 		err   error

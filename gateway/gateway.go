@@ -51,6 +51,10 @@ type Options struct {
 	// tools sends that session notifications/tools/list_changed. Nil: every client
 	// lists the whole toolset.
 	Deferred *search.Policy
+	// Catalog, with Deferred, is the search index to use: search.Follow of the
+	// toolset served, shared with others in the process (an agent's, an API's) so
+	// that it is built once. nil: one of the gateway's own.
+	Catalog *search.Catalog
 }
 
 // Gateway is one MCP server whose tools are a toolset's.
@@ -166,7 +170,11 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 	if o.Deferred != nil {
 		p := *o.Deferred
 		p.CallTool = true // for the many clients that never re-list their tools
-		g.views = newSessionViews(g, search.NewDeferred(ts, p))
+		cat := o.Catalog
+		if cat == nil {
+			cat = search.Follow(ts)
+		}
+		g.views = newSessionViews(g, cat.Deferred(p))
 		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.views.middleware) // see wire.go, deferred.go
 		g.server.AddSendingMiddleware(g.views.sending)
 	} else {

@@ -68,94 +68,62 @@ type Policy struct {
 
 // Deferred is a catalog (any tool.Toolset, normally a hub) seen in deferred mode:
 // sessions get a View each, which lists the search tools, the pinned tools and the
-// tools that session has found, and calls any catalog tool by name. The index
-// follows the catalog: after a change, the next search indexes what changed
-// (Index.Update). A Deferred starts no goroutine; it is safe for concurrent use.
+// tools that session has found, and calls any catalog tool by name. Its index is its
+// Catalog's, shared with every Deferred made from that Catalog. A Deferred starts no
+// goroutine; it is safe for concurrent use.
 type Deferred struct {
+	cat    *Catalog
 	inner  tool.Toolset
 	policy Policy
 	mu     sync.Mutex
 	cur    atomic.Pointer[catalogSnap]
 }
 
-// NewDeferred returns inner in deferred mode under p.
-func NewDeferred(inner tool.Toolset, p Policy) *Deferred {
+// NewDeferred returns inner in deferred mode under p, with a Catalog of its own;
+// Catalog.Deferred shares one.
+func NewDeferred(inner tool.Toolset, p Policy) *Deferred { return Follow(inner).Deferred(p) }
+
+// Deferred returns the catalog in deferred mode under p, sharing c's index.
+func (c *Catalog) Deferred(p Policy) *Deferred {
 	if p.Threshold <= 0 {
 		p.Threshold = DefaultThreshold
 	}
 	if p.ContextWindow <= 0 {
 		p.ContextWindow = DefaultContextWindow
 	}
-	return &Deferred{inner: inner, policy: p}
+	return &Deferred{cat: c, inner: c.inner, policy: p}
 }
 
-// catalogSnap is one snapshot of the inner toolset with what deferred mode derives from
-// it; its index is built on the first search.
+// catalogSnap is a catalog snapshot with what this Deferred's policy derives from
+// it.
 type catalogSnap struct {
-	watch  <-chan struct{}
-	tools  []tool.Tool
-	byName map[string]int
+	*catalogBase
 	active bool
 	pinned []int // indexes into tools, in catalog order
 	metas  []tool.Tool
-	prev   *catalogSnap // until the index is built: the snapshot whose index to update
-	ixOnce sync.Once
-	ix     *Index
 }
 
-func (c *catalogSnap) index() *Index {
-	c.ixOnce.Do(func() {
-		if c.prev != nil && c.prev.ix != nil {
-			c.ix = c.prev.ix.Update(c.tools)
-		} else {
-			c.ix = New(c.tools)
-		}
-		c.prev = nil
-	})
-	return c.ix
-}
-
-// snapshot is the catalog now, derived again when the inner toolset has changed.
+// snapshot is the catalog now, derived again when it has changed.
 func (d *Deferred) snapshot() *catalogSnap {
-	if c := d.cur.Load(); c != nil && !closed(c.watch) {
+	base := d.cat.snapshot()
+	if c := d.cur.Load(); c != nil && c.catalogBase == base {
 		return c
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	prev := d.cur.Load()
-	if prev != nil && !closed(prev.watch) {
-		return prev
+	if c := d.cur.Load(); c != nil && c.catalogBase == base {
+		return c
 	}
-	// The channel is taken before the snapshot: a change in between leaves it
-	// closed, and the next reader derives again.
-	c := &catalogSnap{watch: d.inner.Changed(), tools: d.inner.Tools()}
-	if prev != nil {
-		// Built or not, the older index is the one to update; never a chain.
-		c.prev = prev
-		if prev.ix == nil {
-			c.prev = prev.prev
+	c := &catalogSnap{catalogBase: base, active: d.defers(base.tools), metas: d.metaTools(base.tools)}
+	if d.policy.Pinned != nil {
+		for i, t := range base.tools {
+			if d.policy.Pinned(t) {
+				c.pinned = append(c.pinned, i)
+			}
 		}
 	}
-	c.byName = make(map[string]int, len(c.tools))
-	for i, t := range c.tools {
-		c.byName[t.Name] = i
-		if d.policy.Pinned != nil && d.policy.Pinned(t) {
-			c.pinned = append(c.pinned, i)
-		}
-	}
-	c.active = d.defers(c.tools)
-	c.metas = d.metaTools(c.tools)
 	d.cur.Store(c)
 	return c
-}
-
-func closed(ch <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
 }
 
 // defers decides the mode for a catalog.
@@ -187,7 +155,10 @@ func EstimateTokens(tools []tool.Tool) int {
 func (d *Deferred) Active() bool { return d.snapshot().active }
 
 // Index is the search index of the catalog now.
-func (d *Deferred) Index() *Index { return d.snapshot().index() }
+func (d *Deferred) Index() *Index { return d.cat.Index() }
+
+// Catalog is the search catalog d's index comes from.
+func (d *Deferred) Catalog() *Catalog { return d.cat }
 
 // Policy is the policy d was made with, its defaults filled in.
 func (d *Deferred) Policy() Policy { return d.policy }

@@ -243,3 +243,31 @@ func TestDeferredDescriptions(t *testing.T) {
 		}
 	}
 }
+
+// Deferreds of one Catalog, under different policies, share its index: built once,
+// and once again after a change.
+func TestCatalogShared(t *testing.T) {
+	inner := localCatalog(t, 20)
+	cat := Follow(inner)
+	always := cat.Deferred(Policy{Mode: Always, CallTool: true})
+	never := cat.Deferred(Policy{Mode: Never})
+	ix := always.Index()
+	if never.Index() != ix || cat.Index() != ix {
+		t.Fatal("Deferreds of one Catalog built an index each")
+	}
+	if !always.Active() || never.Active() {
+		t.Errorf("Active: always %v, never %v; each keeps its own policy", always.Active(), never.Active())
+	}
+	if err := inner.AddRaw("fax_send", "Send a fax.", nil, func(context.Context, json.RawMessage) (*tool.Result, error) {
+		return tool.TextResult("sent"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	after := never.Index()
+	if after == ix || always.Index() != after || after.Len() != ix.Len()+1 {
+		t.Errorf("after a change: a new index of %d tools shared by both, want %d", after.Len(), ix.Len()+1)
+	}
+	if text, _ := callText(t, always.View(nil, nil), SearchToolName, `{"query": "send a fax"}`); !strings.Contains(text, "fax_send") {
+		t.Errorf("search after the change: %s", text)
+	}
+}

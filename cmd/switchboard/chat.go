@@ -112,7 +112,7 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			ag := agent.New(agent.Options{
 				Model:         model,
 				Tools:         s.hub,
-				Deferred:      policy,
+				Catalog:       s.catalog.Deferred(*policy),
 				NativeSearch:  as.Deferred.Native,
 				Store:         store,
 				System:        as.System,

@@ -189,6 +189,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	defer gw.Close()
 	opts := api.Options{
 		Hub:             s.hub,
+		Catalog:         s.catalog,
 		NoModel:         noModel,
 		Sessions:        janitor,
 		Gateway:         gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: st.maxRequest}),
@@ -199,13 +200,14 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		Logger:          a.log,
 	}
 	if model != nil {
-		// One deferred catalog for every turn's agent: its index is built once.
+		// The agent's deferred mode shares the service's index with the API's search
+		// and the gateway's.
 		policy, err := a.deferredPolicy(s.cfg, *as.Deferred, ms)
 		if err != nil {
 			ln.Close()
 			return err
 		}
-		catalog := search.NewDeferred(s.hub, *policy)
+		catalog := s.catalog.Deferred(*policy)
 		opts.Model = ms.Name // what GET /v1/models lists
 		opts.NewAgent = func(hooks api.AgentHooks) *agent.Agent {
 			return a.newServeAgent(s, model, janitor.Store(), ms, as, catalog, hooks)

@@ -22,11 +22,13 @@ import (
 // command can bind its address between them: a port in use ends it before any server
 // has started.
 type service struct {
-	a     *app
-	cfg   *config.Config // as loaded at start; the hub follows the file's changes
-	hub   *hub.Hub
-	file  configFile
-	watch time.Duration
+	a   *app
+	cfg *config.Config // as loaded at start; the hub follows the file's changes
+	hub *hub.Hub
+	// catalog is the hub's search index, one for the gateway, the API and the agent.
+	catalog *search.Catalog
+	file    configFile
+	watch   time.Duration
 	// deferred, if set, is the gateway's deferred mode from the command line (mcp
 	// --deferred), over the config's.
 	deferred *config.DeferredSettings
@@ -53,6 +55,7 @@ func (a *app) openService(watch time.Duration) (*service, error) {
 		return nil, err
 	}
 	s.cfg, s.hub = cfg, hub.New(cfg, &hub.Options{Logger: a.log})
+	s.catalog = search.Follow(s.hub) // nothing is indexed until a search
 	return s, nil
 }
 
@@ -76,7 +79,7 @@ func (s *service) gatewayOptions() (*gateway.Options, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: policy}, nil
+	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: policy, Catalog: s.catalog}, nil
 }
 
 // gatewayDeferred is the gateway's deferred setting: the command line's mode over the
