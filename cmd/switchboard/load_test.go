@@ -114,6 +114,9 @@ func TestServeLoad(t *testing.T) {
 		}
 	}
 	tr.CloseIdleConnections()
+	// serve's keep-alive connections to the model: how many its pool holds depends on
+	// the moment, so neither count has any.
+	fake.CloseIdleConnections()
 	start := settledMetrics(t, p)
 
 	type killed struct {
@@ -134,6 +137,7 @@ func TestServeLoad(t *testing.T) {
 
 	tr.CloseIdleConnections()
 	waitNotesReady(t, p)
+	fake.CloseIdleConnections()
 	// Every connection the load opened is closed, and every turn is over: serve's
 	// goroutines go back to where they were (a few may be late to exit: bounded wait).
 	var end serveMetrics
@@ -304,7 +308,9 @@ func notesPID(p *serveProc, not int, d time.Duration) (int, error) {
 }
 
 func notesReady(p *serveProc) bool {
-	res, err := http.Get(p.url + "/v1/servers/notes")
+	// No keep-alive: a connection left open would be one more goroutine in serve.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	res, err := client.Get(p.url + "/v1/servers/notes")
 	if err != nil {
 		return false
 	}

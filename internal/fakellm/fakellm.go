@@ -323,6 +323,7 @@ type Server struct {
 
 	mu   sync.Mutex
 	reqs []Request
+	idle map[net.Conn]struct{} // keep-alive connections waiting for a request
 }
 
 // serve starts a Server on addr ("127.0.0.1:0" for a free port) with h, the
@@ -339,6 +340,16 @@ func serve(addr, base string, script Script, h func(*Server) http.Handler) (*Ser
 		defer s.handlers.Done()
 		inner.ServeHTTP(w, r)
 	})}
+	s.idle = map[net.Conn]struct{}{}
+	s.http.ConnState = func(c net.Conn, state http.ConnState) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if state == http.StateIdle {
+			s.idle[c] = struct{}{}
+		} else {
+			delete(s.idle, c)
+		}
+	}
 	go func() {
 		defer close(s.done)
 		s.http.Serve(ln)
@@ -359,6 +370,19 @@ func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.reqs...)
+}
+
+// CloseIdleConnections closes the connections that wait for a client's next
+// request, as a server's idle timeout would: the client's pool drops them. A test
+// that counts a client's goroutines calls it when no request is under way, so that
+// the keep-alive connections it happens to hold are not counted.
+func (s *Server) CloseIdleConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.idle {
+		c.Close()
+		delete(s.idle, c)
+	}
 }
 
 // Close stops the server: requests under way are cut (their streams end, and their
