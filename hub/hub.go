@@ -3,6 +3,7 @@ package hub
 //lint:file-ignore SA1019 roots, sampling and logging are deprecated in the 2026-07-28 protocol but live in the versions clients use today; a proxy forwards them.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,6 +56,13 @@ type Hub struct {
 	closed   bool
 	// promptWarned is the prompt collision last warned about (naming "never").
 	promptWarned string
+	// seen is each server's state as the last rebuild read it. A supervisor is
+	// ready a moment before the hub's rebuild puts its tools in the catalog; Status
+	// reports it ready only once that rebuild has run, so that a server shown ready
+	// (in /health, status …) always has its tools listed.
+	seen map[string]upstream.State
+	// eventHook, set by tests only, runs on every server event before the rebuild.
+	eventHook func(upstream.Event)
 
 	cat      atomic.Pointer[catalog]
 	ext      atomic.Pointer[extras] // prompts, resources, templates
@@ -283,14 +291,20 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 	return res, nil
 }
 
-// Status reports every server in config order.
+// Status reports every server in config order. A server whose supervisor has just
+// become ready is still reported in its previous state until the catalog lists its
+// tools.
 func (h *Hub) Status() []upstream.Status {
 	h.mu.Lock()
 	sups := h.supervisors()
+	seen := h.seen
 	h.mu.Unlock()
 	out := make([]upstream.Status, len(sups))
 	for i, s := range sups {
 		out[i] = s.Status()
+		if st := &out[i]; st.State == upstream.Ready && seen[st.Name] != upstream.Ready {
+			st.State = cmp.Or(seen[st.Name], upstream.Connecting)
+		}
 	}
 	return out
 }
@@ -313,6 +327,9 @@ func (h *Hub) Subscribe(fn func(upstream.Event)) (cancel func()) {
 // onEvent rebuilds the catalog on every server event: a new tool list, or a state
 // change that adds or drops a server's tools. Unchanged tools cost a map lookup.
 func (h *Hub) onEvent(e upstream.Event) {
+	if h.eventHook != nil {
+		h.eventHook(e)
+	}
 	if err := h.rebuild(); h.firstReport(err) {
 		h.log.Error("catalog not updated", logging.KeyServer, e.Server, "err", err)
 	}
@@ -381,9 +398,12 @@ func (h *Hub) rebuild() error {
 	entries := map[tool.Key]entry{}
 	var inputs []tool.NameInput
 	var live []liveServer
+	seen := make(map[string]upstream.State, len(h.order))
+	defer func() { h.seen = seen }() // also when the names collide: the states were read
 	for _, name := range h.order {
 		s := h.sups[name]
 		l := s.Lists()
+		seen[name] = l.State
 		switch l.State {
 		case upstream.Ready, upstream.Reconnecting:
 		default:

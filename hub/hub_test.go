@@ -1217,3 +1217,47 @@ func TestServerFollowsReload(t *testing.T) {
 		t.Error("Server(nobody) found a server")
 	}
 }
+
+// TestReadyMeansListed: a server's supervisor is ready a moment before the hub's
+// catalog lists its tools. In that moment Status still reports the server as not
+// ready, so that a health check that sees every server ready finds every tool.
+func TestReadyMeansListed(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Stdio(t, "one", "--tools", "only_here")
+	h, _ := newHub(t, cfgOf(srv), nil)
+	var mu sync.Mutex
+	var inWindow []upstream.State
+	hub.SetEventHook(h, func(e upstream.Event) {
+		if e.State != upstream.Ready {
+			return
+		}
+		// The supervisor says ready; the catalog has not been rebuilt yet.
+		mu.Lock()
+		defer mu.Unlock()
+		inWindow = append(inWindow, stateOf(h, "one"))
+		if _, listed := byName(h)["only_here"]; listed {
+			t.Error("only_here listed before the rebuild that follows the ready event")
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(inWindow) == 0 {
+		t.Fatal("no ready event reached the hook")
+	}
+	for _, st := range inWindow {
+		if st == upstream.Ready {
+			t.Errorf("Status said ready while the catalog lacked the server's tools")
+		}
+	}
+	if st := stateOf(h, "one"); st != upstream.Ready {
+		t.Errorf("after Start: %s, want ready", st)
+	}
+	if _, listed := byName(h)["only_here"]; !listed {
+		t.Errorf("only_here not listed after Start: %v", namesOf(h))
+	}
+}
