@@ -65,6 +65,9 @@ const (
 	// DefaultContextWindow is the context window, in tokens, that "auto:N%" takes its
 	// share of when "model.contextWindow" is not set: that of the common 128k models.
 	DefaultContextWindow = 128_000
+	// DefaultEmbeddingsWeight is the share of the embeddings' similarity in a search's
+	// score when "weight" is not given; the lexical ranking has the rest.
+	DefaultEmbeddingsWeight = 0.5
 )
 
 // DefaultProtocolVersion is the protocol version upstream connections ask for. It is

@@ -6,10 +6,6 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// DefaultEmbeddingsWeight is the share of the embeddings' similarity in a search's
-// score when "weight" is not given; the lexical ranking has the rest.
-const DefaultEmbeddingsWeight = 0.5
-
 // SearchSettings is "switchboard.search": how tool search (switchboard search, and
 // tool_search in deferred mode) ranks the catalog.
 //

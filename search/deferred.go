@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -20,14 +21,13 @@ const (
 	CallToolName   = "tool_call"         // call any catalog tool by name (Policy.CallTool)
 )
 
-// Defaults of a Policy's zero values.
+// Defaults of a Policy's zero values: those of the config (config/defaults.go).
 const (
-	// DefaultThreshold is the catalog size from which Auto defers (as
-	// config.DefaultDeferredThreshold).
-	DefaultThreshold = 15
+	// DefaultThreshold is the catalog size from which Auto defers.
+	DefaultThreshold = config.DefaultDeferredThreshold
 	// DefaultContextWindow is the context window, in tokens, that Policy.Share is a
-	// share of when Policy.ContextWindow is 0 (as config.DefaultContextWindow).
-	DefaultContextWindow = 128_000
+	// share of when Policy.ContextWindow is 0.
+	DefaultContextWindow = config.DefaultContextWindow
 )
 
 // Mode says when a Deferred view shows the search tools instead of the catalog.

@@ -33,9 +33,9 @@ const (
 	numFields
 )
 
-// config is how the index tokenizes and weighs; defaultConfig is what New uses,
+// recipe is how the index tokenizes and weighs; defaultConfig is what New uses,
 // plainBM25 the README's baseline recipe the quality test checks the harness with.
-type config struct {
+type recipe struct {
 	k1        float64
 	b         [numFields]float64
 	weight    [numFields]float64
@@ -53,7 +53,7 @@ type config struct {
 	split     int     // 0 off; else the shortest word a run-together name word is split into
 }
 
-var plainBM25 = config{
+var plainBM25 = recipe{
 	k1:       1.2,
 	b:        [numFields]float64{.75, .75, .75, .75, .75, .75, .75},
 	weight:   [numFields]float64{1, 0, 1, 1, 1, 1, 0},
@@ -104,7 +104,7 @@ var plainBM25 = config{
 // and b, a shorter shared prefix, pseudo-relevance feedback (RM3-like: no
 // gain on any variant), BM25+'s floor, leaving out query words most tools
 // have, other diversification strengths.
-var defaultConfig = config{
+var defaultConfig = recipe{
 	k1:        1.2,
 	b:         [numFields]float64{.75, .75, .75, .75, .75, .75, .75},
 	weight:    [numFields]float64{2, 1, 1, .5, .3, .3, .4},
@@ -135,7 +135,7 @@ type term struct {
 // Index is a ranked, read-only index of a tool catalog; Update derives the next
 // one when the catalog changes. An Index is safe for concurrent use.
 type Index struct {
-	cfg   config
+	cfg   recipe
 	tools []tool.Tool
 	docs  []docTerms
 	terms map[string]*term
@@ -156,7 +156,7 @@ func New(tools []tool.Tool) *Index { return newIndex(tools, defaultConfig) }
 // document's terms are gathered without a map of their own. An analyzer is
 // used by one goroutine.
 type analyzer struct {
-	cfg     *config
+	cfg     *recipe
 	words   map[string]*slot
 	terms   map[string]*slot
 	buf     []byte
@@ -175,7 +175,7 @@ type slot struct {
 	global *term // the index's term, once the analysis is done
 }
 
-func newAnalyzer(cfg *config) *analyzer {
+func newAnalyzer(cfg *recipe) *analyzer {
 	return &analyzer{cfg: cfg, words: map[string]*slot{}, terms: map[string]*slot{}}
 }
 
@@ -393,11 +393,11 @@ type docTerms struct {
 // changed and stays usable.
 func (ix *Index) Update(tools []tool.Tool) *Index { return build(tools, ix.cfg, ix) }
 
-func newIndex(tools []tool.Tool, cfg config) *Index { return build(tools, cfg, nil) }
+func newIndex(tools []tool.Tool, cfg recipe) *Index { return build(tools, cfg, nil) }
 
 // build indexes tools, reusing prev's analysis of the tools it has unchanged
 // (same name, server, title, description and schema) when prev is not nil.
-func build(tools []tool.Tool, cfg config, prev *Index) *Index {
+func build(tools []tool.Tool, cfg recipe, prev *Index) *Index {
 	ix := &Index{cfg: cfg, tools: slices.Clone(tools)}
 	var old map[string]int
 	if prev != nil {

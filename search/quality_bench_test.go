@@ -13,7 +13,7 @@ func BenchmarkQuality(b *testing.B) {
 	for _, ds := range dataSets(b) {
 		for _, v := range []struct {
 			name string
-			cfg  config
+			cfg  recipe
 		}{{"plain", plainBM25}, {"tuned", defaultConfig}} {
 			b.Run(ds.name+"/"+v.name, func(b *testing.B) {
 				ix := newIndex(ds.tools, v.cfg)

@@ -61,22 +61,22 @@ func TestTuneDev(t *testing.T) {
 	}
 	sets := devVariants(dataSets(t)[0]) // seal-dev
 	base := defaultConfig
-	v := func(name string, f func(c *config)) {
+	v := func(name string, f func(c *recipe)) {
 		c := base
 		f(&c)
 		for _, ds := range sets {
 			t.Logf("%-12s %-24s %v", ds.name, name, measureSet(newIndex(ds.tools, c), ds.requests))
 		}
 	}
-	v("default", func(c *config) {})
-	v("no word pairs", func(c *config) { c.phrase = false })
+	v("default", func(c *recipe) {})
+	v("no word pairs", func(c *recipe) { c.phrase = false })
 	for _, x := range []float64{.3, .5} {
-		v(fmt.Sprintf("word pairs at %.1f", x), func(c *config) { c.weight[fieldPhrase] = x })
+		v(fmt.Sprintf("word pairs at %.1f", x), func(c *recipe) { c.weight[fieldPhrase] = x })
 	}
-	v("no name splitting", func(c *config) { c.split = 0 })
-	v("prefix onto any word", func(c *config) { c.prefixCtx = false })
-	v("later paragraphs at 1", func(c *config) { c.weight[fieldDetail] = 1 })
-	v("no synonyms", func(c *config) { c.synonyms = 0 })
-	v("diverse .5", func(c *config) { c.diverse = .5 })
-	v("diverse .7", func(c *config) { c.diverse = .7 })
+	v("no name splitting", func(c *recipe) { c.split = 0 })
+	v("prefix onto any word", func(c *recipe) { c.prefixCtx = false })
+	v("later paragraphs at 1", func(c *recipe) { c.weight[fieldDetail] = 1 })
+	v("no synonyms", func(c *recipe) { c.synonyms = 0 })
+	v("diverse .5", func(c *recipe) { c.diverse = .5 })
+	v("diverse .7", func(c *recipe) { c.diverse = .7 })
 }
