@@ -93,7 +93,7 @@ type Server struct {
 	cancel context.CancelFunc
 	srv    *http.Server
 	// all counts the requests under way, for Shutdown to wait for their handlers.
-	all inflight
+	all requestCount
 	// streams cancels each open stream (Shutdown cuts them at once); closing: from
 	// then on a new stream is cut as it opens.
 	streamsMu sync.Mutex
@@ -194,14 +194,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// inflight counts requests under way; idle is closed whenever the count is zero.
-type inflight struct {
+// requestCount counts the HTTP requests under way; idle is closed whenever the count is zero.
+type requestCount struct {
 	mu   sync.Mutex
 	n    int
 	zero chan struct{}
 }
 
-func (f *inflight) add() {
+func (f *requestCount) add() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n == 0 {
@@ -210,7 +210,7 @@ func (f *inflight) add() {
 	f.n++
 }
 
-func (f *inflight) done() {
+func (f *requestCount) done() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n--
@@ -221,7 +221,7 @@ func (f *inflight) done() {
 
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
-func (f *inflight) idle() <-chan struct{} {
+func (f *requestCount) idle() <-chan struct{} {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n == 0 {

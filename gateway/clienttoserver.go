@@ -118,7 +118,7 @@ func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.Read
 		}
 		return res, err
 	}
-	return roundTrip(ctx, f, ss, "resources/read "+p.URI, p.RequestState, p.InputResponses, call, // see mrtr.go
+	return roundTrip(ctx, f, ss, "resources/read "+p.URI, p.RequestState, p.InputResponses, call, // see mrtr_clients.go
 		func(m mcp.InputRequestMap, state string) *mcp.ReadResourceResult {
 			return &mcp.ReadResourceResult{InputRequests: m, RequestState: state}
 		})
@@ -133,7 +133,7 @@ func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
 		return f.g.up.GetPrompt(ctx, &c)
 	}
-	return roundTrip(ctx, f, req.Session, "prompts/get "+p.Name, p.RequestState, p.InputResponses, call, // see mrtr.go
+	return roundTrip(ctx, f, req.Session, "prompts/get "+p.Name, p.RequestState, p.InputResponses, call, // see mrtr_clients.go
 		func(m mcp.InputRequestMap, state string) *mcp.GetPromptResult {
 			return &mcp.GetPromptResult{InputRequests: m, RequestState: state}
 		})

@@ -137,7 +137,7 @@ func (s *sessionViews) handler(name string) mcp.ToolHandler {
 			}
 			return res, err
 		}
-		return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, p.RequestState, p.InputResponses, call, // see mrtr.go
+		return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, p.RequestState, p.InputResponses, call, // see mrtr_clients.go
 			func(m mcp.InputRequestMap, state string) *mcp.CallToolResult {
 				return &mcp.CallToolResult{InputRequests: m, RequestState: state}
 			})

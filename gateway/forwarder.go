@@ -32,7 +32,7 @@ type forwarder struct {
 	levels    map[*mcp.ServerSession]mcp.LoggingLevel // set by logging/setLevel
 	upLevel   mcp.LoggingLevel                        // asked of the upstreams
 	subs      map[string]map[*mcp.ServerSession]bool  // resource subscriptions by URI
-	watched   map[*mcp.ServerSession]bool             // sessions whose end is awaited (sessions.go)
+	watched   map[*mcp.ServerSession]bool             // sessions whose end is awaited (clientsessions.go)
 	exchanges map[string]*exchange                    // multi-round-trip calls by request state
 	underWay  map[*underWay]struct{}                  // requests between the gateway and its clients (cancellation.go)
 	carriers  map[*mcp.ServerSession]context.Context  // what carries each session's requests, if anything (cancellation.go)

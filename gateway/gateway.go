@@ -360,7 +360,7 @@ func (g *Gateway) handler(name string) mcp.ToolHandler {
 			defer done()
 			return g.ts.Call(ctx, name, p.Arguments)
 		}
-		return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, p.RequestState, p.InputResponses, call, // see mrtr.go
+		return roundTrip(ctx, g.fwd, req.Session, "tools/call "+name, p.RequestState, p.InputResponses, call, // see mrtr_clients.go
 			func(m mcp.InputRequestMap, state string) *mcp.CallToolResult {
 				return &mcp.CallToolResult{InputRequests: m, RequestState: state}
 			})

@@ -16,7 +16,7 @@ import (
 // HTTPOptions configure the HTTP handler; nil means defaults.
 type HTTPOptions struct {
 	// Stateless serves Streamable HTTP without sessions: a server's requests reach
-	// clients of 2026-07-28 as input requests (see mrtr.go), older clients not at all.
+	// clients of 2026-07-28 as input requests (see mrtr_clients.go), older clients not at all.
 	Stateless bool
 	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN".
 	Token string
@@ -58,7 +58,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	} else {
 		streamable = g.endOnDelete(streamable)
 		if o.SessionTimeout > 0 {
-			streamable = g.idle(o.SessionTimeout).wrap(streamable) // see sessions.go
+			streamable = g.idle(o.SessionTimeout).wrap(streamable) // see clientsessions.go
 		}
 	}
 	mux.Handle("/mcp", streamable)

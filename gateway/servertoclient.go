@@ -30,7 +30,7 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 		}
 		return nil, err
 	case c.ex != nil:
-		return c.ex.request(ctx, params) // see mrtr.go
+		return c.ex.request(ctx, params) // see mrtr_clients.go
 	case speaks2026(c.ss):
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during a request of its own", method, server)}
 	}
@@ -90,7 +90,7 @@ func btoi(b bool) int {
 
 // caller is a client with requests under way to a server: the session its request
 // came on and, when its newest such call runs as a multi-round-trip exchange (a
-// client of 2026-07-28, see mrtr.go), that exchange. Over Streamable HTTP without
+// client of 2026-07-28, see mrtr_clients.go), that exchange. Over Streamable HTTP without
 // sessions each round of an exchange has a session of its own: ss is the first.
 type caller struct {
 	ss  *mcp.ServerSession

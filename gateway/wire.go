@@ -13,7 +13,7 @@ import (
 // to any client unless removed. A client gets only what its version defines.
 
 // protocol2026 is the first protocol version whose results carry cache fields (and
-// whose clients get a server's requests as input requests, see mrtr.go).
+// whose clients get a server's requests as input requests, see mrtr_clients.go).
 const protocol2026 = "2026-07-28"
 
 // drop2026Fields is a receiving middleware that drops from the result of a request
