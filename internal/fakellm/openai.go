@@ -103,15 +103,25 @@ type openAITool struct {
 	} `json:"function"`
 }
 
-func (h *openAIServer) completions(w http.ResponseWriter, r *http.Request) {
+// readOpenAIBody reads r's JSON body into in and returns its bytes, or answers 400 in
+// OpenAI's words and returns false.
+func readOpenAIBody(w http.ResponseWriter, r *http.Request, in any) ([]byte, bool) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		openAIError(w, http.StatusBadRequest, "could not read the request body: "+err.Error())
-		return
+		return nil, false
 	}
-	var in openAIRequest
-	if err := json.Unmarshal(body, &in); err != nil {
+	if err := json.Unmarshal(body, in); err != nil {
 		openAIError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error())
+		return nil, false
+	}
+	return body, true
+}
+
+func (h *openAIServer) completions(w http.ResponseWriter, r *http.Request) {
+	var in openAIRequest
+	body, ok := readOpenAIBody(w, r, &in)
+	if !ok {
 		return
 	}
 	if in.Model == "" {

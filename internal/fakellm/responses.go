@@ -14,7 +14,6 @@ package fakellm
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -80,14 +79,9 @@ type responsesItem struct {
 // calls, with a tool_search_call (execution "server", arguments {"query": …}) and a
 // tool_search_output listing the definitions of the tools found.
 func (h *openAIServer) responses(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		openAIError(w, http.StatusBadRequest, "could not read the request body: "+err.Error())
-		return
-	}
 	var in responsesRequest
-	if err := json.Unmarshal(body, &in); err != nil {
-		openAIError(w, http.StatusBadRequest, "We could not parse the JSON body of your request: "+err.Error())
+	body, ok := readOpenAIBody(w, r, &in)
+	if !ok {
 		return
 	}
 	if in.Model == "" {
