@@ -50,7 +50,7 @@ func TestDashboardServed(t *testing.T) {
 
 // browser starts a headless Chromium for the test (Debian's chromium, or
 // chromium-browser): skipped when there is none, failed when CI=true.
-func browser(t *testing.T) context.Context {
+func browser(t testing.TB) context.Context {
 	t.Helper()
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser"} {
