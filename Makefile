@@ -1,5 +1,5 @@
 # Switchboard: build, run the demo, test.
-#   make run    build the binary, print the demo catalog, serve it as one MCP server
+#   make run    build the binary and run `switchboard serve` on the demo config (the dashboard at http://127.0.0.1:7300/)
 #   make test   install test dependencies (npm reference servers, node 22 tools) and run every test
 #   make cross  vet every package for macOS, Windows and FreeBSD (part of `make lint`)
 #   make load   the README's load figures: 64 clients on `switchboard serve` for 30 s, a server killed every 5 s

@@ -48,7 +48,7 @@ type Options struct {
 	// Gateway serves /mcp and /sse (gateway.Gateway.Handler); nil leaves them out.
 	Gateway http.Handler
 	// Token, when set, must arrive as "Authorization: Bearer TOKEN" on every request
-	// but /healthz and /readyz.
+	// but /healthz, /readyz and the dashboard's files (its page asks for the token).
 	Token string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
 	// call the API; "" answers no cross-origin request.
