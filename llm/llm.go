@@ -92,7 +92,7 @@ type Call struct {
 	// Arguments is the text the model sent as the call's arguments: normally a JSON
 	// object, but a model may send malformed JSON, which the agent answers with an
 	// error result instead of running the tool. Kept as sent so that the history
-	// repeats exactly what the model said.
+	// repeats exactly what the model said; Parse reads it.
 	Arguments string `json:"arguments"`
 }
 

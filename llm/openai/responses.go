@@ -329,7 +329,8 @@ func searchedTools(history []llm.Message) ([]json.RawMessage, bool) {
 }
 
 // inputItems writes the history as input items: user and assistant messages in
-// the short form ({"role", "content": text}), each call a function_call item, each
+// the short form ({"role", "content": text}), each call a function_call item
+// (format.CallItem), each
 // tool message a function_call_output (format.ResultMessage), and an assistant
 // message with this package's Native as its kept items.
 func inputItems(history []llm.Message) ([]json.RawMessage, error) {
@@ -339,11 +340,7 @@ func inputItems(history []llm.Message) ([]json.RawMessage, error) {
 		out = append(out, b)
 	}
 	call := func(c llm.Call) {
-		args := c.Arguments
-		if strings.TrimSpace(args) == "" {
-			args = "{}"
-		}
-		b, _ := json.Marshal(map[string]string{"type": "function_call", "call_id": c.ID, "name": c.Name, "arguments": args})
+		b, _ := format.CallItem(format.OpenAIResponses, c.Parse()) // fails only for other providers
 		out = append(out, b)
 	}
 	for i, m := range history {
