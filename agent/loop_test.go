@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -351,6 +352,100 @@ func TestMaxSteps(t *testing.T) {
 		if last.Role != llm.RoleTool || last.CallID != "call_4" || !last.Result.IsError ||
 			!strings.Contains(tool.Text(last.Result), "step limit") {
 			t.Errorf("the last reply's call is answered with %+v", last)
+		}
+	})
+}
+
+// TestDefaults: an agent given no MaxSteps or ParallelTools runs at most 8 calls of a
+// step at once, and ends a turn after 10 requests with tools and one without, as
+// the issue promises. Of 12 calls, those that start first wait until a 9th has
+// started, or, once 8 have, for a grace that lets a 9th start if the bound allows
+// it: with the bound right they all wait out the grace, 8 at a time.
+func TestDefaults(t *testing.T) {
+	if agent.DefaultParallelTools != 8 || agent.DefaultMaxSteps != 10 {
+		t.Fatalf("defaults: %d calls at once, %d steps; want 8 and 10", agent.DefaultParallelTools, agent.DefaultMaxSteps)
+	}
+	t.Run("parallel tools", func(t *testing.T) {
+		local := tool.NewLocal()
+		var mu sync.Mutex
+		running, peak, started := 0, 0, 0
+		release := make(chan struct{})
+		var once sync.Once
+		open := func() { once.Do(func() { close(release) }) }
+		addTool(t, local, "work", func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
+			mu.Lock()
+			running++
+			peak = max(peak, running)
+			switch started++; started {
+			case 8:
+				time.AfterFunc(300*time.Millisecond, open) // the grace: a 9th has time to start
+			case 9:
+				open()
+			}
+			mu.Unlock()
+			defer func() { mu.Lock(); running--; mu.Unlock() }()
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return tool.TextResult("ok"), nil
+		})
+		var calls []fakellm.Call
+		for i := range 12 {
+			calls = append(calls, fakellm.Call{ID: "call_" + string(rune('a'+i)), Name: "work", Arguments: `{}`})
+		}
+		model, srv := backends[0].start(t, fakellm.Queue(fakellm.Reply{Calls: calls}, fakellm.Reply{Text: "done"}))
+		store := newStore(t)
+		a := agent.New(agent.Options{Model: model, Tools: local, Store: store})
+		if _, err := a.Run(testCtx(t), newSession(t, store), "work"); err != nil {
+			t.Fatal(err)
+		}
+		if peak != 8 {
+			t.Errorf("at most %d calls ran at once, want 8", peak)
+		}
+		res := toolMsgs(srv.Requests()[1])
+		if len(res) != 12 {
+			t.Fatalf("%d results, want 12", len(res))
+		}
+		for _, m := range res {
+			if m.IsError || m.Text != "ok" {
+				t.Errorf("%s: %q (error %v)", m.CallID, m.Text, m.IsError)
+			}
+		}
+	})
+	t.Run("max steps", func(t *testing.T) {
+		local := tool.NewLocal()
+		ran := 0
+		addTool(t, local, "again", func(context.Context, json.RawMessage) (*tool.Result, error) {
+			ran++
+			return tool.TextResult("once more"), nil
+		})
+		step := 0
+		model, srv := backends[0].start(t, func(r fakellm.Request) fakellm.Reply {
+			step++
+			if len(r.Tools) == 0 {
+				return fakellm.Reply{Text: "Giving up."}
+			}
+			return fakellm.Reply{Calls: []fakellm.Call{{ID: fmt.Sprintf("call_%d", step), Name: "again", Arguments: `{}`}}}
+		})
+		store := newStore(t)
+		a := agent.New(agent.Options{Model: model, Tools: local, Store: store})
+		turn, err := a.Run(testCtx(t), newSession(t, store), "loop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != 11 || ran != 10 {
+			t.Fatalf("%d requests and %d calls run, want 11 and 10", len(reqs), ran)
+		}
+		for i, r := range reqs {
+			if withTools := len(r.Tools) > 0; withTools != (i < 10) {
+				t.Errorf("request %d: tools %v", i+1, toolNames(r))
+			}
+		}
+		if turn.Answer != "Giving up." || len(turn.Steps) != 11 {
+			t.Errorf("answer %q after %d steps", turn.Answer, len(turn.Steps))
 		}
 	})
 }
