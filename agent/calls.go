@@ -86,11 +86,13 @@ func (r *run) lookup() func(string) (tool.Tool, bool) {
 	return func(name string) (tool.Tool, bool) { t, ok := known[name]; return t, ok }
 }
 
-// call runs one call with its events around it.
+// call runs one call with its events around it. Its duration is the call's own:
+// timed from approval on, so that a person taking a minute to decide does not make
+// a fast tool look slow.
 func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
 	start := time.Now()
 	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
-	res := r.execute(step, c, lookup)
+	res := r.execute(step, c, lookup, &start)
 	d := time.Since(start)
 	if r.opts.OnEvent != nil {
 		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
@@ -101,8 +103,9 @@ func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) 
 }
 
 // execute checks a call, asks for approval and runs it; whatever goes wrong is an
-// error result that says what to do about it.
-func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
+// error result that says what to do about it. It sets *start to when the approved
+// call began.
+func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool), start *time.Time) *tool.Result {
 	args, bad := arguments(c)
 	if bad != nil {
 		return bad
@@ -123,6 +126,7 @@ func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool
 			}
 			return tool.ErrorResult("the call to %q was denied: %s", c.Name, reason)
 		}
+		*start = time.Now()
 	}
 	ctx := r.ctx
 	if r.opts.ToolTimeout > 0 {

@@ -506,6 +506,41 @@ func TestApprovalDeny(t *testing.T) {
 	})
 }
 
+// TestDurationExcludesApproval: a call's reported duration is the tool's, not the
+// time its approval took. The hook waits 300 ms; the tool returns at once.
+func TestDurationExcludesApproval(t *testing.T) {
+	const wait = 300 * time.Millisecond
+	local := tool.NewLocal()
+	addTool(t, local, "fast", func(context.Context, json.RawMessage) (*tool.Result, error) {
+		return tool.TextResult("done"), nil
+	})
+	model, _ := backends[0].start(t, fakellm.Queue(
+		fakellm.Reply{Calls: []fakellm.Call{{ID: "call_1", Name: "fast", Arguments: `{}`}}},
+		fakellm.Reply{Text: "Done."},
+	))
+	store := newStore(t)
+	var rec recorder
+	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, OnEvent: rec.on,
+		Approve: func(ctx context.Context, _ agent.Call) agent.Decision {
+			select { // a person thinking it over
+			case <-time.After(wait):
+				return agent.Allow()
+			case <-ctx.Done():
+				return agent.Deny("cancelled")
+			}
+		}})
+	if _, err := a.Run(testCtx(t), newSession(t, store), "go"); err != nil {
+		t.Fatal(err)
+	}
+	done := rec.of(agent.ToolFinished)
+	if len(done) != 1 || done[0].IsError {
+		t.Fatalf("finished events: %+v", done)
+	}
+	if d := done[0].Duration; d <= 0 || d >= wait {
+		t.Errorf("duration %s: want the tool's own, under the hook's %s", d, wait)
+	}
+}
+
 // TestToolsRecomputedMidTurn: a tool added while the turn runs (by a call of its first
 // step) is offered in the next request and can be called in the same turn.
 func TestToolsRecomputedMidTurn(t *testing.T) {
