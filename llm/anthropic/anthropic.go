@@ -203,6 +203,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 			}
 		case "message_stop":
 			stopped = true
+			onEvent(llm.Event{Kind: llm.StopReport, Stop: stop(acc.StopReason)})
 			onEvent(llm.Event{Kind: llm.UsageReport, Usage: usage(acc.Usage)})
 		}
 	}

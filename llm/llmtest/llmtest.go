@@ -3,7 +3,11 @@
 // are internal/fakellm's.
 package llmtest
 
-import "github.com/switchboard-mcp/switchboard/llm"
+import (
+	"fmt"
+
+	"github.com/switchboard-mcp/switchboard/llm"
+)
 
 // Recorder keeps the events of one Generate; pass its On as the event callback
 // (Generate calls it on its own goroutine, in order).
@@ -21,6 +25,25 @@ func (r *Recorder) Kind(k llm.EventKind) []llm.Event {
 		}
 	}
 	return out
+}
+
+// CheckStop says what is wrong with the end of the events, nil when they end as
+// every backend's must: one StopReport with want, after every delta, followed by
+// nothing but the UsageReport.
+func (r *Recorder) CheckStop(want llm.StopReason) error {
+	stops := r.Kind(llm.StopReport)
+	if len(stops) != 1 || stops[0].Stop != want {
+		return fmt.Errorf("stop events %+v, want one with %q", stops, want)
+	}
+	n := len(r.Events)
+	last := r.Events[n-1].Kind
+	switch {
+	case last == llm.StopReport:
+	case last == llm.UsageReport && n > 1 && r.Events[n-2].Kind == llm.StopReport:
+	default:
+		return fmt.Errorf("the events end with %s, want the stop report (and the usage)", last)
+	}
+	return nil
 }
 
 // UserSays is a request holding one user message.

@@ -240,10 +240,12 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 		return nil, &llm.Error{Provider: "openai", BaseURL: m.baseURL,
 			Message: "the answer held no chat completion chunks: is the base URL an OpenAI-compatible API (ending in /v1)?"}
 	}
+	res := acc.response()
+	onEvent(llm.Event{Kind: llm.StopReport, Stop: res.Stop})
 	if acc.usage != nil {
 		onEvent(llm.Event{Kind: llm.UsageReport, Usage: *acc.usage})
 	}
-	return acc.response(), nil
+	return res, nil
 }
 
 // params builds the request body. Messages and tools are the format package's JSON

@@ -458,3 +458,29 @@ func TestCancelBeforeAnswer(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestStopEvent: on Chat Completions and on the Responses API, the stream's end is
+// reported as an event with the stop reason, before the usage.
+func TestStopEvent(t *testing.T) {
+	for _, api := range []string{openai.APIChat, openai.APIResponses} {
+		for _, tt := range []struct {
+			reply fakellm.Reply
+			want  llm.StopReason
+		}{
+			{fakellm.Reply{Text: "done"}, llm.StopEnd},
+			{fakellm.Reply{Text: "Looking.", Calls: []fakellm.Call{{ID: "call_1", Name: "weather", Arguments: `{}`}}}, llm.StopToolCalls},
+			{fakellm.Reply{Text: "It was the best of", Stop: "max_tokens"}, llm.StopMaxTokens},
+		} {
+			fake := fakellm.StartOpenAI(t, fakellm.Queue(tt.reply))
+			m := newModel(t, fake.URL, func(o *openai.Options) { o.API = api })
+			var rec llmtest.Recorder
+			res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), rec.On)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rec.CheckStop(tt.want); err != nil || res.Stop != tt.want {
+				t.Errorf("%s, %q: response's stop %q; %v", api, tt.want, res.Stop, err)
+			}
+		}
+	}
+}

@@ -162,10 +162,6 @@ func (m *Model) generateResponses(ctx context.Context, req *llm.Request, onEvent
 		raw, _ := json.Marshal(kept)
 		res.Message.Native = &llm.Native{Provider: NativeProvider, Content: raw}
 	}
-	if final.JSON.Usage.Valid() {
-		res.Usage = llm.Usage{InputTokens: final.Usage.InputTokens, OutputTokens: final.Usage.OutputTokens}
-		onEvent(llm.Event{Kind: llm.UsageReport, Usage: res.Usage})
-	}
 	switch {
 	case final.Status == "incomplete" && final.IncompleteDetails.Reason == "max_output_tokens":
 		res.Stop = llm.StopMaxTokens
@@ -175,6 +171,11 @@ func (m *Model) generateResponses(ctx context.Context, req *llm.Request, onEvent
 		res.Stop = llm.StopEnd
 	default: // incomplete for content_filter, and anything else
 		res.Stop = llm.StopOther
+	}
+	onEvent(llm.Event{Kind: llm.StopReport, Stop: res.Stop})
+	if final.JSON.Usage.Valid() {
+		res.Usage = llm.Usage{InputTokens: final.Usage.InputTokens, OutputTokens: final.Usage.OutputTokens}
+		onEvent(llm.Event{Kind: llm.UsageReport, Usage: res.Usage})
 	}
 	return res, nil
 }
