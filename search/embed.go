@@ -61,7 +61,8 @@ type EmbeddingsOptions struct {
 	// settings.
 	HTTPClient *http.Client
 	// Logger gets one warning when the endpoint fails (then nothing until it has
-	// answered again) and one info record when it recovers; nil means slog.Default().
+	// answered again) and one info record when it recovers; nil discards them (a
+	// library stays quiet unless given a logger).
 	Logger *slog.Logger
 }
 
@@ -135,7 +136,7 @@ func NewEmbeddings(opts EmbeddingsOptions) (*Embeddings, error) {
 		opts.Batch = DefaultEmbeddingsBatch
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	client := opts.HTTPClient
 	if client == nil {
