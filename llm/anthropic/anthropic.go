@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -42,6 +41,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
 	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -118,13 +118,9 @@ func New(opts Options) (*Model, error) {
 	if opts.Model == "" {
 		return nil, errors.New("anthropic: Options.Model is empty: name the model to use")
 	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: base URL %q is not an http or https URL", base)
+	base, _, err := baseurl.Parse(opts.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
 	}
 	if opts.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d: it must be positive (0 means %d)", opts.MaxTokens, DefaultMaxTokens)

@@ -413,7 +413,7 @@ func TestNewOptions(t *testing.T) {
 		want string
 	}{
 		{anthropic.Options{}, "anthropic: Options.Model is empty: name the model to use"},
-		{anthropic.Options{Model: "m", BaseURL: "localhost:8080"}, `anthropic: base URL "localhost:8080" is not an http or https URL`},
+		{anthropic.Options{Model: "m", BaseURL: "localhost:8080"}, `anthropic: base URL "localhost:8080" is not an http(s) URL`},
 		{anthropic.Options{Model: "m", MaxTokens: -1}, "anthropic: Options.MaxTokens is -1: it must be positive (0 means 4096)"},
 	} {
 		_, err := anthropic.New(c.opts)

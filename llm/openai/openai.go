@@ -44,6 +44,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -122,13 +123,9 @@ func New(opts Options) (*Model, error) {
 	if opts.Model == "" {
 		return nil, errors.New("openai: no model name (Options.Model)")
 	}
-	base := strings.TrimRight(opts.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q is not an http(s) URL", base)
+	base, u, err := baseurl.Parse(opts.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
 	if opts.API != "" && opts.API != APIChat && opts.API != APIResponses {
 		return nil, fmt.Errorf("openai: API %q: want %q (Chat Completions, the default) or %q", opts.API, APIChat, APIResponses)
