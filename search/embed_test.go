@@ -245,14 +245,7 @@ func TestEmbeddingsFallback(t *testing.T) {
 		}
 	})
 	t.Run("500 then recovered", func(t *testing.T) {
-		var failing atomic.Bool
-		failing.Store(true)
-		fake := fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Fail: func(fakellm.EmbeddingsRequest) (int, string) {
-			if failing.Load() {
-				return http.StatusInternalServerError, "the model is loading"
-			}
-			return 0, ""
-		}})
+		fake, failing := loadingEmbeddings(t)
 		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{MaxRetries: -1, Cooldown: time.Hour})
 		ix := New(embedCatalog(t))
 		checkFallback(t, e, ix, "hire an automobile")
@@ -390,14 +383,7 @@ func TestDeferredEmbeddings(t *testing.T) {
 // recovers logs nothing, through the default logger either.
 func TestEmbeddingsNilLoggerIsQuiet(t *testing.T) {
 	out := testenv.CaptureDefaultLog(t)
-	var failing atomic.Bool
-	failing.Store(true)
-	fake := fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Fail: func(fakellm.EmbeddingsRequest) (int, string) {
-		if failing.Load() {
-			return http.StatusInternalServerError, "the model is loading"
-		}
-		return 0, ""
-	}})
+	fake, failing := loadingEmbeddings(t)
 	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(client.CloseIdleConnections)
 	e, err := NewEmbeddings(EmbeddingsOptions{BaseURL: fake.URL, Model: "fake-embed", HTTPClient: client, MaxRetries: -1})
@@ -416,4 +402,18 @@ func TestEmbeddingsNilLoggerIsQuiet(t *testing.T) {
 	if got := out.String(); got != "" {
 		t.Errorf("embeddings without a logger logged through the default logger:\n%s", got)
 	}
+}
+
+// loadingEmbeddings is an embeddings fake that answers HTTP 500 ("the model is
+// loading") while failing is set, as it is at first.
+func loadingEmbeddings(t *testing.T) (fake *fakellm.EmbeddingsServer, failing *atomic.Bool) {
+	failing = new(atomic.Bool)
+	failing.Store(true)
+	fake = fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Fail: func(fakellm.EmbeddingsRequest) (int, string) {
+		if failing.Load() {
+			return http.StatusInternalServerError, "the model is loading"
+		}
+		return 0, ""
+	}})
+	return fake, failing
 }

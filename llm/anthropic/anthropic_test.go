@@ -647,23 +647,16 @@ func TestInterleavedCalls(t *testing.T) {
 // TestStopEvent: the stream's end is reported as an event with the stop reason,
 // before the usage.
 func TestStopEvent(t *testing.T) {
-	for _, tt := range []struct {
-		reply fakellm.Reply
-		want  llm.StopReason
-	}{
-		{fakellm.Reply{Text: "done"}, llm.StopEnd},
-		{fakellm.Reply{Text: "Looking.", Calls: []fakellm.Call{{ID: "toolu_1", Name: "weather", Arguments: `{}`}}}, llm.StopToolCalls},
-		{fakellm.Reply{Text: "It was the best of", Stop: "max_tokens"}, llm.StopMaxTokens},
-	} {
-		srv := fakellm.StartAnthropic(t, fakellm.Queue(tt.reply))
+	for _, tt := range llmtest.StopCases("toolu_1") {
+		srv := fakellm.StartAnthropic(t, fakellm.Queue(tt.Reply))
 		m := newModel(t, srv.URL, anthropic.Options{})
 		var rec llmtest.Recorder
 		res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), rec.On)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rec.CheckStop(tt.want); err != nil || res.Stop != tt.want {
-			t.Errorf("%q: response's stop %q; %v", tt.want, res.Stop, err)
+		if err := rec.CheckStop(tt.Want); err != nil || res.Stop != tt.Want {
+			t.Errorf("%q: response's stop %q; %v", tt.Want, res.Stop, err)
 		}
 	}
 }

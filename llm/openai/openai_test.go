@@ -463,23 +463,16 @@ func TestCancelBeforeAnswer(t *testing.T) {
 // reported as an event with the stop reason, before the usage.
 func TestStopEvent(t *testing.T) {
 	for _, api := range []string{openai.APIChat, openai.APIResponses} {
-		for _, tt := range []struct {
-			reply fakellm.Reply
-			want  llm.StopReason
-		}{
-			{fakellm.Reply{Text: "done"}, llm.StopEnd},
-			{fakellm.Reply{Text: "Looking.", Calls: []fakellm.Call{{ID: "call_1", Name: "weather", Arguments: `{}`}}}, llm.StopToolCalls},
-			{fakellm.Reply{Text: "It was the best of", Stop: "max_tokens"}, llm.StopMaxTokens},
-		} {
-			fake := fakellm.StartOpenAI(t, fakellm.Queue(tt.reply))
+		for _, tt := range llmtest.StopCases("call_1") {
+			fake := fakellm.StartOpenAI(t, fakellm.Queue(tt.Reply))
 			m := newModel(t, fake.URL, func(o *openai.Options) { o.API = api })
 			var rec llmtest.Recorder
 			res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), rec.On)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := rec.CheckStop(tt.want); err != nil || res.Stop != tt.want {
-				t.Errorf("%s, %q: response's stop %q; %v", api, tt.want, res.Stop, err)
+			if err := rec.CheckStop(tt.Want); err != nil || res.Stop != tt.Want {
+				t.Errorf("%s, %q: response's stop %q; %v", api, tt.Want, res.Stop, err)
 			}
 		}
 	}
