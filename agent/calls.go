@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -88,11 +86,13 @@ func (r *run) lookup() func(string) (tool.Tool, bool) {
 	return func(name string) (tool.Tool, bool) { t, ok := known[name]; return t, ok }
 }
 
-// call runs one call with its events around it.
+// call runs one call with its events around it. Its duration is the call's own:
+// timed from approval on, so that a person taking a minute to decide does not make
+// a fast tool look slow.
 func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
 	start := time.Now()
 	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
-	res := r.execute(step, c, lookup)
+	res := r.execute(step, c, lookup, &start)
 	d := time.Since(start)
 	if r.opts.OnEvent != nil {
 		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
@@ -103,8 +103,9 @@ func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) 
 }
 
 // execute checks a call, asks for approval and runs it; whatever goes wrong is an
-// error result that says what to do about it.
-func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
+// error result that says what to do about it. It sets *start to when the approved
+// call began.
+func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool), start *time.Time) *tool.Result {
 	args, bad := arguments(c)
 	if bad != nil {
 		return bad
@@ -125,6 +126,7 @@ func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool
 			}
 			return tool.ErrorResult("the call to %q was denied: %s", c.Name, reason)
 		}
+		*start = time.Now()
 	}
 	ctx := r.ctx
 	if r.opts.ToolTimeout > 0 {
@@ -145,30 +147,15 @@ func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool
 	return res
 }
 
-// arguments reads a call's arguments text as format reads a provider's: empty means
-// {}, and anything but a JSON object is answered with format's error result.
+// arguments reads a call's arguments text as format reads every provider's
+// (llm.Call.Parse): empty means {}, and anything but a JSON object is answered with
+// format's error result.
 func arguments(c llm.Call) (json.RawMessage, *tool.Result) {
-	// The common case, a JSON object, is compacted here as format would (this path is
-	// every call's); anything else goes through format for its verdict and its words.
-	if t := strings.TrimSpace(c.Arguments); strings.HasPrefix(t, "{") {
-		var buf bytes.Buffer
-		if json.Compact(&buf, []byte(t)) == nil {
-			return buf.Bytes(), nil
-		}
-	}
-	text, _ := json.Marshal(c.Arguments) // a string cannot fail to encode
-	raw, _ := json.Marshal([]map[string]any{{
-		"id": c.ID, "type": "function",
-		"function": map[string]any{"name": c.Name, "arguments": json.RawMessage(text)},
-	}})
-	parsed, err := format.ParseCalls(format.OpenAI, raw)
-	if err != nil || len(parsed) != 1 {
-		return nil, tool.ErrorResult("the call to %q could not be read: %v", c.Name, err)
-	}
-	if res := parsed[0].ErrorResult(); res != nil {
+	p := c.Parse()
+	if res := p.ErrorResult(); res != nil {
 		return nil, res
 	}
-	return parsed[0].Args, nil
+	return p.Args, nil
 }
 
 // approve asks the hook, which is the caller's code: a panic in it denies the call

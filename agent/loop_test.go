@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -167,40 +168,65 @@ func TestThreeStepTurn(t *testing.T) {
 
 // TestParallelToolsBound: no more than ParallelTools calls run at once.
 func TestParallelToolsBound(t *testing.T) {
-	ctx := testCtx(t)
+	if peak := peakCalls(t, 2, 2, 6); peak != 2 {
+		t.Errorf("at most %d calls ran at once, want 2 (ParallelTools)", peak)
+	}
+}
+
+// peakCalls runs a turn of n calls on an agent with ParallelTools parallel and
+// returns the most calls that ran at once. Each call waits until want+1 have
+// started or, once want have, for a grace in which one more would start if the
+// bound allowed it: with the bound at want, the calls run want at a time (with a
+// lower bound they never return, and the turn fails at the test's timeout).
+func peakCalls(t *testing.T, parallel, want, n int) int {
+	t.Helper()
 	local := tool.NewLocal()
 	var mu sync.Mutex
-	running, peak, count := 0, 0, 0
-	two := make(chan struct{})
+	running, peak, started := 0, 0, 0
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
 	addTool(t, local, "work", func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
 		mu.Lock()
 		running++
 		peak = max(peak, running)
-		if count++; count == 2 {
-			close(two) // the first two wait for each other, so two do run together
+		switch started++; started {
+		case want:
+			time.AfterFunc(300*time.Millisecond, open) // the grace
+		case want + 1:
+			open()
 		}
 		mu.Unlock()
 		defer func() { mu.Lock(); running--; mu.Unlock() }()
 		select {
-		case <-two:
+		case <-release:
 		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 		return tool.TextResult("ok"), nil
 	})
 	var calls []fakellm.Call
-	for i := range 6 {
-		calls = append(calls, fakellm.Call{ID: "call_" + string(rune('a'+i)), Name: "work", Arguments: `{}`})
+	for i := range n {
+		calls = append(calls, fakellm.Call{ID: fmt.Sprintf("call_%d", i), Name: "work", Arguments: `{}`})
 	}
-	model, _ := backends[0].start(t, fakellm.Queue(fakellm.Reply{Calls: calls}, fakellm.Reply{Text: "done"}))
+	model, srv := backends[0].start(t, fakellm.Queue(fakellm.Reply{Calls: calls}, fakellm.Reply{Text: "done"}))
 	store := newStore(t)
-	id := newSession(t, store)
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, ParallelTools: 2})
-	if _, err := a.Run(ctx, id, "work"); err != nil {
+	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, ParallelTools: parallel})
+	if _, err := a.Run(testCtx(t), newSession(t, store), "work"); err != nil {
 		t.Fatal(err)
 	}
-	if peak != 2 {
-		t.Errorf("at most %d calls ran at once, want 2 (ParallelTools)", peak)
+	res := toolMsgs(srv.Requests()[1])
+	if len(res) != n {
+		t.Fatalf("%d results, want %d", len(res), n)
 	}
+	for _, m := range res {
+		if m.IsError || m.Text != "ok" {
+			t.Errorf("%s: %q (error %v)", m.CallID, m.Text, m.IsError)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return peak
 }
 
 // panicky is a Toolset (not a tool.Local, which recovers its functions' panics itself)
@@ -306,51 +332,72 @@ func TestFailuresAreResults(t *testing.T) {
 	})
 }
 
-// TestMaxSteps: a model that keeps calling gets MaxSteps requests with tools, then one
-// without; calls it makes in that last reply are answered, not run, so that the
-// stored history stays one a provider accepts.
+// TestMaxSteps: a model that keeps calling gets MaxSteps requests with tools
+// (DefaultMaxSteps, 10, when 0), then one without; calls it makes in that last
+// reply are answered, not run, so that the stored history stays one a provider
+// accepts.
 func TestMaxSteps(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b backend) {
-		ctx := testCtx(t)
-		local := tool.NewLocal()
-		ran := 0
-		addTool(t, local, "again", func(context.Context, json.RawMessage) (*tool.Result, error) {
-			ran++
-			return tool.TextResult("once more"), nil
+	for _, tc := range []struct{ maxSteps, want int }{{3, 3}, {0, 10}} {
+		t.Run(fmt.Sprintf("MaxSteps %d", tc.maxSteps), func(t *testing.T) {
+			forEachBackend(t, func(t *testing.T, b backend) { checkMaxSteps(t, b, tc.maxSteps, tc.want) })
 		})
-		step := 0
-		model, srv := b.start(t, func(r fakellm.Request) fakellm.Reply {
-			step++
-			call := []fakellm.Call{{ID: "call_" + string(rune('0'+step)), Name: "again", Arguments: `{}`}}
-			if len(r.Tools) == 0 {
-				return fakellm.Reply{Text: "Giving up.", Calls: call} // calls though it was given no tools
-			}
-			return fakellm.Reply{Calls: call}
-		})
-		store := newStore(t)
-		id := newSession(t, store)
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: store, MaxSteps: 3})
-		turn, err := a.Run(ctx, id, "loop")
-		if err != nil {
-			t.Fatal(err)
+	}
+}
+
+func checkMaxSteps(t *testing.T, b backend, maxSteps, want int) {
+	t.Helper()
+	local := tool.NewLocal()
+	ran := 0
+	addTool(t, local, "again", func(context.Context, json.RawMessage) (*tool.Result, error) {
+		ran++
+		return tool.TextResult("once more"), nil
+	})
+	step := 0
+	model, srv := b.start(t, func(r fakellm.Request) fakellm.Reply {
+		step++
+		call := []fakellm.Call{{ID: fmt.Sprintf("call_%d", step), Name: "again", Arguments: `{}`}}
+		if len(r.Tools) == 0 {
+			return fakellm.Reply{Text: "Giving up.", Calls: call} // calls though it was given no tools
 		}
-		reqs := srv.Requests()
-		if len(reqs) != 4 || ran != 3 {
-			t.Fatalf("%d requests and %d calls run, want 4 and 3", len(reqs), ran)
+		return fakellm.Reply{Calls: call}
+	})
+	store := newStore(t)
+	id := newSession(t, store)
+	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, MaxSteps: maxSteps})
+	turn, err := a.Run(testCtx(t), id, "loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != want+1 || ran != want {
+		t.Fatalf("%d requests and %d calls run, want %d and %d", len(reqs), ran, want+1, want)
+	}
+	for i, r := range reqs {
+		if withTools := len(r.Tools) > 0; withTools != (i < want) {
+			t.Errorf("request %d: tools %v", i+1, toolNames(r))
 		}
-		for i, r := range reqs {
-			if got, want := len(r.Tools), map[bool]int{true: 0, false: 1}[i == 3]; got != want {
-				t.Errorf("request %d has %d tools, want %d", i+1, got, want)
-			}
-		}
-		if turn.Answer != "Giving up." || len(turn.Steps) != 4 {
-			t.Errorf("answer %q after %d steps", turn.Answer, len(turn.Steps))
-		}
-		stored := history(t, store, id)
-		last := stored[len(stored)-1]
-		if last.Role != llm.RoleTool || last.CallID != "call_4" || !last.Result.IsError ||
-			!strings.Contains(tool.Text(last.Result), "step limit") {
-			t.Errorf("the last reply's call is answered with %+v", last)
+	}
+	if turn.Answer != "Giving up." || len(turn.Steps) != want+1 {
+		t.Errorf("answer %q after %d steps", turn.Answer, len(turn.Steps))
+	}
+	stored := history(t, store, id)
+	last := stored[len(stored)-1]
+	if last.Role != llm.RoleTool || last.CallID != fmt.Sprintf("call_%d", want+1) || !last.Result.IsError ||
+		!strings.Contains(tool.Text(last.Result), "step limit") {
+		t.Errorf("the last reply's call is answered with %+v", last)
+	}
+}
+
+// TestDefaults: an agent given no ParallelTools runs at most 8 calls of a step at
+// once, as the issue promises (12 calls, see peakCalls); TestMaxSteps checks the
+// default of MaxSteps, 10.
+func TestDefaults(t *testing.T) {
+	if agent.DefaultParallelTools != 8 || agent.DefaultMaxSteps != 10 {
+		t.Fatalf("defaults: %d calls at once, %d steps; want 8 and 10", agent.DefaultParallelTools, agent.DefaultMaxSteps)
+	}
+	t.Run("parallel tools", func(t *testing.T) {
+		if peak := peakCalls(t, 0, 8, 12); peak != 8 {
+			t.Errorf("at most %d calls ran at once, want 8", peak)
 		}
 	})
 }
@@ -409,6 +456,41 @@ func TestApprovalDeny(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestDurationExcludesApproval: a call's reported duration is the tool's, not the
+// time its approval took. The hook waits 300 ms; the tool returns at once.
+func TestDurationExcludesApproval(t *testing.T) {
+	const wait = 300 * time.Millisecond
+	local := tool.NewLocal()
+	addTool(t, local, "fast", func(context.Context, json.RawMessage) (*tool.Result, error) {
+		return tool.TextResult("done"), nil
+	})
+	model, _ := backends[0].start(t, fakellm.Queue(
+		fakellm.Reply{Calls: []fakellm.Call{{ID: "call_1", Name: "fast", Arguments: `{}`}}},
+		fakellm.Reply{Text: "Done."},
+	))
+	store := newStore(t)
+	var rec recorder
+	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, OnEvent: rec.on,
+		Approve: func(ctx context.Context, _ agent.Call) agent.Decision {
+			select { // a person thinking it over
+			case <-time.After(wait):
+				return agent.Allow()
+			case <-ctx.Done():
+				return agent.Deny("cancelled")
+			}
+		}})
+	if _, err := a.Run(testCtx(t), newSession(t, store), "go"); err != nil {
+		t.Fatal(err)
+	}
+	done := rec.of(agent.ToolFinished)
+	if len(done) != 1 || done[0].IsError {
+		t.Fatalf("finished events: %+v", done)
+	}
+	if d := done[0].Duration; d <= 0 || d >= wait {
+		t.Errorf("duration %s: want the tool's own, under the hook's %s", d, wait)
+	}
 }
 
 // TestToolsRecomputedMidTurn: a tool added while the turn runs (by a call of its first

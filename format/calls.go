@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -18,6 +17,10 @@ type Call struct {
 	Name string `json:"name"`
 	// Args is the arguments object; nil when Err is set.
 	Args json.RawMessage `json:"args,omitempty"`
+	// Arguments is the arguments text as the model sent it (OpenAI's arguments
+	// string, Anthropic's input), malformed or not: what CallItem writes back, so
+	// that a conversation repeats what the model said. Args is what to run.
+	Arguments string `json:"-"`
 	// Err says why the call cannot run as sent (malformed arguments, no name), in words
 	// the model can act on. The call still needs an answer: send ErrorResult.
 	Err string `json:"error,omitempty"`
@@ -111,7 +114,7 @@ func parseOpenAIChat(raw json.RawMessage) ([]Call, error) {
 			c.Err = "the tool call has no function"
 		default:
 			c.Name = it.Function.Name
-			c.Args, c.Err = arguments(c.Name, it.Function.Arguments, true)
+			c.Arguments, c.Args, c.Err = arguments(c.Name, it.Function.Arguments, true)
 		}
 		return c, true
 	})
@@ -141,7 +144,7 @@ func parseOpenAIResponses(raw json.RawMessage) ([]Call, error) {
 			return Call{}, false
 		}
 		c := Call{ID: it.CallID, Name: it.Name}
-		c.Args, c.Err = arguments(c.Name, it.Arguments, true)
+		c.Arguments, c.Args, c.Err = arguments(c.Name, it.Arguments, true)
 		return c, true
 	})
 }
@@ -173,7 +176,7 @@ func parseAnthropic(raw json.RawMessage) ([]Call, error) {
 			return Call{}, false
 		}
 		c := Call{ID: b.ID, Name: b.Name}
-		c.Args, c.Err = arguments(c.Name, b.Input, false)
+		c.Arguments, c.Args, c.Err = arguments(c.Name, b.Input, false)
 		return c, true
 	})
 }
@@ -206,21 +209,38 @@ func parseItems[T any](list json.RawMessage, single bool, what string, call func
 	return calls, nil
 }
 
-// arguments turns a call's raw arguments into a JSON object. OpenAI sends a JSON
-// string holding JSON (encoded true); some compatible servers send the object itself,
-// which is accepted too. Empty or null means {}.
-func arguments(name string, raw json.RawMessage, encoded bool) (json.RawMessage, string) {
+// ParseCall reads one call whose arguments came as text — the deltas of a stream
+// joined, or a call kept in a conversation — as ParseCalls reads each call of a
+// response: empty (or null) arguments mean {}, and arguments that are not a JSON
+// object give the Call Err instead of Args. A call without a name gets Err too.
+func ParseCall(id, name, arguments string) Call {
+	c := Call{ID: id, Name: name, Arguments: arguments}
+	c.Args, c.Err = readArguments(name, arguments)
+	return checkName(c)
+}
+
+// arguments reads a call's raw arguments: the text the model sent, and the
+// arguments object or why there is none. OpenAI sends a JSON string holding the
+// text (encoded true); some compatible servers send the object itself, which is
+// accepted too.
+func arguments(name string, raw json.RawMessage, encoded bool) (string, json.RawMessage, string) {
 	raw = bytes.TrimSpace(raw)
 	if encoded && len(raw) > 0 && raw[0] == '"' {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Sprintf("arguments for tool %q are not a valid JSON string: %v", name, err)
+			return string(raw), nil, fmt.Sprintf("arguments for tool %q are not a valid JSON string: %v", name, err)
 		}
-		raw = json.RawMessage(strings.TrimSpace(s))
-		if len(raw) == 0 {
-			return json.RawMessage("{}"), ""
-		}
+		args, msg := readArguments(name, s)
+		return s, args, msg
 	}
+	args, msg := readArguments(name, string(raw))
+	return string(raw), args, msg
+}
+
+// readArguments turns arguments text into a JSON object, compacted: empty or null
+// means {}; anything else but an object is the reason, in words for the model.
+func readArguments(name, text string) (json.RawMessage, string) {
+	raw := bytes.TrimSpace([]byte(text))
 	if isNull(raw) {
 		return json.RawMessage("{}"), ""
 	}

@@ -145,3 +145,121 @@ func TestCallJSON(t *testing.T) {
 	b, _ := json.Marshal([]Call{{ID: "a", Name: "x", Args: json.RawMessage(`{}`)}, {ID: "b", Name: "y", Err: "bad"}})
 	jsonEqual(t, b, `[{"id":"a","name":"x","args":{}},{"id":"b","name":"y","error":"bad"}]`)
 }
+
+// TestCallRoundTrip: calls written by CallMessage (and CallItem) read back by
+// ParseCalls are the same calls, per provider: ids, names, arguments text, the
+// arguments object, and for malformed arguments the same Err that ParseCall gives
+// the text. Anthropic's input can only be an object, so a malformed call goes back
+// as {}.
+func TestCallRoundTrip(t *testing.T) {
+	calls := []Call{
+		{ID: "c1", Name: "get_weather", Arguments: `{"city": "Paris"}`},
+		{ID: "c2", Name: "get_time", Arguments: "  "},
+		{ID: "c3", Name: "count", Args: json.RawMessage(`{"n":1}`)},
+		{ID: "c4", Name: "cut", Arguments: `{"city": "Par`},
+		{ID: "c5", Name: "list", Arguments: `[1, 2]`},
+		{ID: "c6", Name: "html", Arguments: `{"q":"<b>&</b>"}`},
+	}
+	asText := []Call{ // OpenAI and Responses: the arguments string goes back as sent
+		{ID: "c1", Name: "get_weather", Arguments: `{"city": "Paris"}`, Args: json.RawMessage(`{"city":"Paris"}`)},
+		{ID: "c2", Name: "get_time", Arguments: "{}", Args: json.RawMessage(`{}`)},
+		{ID: "c3", Name: "count", Arguments: `{"n":1}`, Args: json.RawMessage(`{"n":1}`)},
+		{ID: "c4", Name: "cut", Arguments: `{"city": "Par`, Err: `arguments for tool "cut" are not valid JSON: unexpected end of JSON input; send the arguments as one JSON object`},
+		{ID: "c5", Name: "list", Arguments: `[1, 2]`, Err: `arguments for tool "list" must be a JSON object, got a JSON array`},
+		{ID: "c6", Name: "html", Arguments: `{"q":"<b>&</b>"}`, Args: json.RawMessage(`{"q":"<b>&</b>"}`)},
+	}
+	asObject := []Call{ // Anthropic: input is an object, {} for arguments that are not one
+		{ID: "c1", Name: "get_weather", Arguments: `{"city":"Paris"}`, Args: json.RawMessage(`{"city":"Paris"}`)},
+		{ID: "c2", Name: "get_time", Arguments: "{}", Args: json.RawMessage(`{}`)},
+		{ID: "c3", Name: "count", Arguments: `{"n":1}`, Args: json.RawMessage(`{"n":1}`)},
+		{ID: "c4", Name: "cut", Arguments: "{}", Args: json.RawMessage(`{}`)},
+		{ID: "c5", Name: "list", Arguments: "{}", Args: json.RawMessage(`{}`)},
+		{ID: "c6", Name: "html", Arguments: `{"q":"<b>&</b>"}`, Args: json.RawMessage(`{"q":"<b>&</b>"}`)},
+	}
+	for _, tt := range []struct {
+		p    Provider
+		want []Call
+	}{{OpenAI, asText}, {OpenAIResponses, asText}, {Anthropic, asObject}} {
+		t.Run(string(tt.p), func(t *testing.T) {
+			for _, text := range []string{"", "Let me check."} {
+				msg, err := CallMessage(tt.p, text, calls)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := ParseCalls(tt.p, msg)
+				if err != nil {
+					t.Fatalf("%s: %v", msg, err)
+				}
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("text %q: written as %s\nread back %+v\nwant      %+v", text, msg, got, tt.want)
+				}
+			}
+			// One call alone, as a backend writes it between kept items.
+			if tt.p == OpenAI {
+				return // a lone tool_calls entry goes in a list
+			}
+			item, err := CallItem(tt.p, calls[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := ParseCalls(tt.p, item); err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], tt.want[0]) {
+				t.Errorf("CallItem %s read back as %+v, %v", item, got, err)
+			}
+		})
+	}
+	// The text of every malformed call gets the words ParseCalls gives it.
+	for _, c := range asText {
+		if got := ParseCall(c.ID, c.Name, c.Arguments); !reflect.DeepEqual(got, c) {
+			t.Errorf("ParseCall(%q) = %+v, want %+v", c.Arguments, got, c)
+		}
+	}
+}
+
+// TestCallMessageShapes pins the JSON each provider's request gets.
+func TestCallMessageShapes(t *testing.T) {
+	calls := []Call{{ID: "c1", Name: "get_weather", Arguments: `{"city": "Paris"}`}, {ID: "c2", Name: "get_time"}}
+	tests := []struct {
+		p          Provider
+		text, want string
+	}{
+		{OpenAI, "", `{"role":"assistant","content":null,"tool_calls":[
+			{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}},
+			{"id":"c2","type":"function","function":{"name":"get_time","arguments":"{}"}}]}`},
+		{OpenAI, "Checking.", `{"role":"assistant","content":"Checking.","tool_calls":[
+			{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\": \"Paris\"}"}},
+			{"id":"c2","type":"function","function":{"name":"get_time","arguments":"{}"}}]}`},
+		{OpenAIResponses, "Checking.", `[{"role":"assistant","content":"Checking."},
+			{"type":"function_call","call_id":"c1","name":"get_weather","arguments":"{\"city\": \"Paris\"}"},
+			{"type":"function_call","call_id":"c2","name":"get_time","arguments":"{}"}]`},
+		{Anthropic, "Checking.", `{"role":"assistant","content":[{"type":"text","text":"Checking."},
+			{"type":"tool_use","id":"c1","name":"get_weather","input":{"city":"Paris"}},
+			{"type":"tool_use","id":"c2","name":"get_time","input":{}}]}`},
+	}
+	for _, tt := range tests {
+		got, err := CallMessage(tt.p, tt.text, calls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jsonEqual(t, got, tt.want)
+	}
+	// No calls: the text alone.
+	for p, want := range map[Provider]string{
+		OpenAI:          `{"role":"assistant","content":""}`,
+		OpenAIResponses: `[]`,
+		Anthropic:       `{"role":"assistant","content":[]}`,
+	} {
+		got, err := CallMessage(p, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jsonEqual(t, got, want)
+	}
+	for _, p := range []Provider{MCP, "x"} {
+		if _, err := CallMessage(p, "", calls); err == nil {
+			t.Errorf("CallMessage(%s): no error", p)
+		}
+		if _, err := CallItem(p, calls[0]); err == nil {
+			t.Errorf("CallItem(%s): no error", p)
+		}
+	}
+}

@@ -3,7 +3,7 @@
 // API ([OpenAIResponses]), the Anthropic Messages API ([Anthropic]) and plain MCP
 // ([MCP]).
 //
-// It does three things, one per direction of a tool round trip:
+// It does four things, one per step of a tool round trip:
 //
 //   - [Tools] turns a catalog into tool definitions the provider accepts (names
 //     checked, descriptions filled in, schemas cleaned, optional OpenAI strict mode);
@@ -11,6 +11,10 @@
 //   - [ParseCalls] reads the tool calls out of a provider response. Malformed
 //     arguments do not fail the parse: the [Call] carries Err, and [Call.ErrorResult]
 //     is the error result to send back so that the model can correct itself.
+//     [ParseCall] reads one call whose arguments came as text (a stream's deltas).
+//   - [CallMessage] and [CallItem] write the calls back into the conversation of the
+//     next request, in the shapes ParseCalls reads, with the arguments as the model
+//     sent them.
 //   - [ResultMessage] writes a [tool.Result] as the provider's tool-result message,
 //     as [Normalize] renders it: text joined by newlines, placeholders for what the provider
 //     cannot take, images passed through where it can (Anthropic), and a size cap.

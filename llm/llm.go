@@ -92,7 +92,7 @@ type Call struct {
 	// Arguments is the text the model sent as the call's arguments: normally a JSON
 	// object, but a model may send malformed JSON, which the agent answers with an
 	// error result instead of running the tool. Kept as sent so that the history
-	// repeats exactly what the model said.
+	// repeats exactly what the model said; Parse reads it.
 	Arguments string `json:"arguments"`
 }
 
@@ -149,6 +149,9 @@ const (
 	// CallDelta: part of tool call number Index (in the order the calls began): its
 	// ID and Name when it begins, then pieces of its Arguments text.
 	CallDelta EventKind = "call"
+	// StopReport: Stop is why the model stopped, as Response.Stop says it, once the
+	// stream has ended: after every text and call delta, before the UsageReport.
+	StopReport EventKind = "stop"
 	// UsageReport: Usage is the request's token count, as the provider reported it.
 	UsageReport EventKind = "usage"
 )
@@ -162,7 +165,8 @@ type Event struct {
 	// CallDelta: ID and Name are set on the first event of a call; Arguments is the
 	// next piece of its arguments text.
 	ID, Name, Arguments string
-	Usage               Usage // UsageReport
+	Stop                StopReason // StopReport
+	Usage               Usage      // UsageReport
 }
 
 // Response is the whole reply to a Request.

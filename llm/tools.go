@@ -28,3 +28,10 @@ func (d *Definitions) Of(tools []tool.Tool, log *slog.Logger) []json.RawMessage 
 	}
 	return defs
 }
+
+// Parse reads the call as format reads every provider's calls (format.ParseCall),
+// one reader for every backend: Args is the arguments object to run the tool with,
+// or Err says why the call cannot run as sent, in words for the model (ErrorResult
+// is the answer to send back). Arguments stays the text as the model sent it, which
+// format.CallItem and format.CallMessage write back into the next request.
+func (c Call) Parse() format.Call { return format.ParseCall(c.ID, c.Name, c.Arguments) }

@@ -48,3 +48,22 @@ func TestDefinitionsLeaveOutWhatTheProviderRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCallParse: a call's arguments text is read by format's one reader, whatever
+// the backend: an object compacted, empty as {}, anything else Err in format's words.
+func TestCallParse(t *testing.T) {
+	for _, tt := range []struct {
+		args, want, err string
+	}{
+		{`{"city": "Paris"}`, `{"city":"Paris"}`, ""},
+		{"", `{}`, ""},
+		{`{"city":`, "", `arguments for tool "weather" are not valid JSON`},
+		{`"Paris"`, "", `arguments for tool "weather" must be a JSON object, got a JSON string`},
+	} {
+		c := llm.Call{ID: "c1", Name: "weather", Arguments: tt.args}
+		got := c.Parse()
+		if got.ID != "c1" || got.Name != "weather" || got.Arguments != tt.args || string(got.Args) != tt.want || !strings.Contains(got.Err, tt.err) || (tt.err == "") != (got.Err == "") {
+			t.Errorf("%q: parsed as %+v, want args %s, error %q", tt.args, got, tt.want, tt.err)
+		}
+	}
+}

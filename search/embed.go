@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -61,7 +61,8 @@ type EmbeddingsOptions struct {
 	// settings.
 	HTTPClient *http.Client
 	// Logger gets one warning when the endpoint fails (then nothing until it has
-	// answered again) and one info record when it recovers; nil means slog.Default().
+	// answered again) and one info record when it recovers; nil discards them (a
+	// library stays quiet unless given a logger).
 	Logger *slog.Logger
 }
 
@@ -108,13 +109,9 @@ func NewEmbeddings(opts EmbeddingsOptions) (*Embeddings, error) {
 	if opts.Model == "" {
 		return nil, errors.New("search: embeddings need a model name (EmbeddingsOptions.Model)")
 	}
-	base := strings.TrimRight(opts.BaseURL, "/")
-	if base == "" {
-		base = DefaultEmbeddingsBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("search: embeddings base URL %q is not an http(s) URL", base)
+	base, u, err := baseurl.Parse(opts.BaseURL, DefaultEmbeddingsBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("search: embeddings %w", err)
 	}
 	switch {
 	case opts.Weight == 0:
@@ -135,7 +132,7 @@ func NewEmbeddings(opts EmbeddingsOptions) (*Embeddings, error) {
 		opts.Batch = DefaultEmbeddingsBatch
 	}
 	if opts.Logger == nil {
-		opts.Logger = slog.Default()
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	client := opts.HTTPClient
 	if client == nil {

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -244,14 +245,7 @@ func TestEmbeddingsFallback(t *testing.T) {
 		}
 	})
 	t.Run("500 then recovered", func(t *testing.T) {
-		var failing atomic.Bool
-		failing.Store(true)
-		fake := fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Fail: func(fakellm.EmbeddingsRequest) (int, string) {
-			if failing.Load() {
-				return http.StatusInternalServerError, "the model is loading"
-			}
-			return 0, ""
-		}})
+		fake, failing := loadingEmbeddings(t)
 		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{MaxRetries: -1, Cooldown: time.Hour})
 		ix := New(embedCatalog(t))
 		checkFallback(t, e, ix, "hire an automobile")
@@ -383,4 +377,43 @@ func TestDeferredEmbeddings(t *testing.T) {
 	if len(fake.Inputs()) != n {
 		t.Errorf("tool_search_regex asked the embeddings endpoint")
 	}
+}
+
+// TestEmbeddingsNilLoggerIsQuiet: without a Logger, an endpoint that fails and
+// recovers logs nothing, through the default logger either.
+func TestEmbeddingsNilLoggerIsQuiet(t *testing.T) {
+	out := testenv.CaptureDefaultLog(t)
+	fake, failing := loadingEmbeddings(t)
+	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	t.Cleanup(client.CloseIdleConnections)
+	e, err := NewEmbeddings(EmbeddingsOptions{BaseURL: fake.URL, Model: "fake-embed", HTTPClient: client, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := New(embedCatalog(t))
+	checkFallback(t, e, ix, "hire an automobile") // the failure
+	failing.Store(false)
+	e.mu.Lock()
+	e.down = time.Time{}
+	e.mu.Unlock()
+	if got := e.Search(context.Background(), ix, "hire an automobile", 5); len(got) == 0 || got[0].Tool.Name != "rent_car" {
+		t.Fatalf("after recovery: %q", resultNames(got)) // the recovery, which logs too
+	}
+	if got := out.String(); got != "" {
+		t.Errorf("embeddings without a logger logged through the default logger:\n%s", got)
+	}
+}
+
+// loadingEmbeddings is an embeddings fake that answers HTTP 500 ("the model is
+// loading") while failing is set, as it is at first.
+func loadingEmbeddings(t *testing.T) (fake *fakellm.EmbeddingsServer, failing *atomic.Bool) {
+	failing = new(atomic.Bool)
+	failing.Store(true)
+	fake = fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Fail: func(fakellm.EmbeddingsRequest) (int, string) {
+		if failing.Load() {
+			return http.StatusInternalServerError, "the model is loading"
+		}
+		return 0, ""
+	}})
+	return fake, failing
 }

@@ -10,8 +10,9 @@
 //	res, err := m.Generate(ctx, req, onEvent)
 //
 // Every request is streamed and accumulated (the SDK's Message.Accumulate), so that
-// text and tool-call arguments reach onEvent as they arrive. Tool definitions and tool
-// results go through the format package; the assistant's calls come from the stream.
+// text and tool-call arguments reach onEvent as they arrive. Tool definitions, the
+// assistant's calls written back into the history, and tool results go through the
+// format package; the calls themselves come from the stream.
 //
 // The Model is an llm.NativeSearcher: given Request.Deferred, it sends those tools
 // with "defer_loading": true next to Anthropic's tool search tool (BM25 unless
@@ -33,7 +34,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -41,6 +41,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
 	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -117,13 +118,9 @@ func New(opts Options) (*Model, error) {
 	if opts.Model == "" {
 		return nil, errors.New("anthropic: Options.Model is empty: name the model to use")
 	}
-	base := opts.BaseURL
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("anthropic: base URL %q is not an http or https URL", base)
+	base, _, err := baseurl.Parse(opts.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("anthropic: %w", err)
 	}
 	if opts.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d: it must be positive (0 means %d)", opts.MaxTokens, DefaultMaxTokens)
@@ -202,6 +199,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 			}
 		case "message_stop":
 			stopped = true
+			onEvent(llm.Event{Kind: llm.StopReport, Stop: stop(acc.StopReason)})
 			onEvent(llm.Event{Kind: llm.UsageReport, Usage: usage(acc.Usage)})
 		}
 	}
@@ -516,7 +514,7 @@ func messages(history []llm.Message) ([]sdk.MessageParam, error) {
 					blocks = append(blocks, sdk.NewTextBlock(msg.Text))
 				}
 				for _, c := range msg.Calls {
-					blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+					blocks = append(blocks, toolUse(c))
 				}
 			}
 			if len(blocks) > 0 {
@@ -571,27 +569,24 @@ func nativeBlocks(msg llm.Message) ([]sdk.ContentBlockParamUnion, error) {
 		}
 		if c, ok := calls[b.ID]; ok && !written[b.ID] {
 			written[b.ID] = true
-			blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+			blocks = append(blocks, toolUse(c))
 		}
 	}
 	for _, c := range msg.Calls {
 		if !written[c.ID] {
-			blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input(c.Arguments), c.Name))
+			blocks = append(blocks, toolUse(c))
 		}
 	}
 	return blocks, nil
 }
 
-// input is a call's arguments as a tool_use input, which the API takes as an object
-// only. Arguments that are not one (a model's malformed JSON, answered with an error
-// result) are sent as {}: the history keeps the call and its result, and the
-// request stays valid.
-func input(args string) json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal([]byte(args), &obj) != nil || obj == nil {
-		return json.RawMessage("{}")
-	}
-	return json.RawMessage(args)
+// toolUse is a call as a tool_use block, written by format.CallItem. The API takes
+// an object as input only: arguments that are not one (a model's malformed JSON,
+// answered with an error result) go as {}, so that the history keeps the call and
+// its result and the request stays valid.
+func toolUse(c llm.Call) sdk.ContentBlockParamUnion {
+	raw, _ := format.CallItem(format.Anthropic, c.Parse()) // fails only for other providers
+	return param.Override[sdk.ContentBlockParamUnion](raw)
 }
 
 // convert turns what the SDK returned into an *llm.Error. The SDK's *Error is not

@@ -413,7 +413,7 @@ func TestNewOptions(t *testing.T) {
 		want string
 	}{
 		{anthropic.Options{}, "anthropic: Options.Model is empty: name the model to use"},
-		{anthropic.Options{Model: "m", BaseURL: "localhost:8080"}, `anthropic: base URL "localhost:8080" is not an http or https URL`},
+		{anthropic.Options{Model: "m", BaseURL: "localhost:8080"}, `anthropic: base URL "localhost:8080" is not an http(s) URL`},
 		{anthropic.Options{Model: "m", MaxTokens: -1}, "anthropic: Options.MaxTokens is -1: it must be positive (0 means 4096)"},
 	} {
 		_, err := anthropic.New(c.opts)
@@ -641,5 +641,22 @@ func TestInterleavedCalls(t *testing.T) {
 	}
 	if got := strings.Join(order, " "); got != `0:toolu_0 0:{"a": 1:toolu_1 1:{"b": 0:1} 1:2}` {
 		t.Errorf("call deltas = %s", got)
+	}
+}
+
+// TestStopEvent: the stream's end is reported as an event with the stop reason,
+// before the usage.
+func TestStopEvent(t *testing.T) {
+	for _, tt := range llmtest.StopCases("toolu_1") {
+		srv := fakellm.StartAnthropic(t, fakellm.Queue(tt.Reply))
+		m := newModel(t, srv.URL, anthropic.Options{})
+		var rec llmtest.Recorder
+		res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), rec.On)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.CheckStop(tt.Want); err != nil || res.Stop != tt.Want {
+			t.Errorf("%q: response's stop %q; %v", tt.Want, res.Stop, err)
+		}
 	}
 }

@@ -11,9 +11,10 @@
 //	})
 //	res, err := m.Generate(ctx, &llm.Request{Messages: history, Tools: tools}, onEvent)
 //
-// Tool definitions and tool results are written by the format package (format.OpenAI)
-// and handed to the SDK as raw JSON, so there is one converter. Every request streams
-// (with stream_options.include_usage) and the reply is accumulated as it arrives.
+// Tool definitions, the assistant's calls in the history and tool results are
+// written by the format package (format.OpenAI) and handed to the SDK as raw JSON,
+// so there is one converter. Every request streams (with
+// stream_options.include_usage) and the reply is accumulated as it arrives.
 //
 // The SDK's client reads OPENAI_API_KEY, OPENAI_BASE_URL and other OPENAI_*
 // variables from the environment; this package does not use that client, so the key
@@ -43,6 +44,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -121,13 +123,9 @@ func New(opts Options) (*Model, error) {
 	if opts.Model == "" {
 		return nil, errors.New("openai: no model name (Options.Model)")
 	}
-	base := strings.TrimRight(opts.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("openai: base URL %q is not an http(s) URL", base)
+	base, u, err := baseurl.Parse(opts.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("openai: %w", err)
 	}
 	if opts.API != "" && opts.API != APIChat && opts.API != APIResponses {
 		return nil, fmt.Errorf("openai: API %q: want %q (Chat Completions, the default) or %q", opts.API, APIChat, APIResponses)
@@ -239,10 +237,12 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 		return nil, &llm.Error{Provider: "openai", BaseURL: m.baseURL,
 			Message: "the answer held no chat completion chunks: is the base URL an OpenAI-compatible API (ending in /v1)?"}
 	}
+	res := acc.response()
+	onEvent(llm.Event{Kind: llm.StopReport, Stop: res.Stop})
 	if acc.usage != nil {
 		onEvent(llm.Event{Kind: llm.UsageReport, Usage: *acc.usage})
 	}
-	return acc.response(), nil
+	return res, nil
 }
 
 // params builds the request body. Messages and tools are the format package's JSON
@@ -285,25 +285,14 @@ func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 }
 
 type wireMessage struct {
-	Role      string     `json:"role"`
-	Content   *string    `json:"content"`
-	ToolCalls []wireCall `json:"tool_calls,omitempty"`
-}
-
-type wireCall struct {
-	ID       string       `json:"id"`
-	Type     string       `json:"type"`
-	Function wireFunction `json:"function"`
-}
-
-type wireFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
+	Role    string  `json:"role"`
+	Content *string `json:"content"`
 }
 
 // messages writes the conversation as OpenAI messages: the system prompt as a
 // "system" message (OpenAI maps it to "developer" for the models that want that;
-// compatible servers know only "system"), tool results through format.ResultMessage.
+// compatible servers know only "system"), the assistant's calls through
+// format.CallMessage and tool results through format.ResultMessage.
 func messages(req *llm.Request) ([]json.RawMessage, error) {
 	var out []json.RawMessage
 	add := func(m wireMessage) {
@@ -318,19 +307,15 @@ func messages(req *llm.Request) ([]json.RawMessage, error) {
 		case llm.RoleUser:
 			add(wireMessage{Role: "user", Content: &msg.Text})
 		case llm.RoleAssistant:
-			w := wireMessage{Role: "assistant"}
-			// The API reference: content is required unless tool_calls is specified.
-			if msg.Text != "" || len(msg.Calls) == 0 {
-				w.Content = &msg.Text
+			calls := make([]format.Call, len(msg.Calls))
+			for j, c := range msg.Calls {
+				calls[j] = c.Parse()
 			}
-			for _, c := range msg.Calls {
-				args := c.Arguments
-				if strings.TrimSpace(args) == "" {
-					args = "{}" // some servers parse the history's arguments and choke on ""
-				}
-				w.ToolCalls = append(w.ToolCalls, wireCall{ID: c.ID, Type: "function", Function: wireFunction{Name: c.Name, Arguments: args}})
+			raw, err := format.CallMessage(format.OpenAI, msg.Text, calls)
+			if err != nil {
+				return nil, fmt.Errorf("openai: messages[%d]: %w", i, err)
 			}
-			add(w)
+			out = append(out, raw)
 		case llm.RoleTool:
 			res := msg.Result
 			if res == nil {

@@ -458,3 +458,22 @@ func TestCancelBeforeAnswer(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestStopEvent: on Chat Completions and on the Responses API, the stream's end is
+// reported as an event with the stop reason, before the usage.
+func TestStopEvent(t *testing.T) {
+	for _, api := range []string{openai.APIChat, openai.APIResponses} {
+		for _, tt := range llmtest.StopCases("call_1") {
+			fake := fakellm.StartOpenAI(t, fakellm.Queue(tt.Reply))
+			m := newModel(t, fake.URL, func(o *openai.Options) { o.API = api })
+			var rec llmtest.Recorder
+			res, err := m.Generate(context.Background(), llmtest.UserSays("hi"), rec.On)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rec.CheckStop(tt.Want); err != nil || res.Stop != tt.Want {
+				t.Errorf("%s, %q: response's stop %q; %v", api, tt.Want, res.Stop, err)
+			}
+		}
+	}
+}

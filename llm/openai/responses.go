@@ -162,10 +162,6 @@ func (m *Model) generateResponses(ctx context.Context, req *llm.Request, onEvent
 		raw, _ := json.Marshal(kept)
 		res.Message.Native = &llm.Native{Provider: NativeProvider, Content: raw}
 	}
-	if final.JSON.Usage.Valid() {
-		res.Usage = llm.Usage{InputTokens: final.Usage.InputTokens, OutputTokens: final.Usage.OutputTokens}
-		onEvent(llm.Event{Kind: llm.UsageReport, Usage: res.Usage})
-	}
 	switch {
 	case final.Status == "incomplete" && final.IncompleteDetails.Reason == "max_output_tokens":
 		res.Stop = llm.StopMaxTokens
@@ -175,6 +171,11 @@ func (m *Model) generateResponses(ctx context.Context, req *llm.Request, onEvent
 		res.Stop = llm.StopEnd
 	default: // incomplete for content_filter, and anything else
 		res.Stop = llm.StopOther
+	}
+	onEvent(llm.Event{Kind: llm.StopReport, Stop: res.Stop})
+	if final.JSON.Usage.Valid() {
+		res.Usage = llm.Usage{InputTokens: final.Usage.InputTokens, OutputTokens: final.Usage.OutputTokens}
+		onEvent(llm.Event{Kind: llm.UsageReport, Usage: res.Usage})
 	}
 	return res, nil
 }
@@ -329,7 +330,8 @@ func searchedTools(history []llm.Message) ([]json.RawMessage, bool) {
 }
 
 // inputItems writes the history as input items: user and assistant messages in
-// the short form ({"role", "content": text}), each call a function_call item, each
+// the short form ({"role", "content": text}), each call a function_call item
+// (format.CallItem), each
 // tool message a function_call_output (format.ResultMessage), and an assistant
 // message with this package's Native as its kept items.
 func inputItems(history []llm.Message) ([]json.RawMessage, error) {
@@ -339,11 +341,7 @@ func inputItems(history []llm.Message) ([]json.RawMessage, error) {
 		out = append(out, b)
 	}
 	call := func(c llm.Call) {
-		args := c.Arguments
-		if strings.TrimSpace(args) == "" {
-			args = "{}"
-		}
-		b, _ := json.Marshal(map[string]string{"type": "function_call", "call_id": c.ID, "name": c.Name, "arguments": args})
+		b, _ := format.CallItem(format.OpenAIResponses, c.Parse()) // fails only for other providers
 		out = append(out, b)
 	}
 	for i, m := range history {
