@@ -17,16 +17,17 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // Defaults of EmbeddingsOptions' zero values.
 const (
-	DefaultEmbeddingsWeight   = 0.5              // the embeddings' share of a fused score
-	DefaultEmbeddingsTimeout  = 10 * time.Second // bounds one search's requests
-	DefaultEmbeddingsCooldown = 30 * time.Second // lexical only for this long after a failure
-	DefaultEmbeddingsBatch    = 128              // texts per request
+	DefaultEmbeddingsWeight   = config.DefaultEmbeddingsWeight // the embeddings' share of a fused score
+	DefaultEmbeddingsTimeout  = 10 * time.Second               // bounds one search's requests
+	DefaultEmbeddingsCooldown = 30 * time.Second               // lexical only for this long after a failure
+	DefaultEmbeddingsBatch    = 128                            // texts per request
 	// DefaultEmbeddingsBaseURL is OpenAI's API.
 	DefaultEmbeddingsBaseURL = "https://api.openai.com/v1"
 )
