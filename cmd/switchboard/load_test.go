@@ -115,9 +115,11 @@ func TestServeLoad(t *testing.T) {
 	}
 	tr.CloseIdleConnections()
 	// serve's keep-alive connections to the model: how many its pool holds depends on
-	// the moment, so neither count has any.
-	fake.CloseIdleConnections()
-	start := settledMetrics(t, p)
+	// the moment, so neither count has any. They are closed before every reading: a
+	// connection whose last answer was still being written at one call is idle by a
+	// later one (CI failed once with a connection that came idle a moment too late
+	// and stayed in serve's pool, two goroutines over the start).
+	start := settledMetrics(t, p, fake.CloseIdleConnections)
 
 	type killed struct {
 		n   int
@@ -137,11 +139,11 @@ func TestServeLoad(t *testing.T) {
 
 	tr.CloseIdleConnections()
 	waitNotesReady(t, p)
-	fake.CloseIdleConnections()
 	// Every connection the load opened is closed, and every turn is over: serve's
 	// goroutines go back to where they were (a few may be late to exit: bounded wait).
 	var end serveMetrics
 	testenv.WaitFor(t, fmt.Sprintf("serve's goroutines back to %d", start.goroutines), 15*time.Second, func() bool {
+		fake.CloseIdleConnections()
 		end = readServeMetrics(t, p)
 		return end.goroutines <= start.goroutines
 	})
@@ -365,13 +367,16 @@ func readServeMetrics(t *testing.T, p *serveProc) serveMetrics {
 
 // settledMetrics reads serve's metrics once the goroutine count has stopped falling
 // (connections closed a moment ago are still being torn down): the lowest of readings
-// taken until three in a row do not go lower, within 10 s.
-func settledMetrics(t *testing.T, p *serveProc) serveMetrics {
+// taken until three in a row do not go lower, within 10 s. quiet runs before each
+// reading.
+func settledMetrics(t *testing.T, p *serveProc, quiet func()) serveMetrics {
 	t.Helper()
+	quiet()
 	best := readServeMetrics(t, p)
 	same := 0
 	for deadline := time.Now().Add(10 * time.Second); same < 3 && time.Now().Before(deadline); {
 		time.Sleep(100 * time.Millisecond)
+		quiet()
 		m := readServeMetrics(t, p)
 		if m.goroutines < best.goroutines {
 			best, same = m, 0
