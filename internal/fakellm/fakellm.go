@@ -323,7 +323,7 @@ type Server struct {
 
 	mu   sync.Mutex
 	reqs []Request
-	idle map[net.Conn]struct{} // keep-alive connections waiting for a request
+	idle map[net.Conn]struct{} // connections waiting for a request: new or kept alive
 }
 
 // serve starts a Server on addr ("127.0.0.1:0" for a free port) with h, the
@@ -344,7 +344,10 @@ func serve(addr, base string, script Script, h func(*Server) http.Handler) (*Ser
 	s.http.ConnState = func(c net.Conn, state http.ConnState) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if state == http.StateIdle {
+		// A new connection waits for its first request as an idle one for its next:
+		// a client's pool dials one for a request that another connection then takes,
+		// and keeps it unused.
+		if state == http.StateIdle || state == http.StateNew {
 			s.idle[c] = struct{}{}
 		} else {
 			delete(s.idle, c)
@@ -373,9 +376,11 @@ func (s *Server) Requests() []Request {
 }
 
 // CloseIdleConnections closes the connections that wait for a client's next
-// request, as a server's idle timeout would: the client's pool drops them. A test
-// that counts a client's goroutines calls it when no request is under way, so that
-// the keep-alive connections it happens to hold are not counted.
+// request, or its first, as a server's idle and header timeouts would: the client's
+// pool drops them. A test that counts a client's goroutines calls it when no request
+// is under way, so that the connections its pool happens to hold are not counted
+// (a pool dials for a request that another connection then takes, and keeps the new
+// one unused).
 func (s *Server) CloseIdleConnections() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
