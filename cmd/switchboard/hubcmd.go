@@ -241,7 +241,9 @@ func readCallArgs(args []string, stdin io.Reader) (json.RawMessage, error) {
 // column when raw spans several lines (ARGS read from a file on stdin).
 func jsonProblem(raw []byte, err error) string {
 	var se *json.SyntaxError
-	if !errors.As(err, &se) || int(se.Offset) >= len(raw) {
+	// The input's end has no position worth naming; an offending last byte (`{"a": }`)
+	// has one.
+	if !errors.As(err, &se) || int(se.Offset) > len(raw) || strings.HasPrefix(se.Error(), "unexpected end") {
 		return err.Error() // "unexpected end of JSON input"
 	}
 	// Offset counts the bytes read, the offending one included.

@@ -446,6 +446,7 @@ func TestUsageErrors(t *testing.T) {
 		{"call args an array", []string{"call", "current_time", "[1]"}, []string{"ARGS is a JSON array, want an object"}, false},
 		{"call args not JSON", []string{"call", "current_time", "nope"}, []string{"ARGS: invalid character 'o' in literal null (expecting 'u') at offset 1"}, false},
 		{"call args cut short", []string{"call", "current_time", `{"zone":`}, []string{"ARGS: unexpected end of JSON input"}, false},
+		{"call args bad at the last byte", []string{"call", "current_time", `{"zone": }`}, []string{"ARGS: invalid character '}' looking for beginning of value at offset 9"}, false},
 		{"call args null", []string{"call", "current_time", "null"}, []string{"ARGS is null, want an object"}, false},
 		{"call args a string", []string{"call", "current_time", `"x"`}, []string{"ARGS is a JSON string, want an object"}, false},
 	}
