@@ -22,8 +22,9 @@ import (
 // loopback, and reports the first contentful paint (the Paint Timing API's, from
 // the start of the navigation): fcp-ms-p50, which the serve issue aims to keep
 // under 200 ms, and fcp-ms-p90; and floor-fcp-ms-p50, the same browser's first
-// paint of a page of one heading from a server that does nothing else. The first load of a new browser, which also starts
-// its renderer, is a warm-up and not counted. Needs Debian's chromium.
+// paint of a page of one heading from a server that does nothing else. The first
+// load of a new browser, which also starts its renderer, is a warm-up and not
+// counted. Needs Debian's chromium.
 func BenchmarkDashboardFirstPaint(b *testing.B) {
 	ctx := browser(b)
 	_, url := benchServe(b)
