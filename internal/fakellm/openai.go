@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -279,7 +280,7 @@ func openAIDecode(in openAIRequest) (Request, error) {
 	}
 	var system []string
 	for i, m := range in.Messages {
-		text, err := openAIContent(m.Content)
+		text, err := contentText(m.Content, "text")
 		if err != nil {
 			return Request{}, fmt.Errorf("messages[%d].content: %v", i, err)
 		}
@@ -316,9 +317,12 @@ func openAIDecode(in openAIRequest) (Request, error) {
 	return req, nil
 }
 
-// openAIContent reads a message's content: null, a string, or an array of content
-// parts, whose text parts are joined by newlines and others shown as "[type]".
-func openAIContent(raw json.RawMessage) (string, error) {
+// contentText reads a message's content (or a Responses output): null, a string, or
+// an array of content parts, whose texts are joined by newlines: the parts of the
+// types given as text, and refusals; other parts are shown as "[type]". Chat
+// Completions' text parts are "text"; the Responses API's "input_text" and
+// "output_text".
+func contentText(raw json.RawMessage, textTypes ...string) (string, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
@@ -327,17 +331,21 @@ func openAIContent(raw json.RawMessage) (string, error) {
 		return s, nil
 	}
 	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+		Type    string `json:"type"`
+		Text    string `json:"text"`
+		Refusal string `json:"refusal"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
 		return "", errors.New("want a string or an array of content parts")
 	}
 	texts := make([]string, len(parts))
 	for i, p := range parts {
-		if p.Type == "text" {
+		switch {
+		case slices.Contains(textTypes, p.Type):
 			texts[i] = p.Text
-		} else {
+		case p.Type == "refusal":
+			texts[i] = p.Refusal
+		default:
 			texts[i] = "[" + p.Type + "]"
 		}
 	}

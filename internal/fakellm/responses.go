@@ -179,7 +179,7 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 		}
 		switch typ {
 		case "message":
-			text, err := responsesContent(it.Content)
+			text, err := contentText(it.Content, "input_text", "output_text")
 			if err != nil {
 				return req, nil, fmt.Errorf("input[%d].content: %v", i, err)
 			}
@@ -211,7 +211,7 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 			if it.CallID == "" {
 				return req, nil, fmt.Errorf("missing required parameter: 'input[%d].call_id'", i)
 			}
-			text, err := responsesContent(it.Output)
+			text, err := contentText(it.Output, "input_text", "output_text")
 			if err != nil {
 				return req, nil, fmt.Errorf("input[%d].output: %v", i, err)
 			}
@@ -233,39 +233,6 @@ func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, 
 	}
 	req.System = strings.Join(system, "\n\n")
 	return req, defs, nil
-}
-
-// responsesContent reads a message's content or an output: a string, or a list
-// of parts whose texts (input_text, output_text, refusal) are joined by newlines and
-// others shown as "[type]".
-func responsesContent(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", fmt.Errorf("want a string or a list of content parts")
-	}
-	texts := make([]string, len(parts))
-	for i, p := range parts {
-		switch p.Type {
-		case "input_text", "output_text":
-			texts[i] = p.Text
-		case "refusal":
-			texts[i] = p.Refusal
-		default:
-			texts[i] = "[" + p.Type + "]"
-		}
-	}
-	return strings.Join(texts, "\n"), nil
 }
 
 // responsesOut is a reply in the API's terms.
