@@ -206,7 +206,12 @@ func (s *Supervisor) Close() error {
 	if s.httpBase != nil {
 		s.httpBase.CloseIdleConnections()
 	}
-	s.setState(Closed, "closed")
+	if started {
+		s.setState(Closed, "closed")
+	} else {
+		// Nothing ran: an INFO "connecting → closed" would say a server was started.
+		s.setStateAt(Closed, "closed", slog.LevelDebug)
+	}
 	s.settle()
 	return nil
 }
@@ -272,6 +277,15 @@ func (s *Supervisor) Status() Status {
 }
 
 func (s *Supervisor) setState(st State, reason string) {
+	level := slog.LevelInfo
+	if st == Failed || st == Reconnecting {
+		level = slog.LevelWarn
+	}
+	s.setStateAt(st, reason, level)
+}
+
+// setStateAt is setState logging the change at level.
+func (s *Supervisor) setStateAt(st State, reason string, level slog.Level) {
 	s.mu.Lock()
 	if s.state == st || s.state == Closed {
 		s.mu.Unlock()
@@ -284,10 +298,6 @@ func (s *Supervisor) setState(st State, reason string) {
 	}
 	s.mu.Unlock()
 	s.changed.Notify()
-	level := slog.LevelInfo
-	if st == Failed || st == Reconnecting {
-		level = slog.LevelWarn
-	}
 	s.log.Log(context.Background(), level, "state "+string(prev)+" → "+string(st), "reason", reason)
 	// Entering Ready always follows a fresh tools/list.
 	s.emit(Event{Server: s.cfg.Name, State: st, Reason: reason, ToolsChanged: st == Ready})
