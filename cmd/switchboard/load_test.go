@@ -115,10 +115,10 @@ func TestServeLoad(t *testing.T) {
 	}
 	tr.CloseIdleConnections()
 	// serve's keep-alive connections to the model: how many its pool holds depends on
-	// the moment, so neither count has any. They are closed before every reading: a
-	// connection whose last answer was still being written at one call is idle by a
-	// later one (CI failed once with a connection that came idle a moment too late
-	// and stayed in serve's pool, two goroutines over the start).
+	// the moment, so neither count has any. They are closed before every reading, not
+	// once: a connection still writing its last answer at one call is idle by a later
+	// one (CI failed once with one of serve's connections to the model left open: two
+	// goroutines over the start).
 	start := settledMetrics(t, p, fake.CloseIdleConnections)
 
 	type killed struct {
