@@ -42,7 +42,10 @@
 // each with its state and last error, or when the naming policy "never" finds two
 // servers exposing the same name. Other failures are logged (a summary line "MCP
 // initialized: N servers, M tools (K failed)" and one warning per server) and shown
-// by [Hub.Status].
+// by [Hub.Status]. A collision under "never" that arises later (a server joining
+// after Start, a reload, a tool added by list_changed) is logged, and the names keep
+// the server that exposed them first: the newcomer's colliding tools are left out
+// until the config resolves them, and the rest of the catalog follows its servers.
 //
 // # Tools and calls
 //

@@ -331,7 +331,11 @@ func (h *Hub) onEvent(e upstream.Event) {
 		h.eventHook(e)
 	}
 	if err := h.rebuild(); h.firstReport(err) {
-		h.log.Error("catalog not updated", logging.KeyServer, e.Server, "err", err)
+		msg := "catalog not updated"
+		if errors.As(err, new(*tool.CollisionError)) {
+			msg = "colliding tools left out of the catalog"
+		}
+		h.log.Error(msg, logging.KeyServer, e.Server, "err", err)
 	}
 	h.subMu.Lock()
 	subs := make([]func(upstream.Event), 0, len(h.subs))
@@ -421,6 +425,11 @@ func (h *Hub) rebuild() error {
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
+	var collided *tool.CollisionError
+	if errors.As(err, &collided) {
+		inputs = h.keepExposed(inputs, collided)
+		names, err = tool.AssignNames(h.naming, inputs)
+	}
 	if err == nil {
 		var x *extras
 		if x, err = h.buildExtras(live); err == nil {
@@ -450,7 +459,31 @@ func (h *Hub) rebuild() error {
 	if !sameTools(old.tools, cat.tools) {
 		h.notifier.Notify()
 	}
+	if collided != nil {
+		return collided
+	}
 	return nil
+}
+
+// keepExposed leaves out of inputs the tools that collide under naming "never",
+// except those the catalog already exposes: a server that joins later (a slow start,
+// a reload, a new tool of a list_changed) takes no name from a server already
+// serving it, and the rest of the catalog still follows its servers. Without it a
+// collision froze the catalog whole, its routes still leading to servers a reload
+// had stopped. The collision is still the rebuild's error: Start fails with it, and
+// a running hub logs it.
+func (h *Hub) keepExposed(inputs []tool.NameInput, ce *tool.CollisionError) []tool.NameInput {
+	exposed := map[tool.Key]bool{}
+	for _, t := range h.cat.Load().tools {
+		exposed[tool.Key{Server: t.Server, Tool: t.OriginalName}] = true
+	}
+	kept := make([]tool.NameInput, 0, len(inputs))
+	for _, in := range inputs {
+		if exposed[in.Key] || !ce.Involves(in) {
+			kept = append(kept, in)
+		}
+	}
+	return kept
 }
 
 // liveServer is a server whose offer is in the catalog, with its lists as read

@@ -435,6 +435,44 @@ func TestNamingPolicies(t *testing.T) {
 		}
 	})
 
+	t.Run("never, a server joining later", func(t *testing.T) {
+		t.Parallel()
+		a, _, pfA, _ := servers(t)
+		pfB := filepath.Join(t.TempDir(), "b.pid")
+		b := testserver.Stdio(t, "b", "--tools", "only_in_b", "--pidfile", pfB)
+		cfg := cfgOf(a)
+		cfg.Settings.Naming = config.NamingNever
+		h, logs := startHub(t, cfg, nil)
+		// b collides with a on every common tool: its own tool joins the catalog, the
+		// names a serves stay a's, and the collision is logged (the catalog froze whole).
+		if err := h.Add(b); err != nil {
+			t.Fatalf("Add: %v", err)
+		}
+		waitTools(t, h, "only_in_b in the catalog beside a's tools", func(m map[string]tool.Tool) bool {
+			_, ok := m["only_in_b"]
+			return ok
+		})
+		if n := len(h.Tools()); n != len(testserverTools)+2 {
+			t.Errorf("catalog has %d tools, want a's %d and only_in_b: %v", n, len(testserverTools)+1, namesOf(h))
+		}
+		if pid := pidOf(t, h, "pid"); pid != testserver.ReadPID(t, pfA) {
+			t.Errorf("pid reached pid %d, want a's %d", pid, testserver.ReadPID(t, pfA))
+		}
+		testenv.WaitFor(t, "the collision logged", 10*time.Second, func() bool {
+			return strings.Contains(logs.String(), "colliding tools left out of the catalog") && strings.Contains(logs.String(), "tools collide between")
+		})
+		// With a gone nothing collides: b serves every name.
+		if err := h.Remove("a"); err != nil {
+			t.Fatalf("Remove: %v", err)
+		}
+		if pid := pidOf(t, h, "pid"); pid != testserver.ReadPID(t, pfB) {
+			t.Errorf("after a's removal pid reached pid %d, want b's %d", pid, testserver.ReadPID(t, pfB))
+		}
+		if _, ok := byName(h)["only_in_a"]; ok {
+			t.Errorf("only_in_a still listed after a's removal: %v", namesOf(h))
+		}
+	})
+
 	t.Run("option overrides config", func(t *testing.T) {
 		t.Parallel()
 		a, b, _, _ := servers(t)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -183,6 +184,18 @@ type CollisionError struct {
 type Collision struct {
 	Servers []string // sorted
 	Tools   []string // sorted
+}
+
+// Involves reports whether in is one of the colliding tools: a server of a group
+// exposing one of its names.
+func (e *CollisionError) Involves(in NameInput) bool {
+	plain := sanitize(in.Tool, MaxNameLen)
+	for _, g := range e.Groups {
+		if slices.Contains(g.Servers, in.Server) && slices.Contains(g.Tools, plain) {
+			return true
+		}
+	}
+	return false
 }
 
 // maxListed is how many tool names a collision message names before "…".

@@ -386,3 +386,30 @@ func checkValidUnique(t *testing.T, names map[Key]string) {
 		seen[n] = k
 	}
 }
+
+// TestCollisionInvolves: the hub leaves out exactly the tools a CollisionError names,
+// by the names they collide under (sanitized), on the servers without a prefix.
+func TestCollisionInvolves(t *testing.T) {
+	in := func(server, name, prefix string) NameInput {
+		return NameInput{Key: Key{Server: server, Tool: name}, Prefix: prefix, Explicit: prefix != ""}
+	}
+	inputs := []NameInput{
+		in("a", "echo", ""), in("b", "echo", ""), in("c", "echo", "cc"),
+		in("a", "my.tool", ""), in("b", "my_tool", ""),
+		in("a", "only_a", ""),
+	}
+	_, err := AssignNames(config.NamingNever, inputs)
+	ce, ok := err.(*CollisionError)
+	if !ok {
+		t.Fatalf("AssignNames: %v, want a *CollisionError", err)
+	}
+	want := map[Key]bool{
+		{Server: "a", Tool: "echo"}: true, {Server: "b", Tool: "echo"}: true,
+		{Server: "a", Tool: "my.tool"}: true, {Server: "b", Tool: "my_tool"}: true,
+	}
+	for _, n := range inputs {
+		if got := ce.Involves(n); got != want[n.Key] {
+			t.Errorf("Involves(%s/%s) = %v, want %v", n.Server, n.Tool, got, want[n.Key])
+		}
+	}
+}
