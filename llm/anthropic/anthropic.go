@@ -67,7 +67,9 @@ type Options struct {
 	// MaxRetries is how many times the SDK retries a failed request: 0 means the
 	// SDK's default (2), -1 none.
 	MaxRetries int
-	// HTTPClient makes the requests; nil means http.DefaultClient.
+	// HTTPClient makes the requests; nil means a client of our own with
+	// http.DefaultTransport's settings and a bound of llm.HeaderTimeout on waiting
+	// for the response headers, as llm/openai's.
 	HTTPClient *http.Client
 	// Logger, when set, is told of each tool left out of requests because the API
 	// would refuse its definition (once per tool).
@@ -148,9 +150,12 @@ func New(opts Options) (*Model, error) {
 	case opts.MaxRetries > 0:
 		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
 	}
-	if opts.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	client := opts.HTTPClient
+	if client == nil {
+		// Not the SDK's http.DefaultClient, which waits for headers forever.
+		client = llm.NewHTTPClient(llm.HeaderTimeout)
 	}
+	ro = append(ro, option.WithHTTPClient(client))
 	return &Model{client: sdk.NewClient(ro...), opts: opts, baseURL: base, tools: llm.Definitions{Provider: format.Anthropic}}, nil
 }
 

@@ -35,7 +35,6 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
-	"time"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -135,11 +134,7 @@ func New(opts Options) (*Model, error) {
 	}
 	client := opts.HTTPClient
 	if client == nil {
-		// As the SDK's own default: a server that takes the request and never answers
-		// fails after a while instead of hanging (the body, a stream, is not bounded).
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.ResponseHeaderTimeout = 10 * time.Minute
-		client = &http.Client{Transport: t}
+		client = llm.NewHTTPClient(llm.HeaderTimeout)
 	}
 	// Not sdk.NewClient: it would add OPENAI_* settings from the environment (a key
 	// sent to a server it was not meant for). The service takes exactly these.
