@@ -440,7 +440,9 @@ func TestNamingPolicies(t *testing.T) {
 		a, _, pfA, _ := servers(t)
 		pfB := filepath.Join(t.TempDir(), "b.pid")
 		b := testserver.Stdio(t, "b", "--tools", "only_in_b", "--pidfile", pfB)
-		cfg := cfgOf(a)
+		c := testserver.Stdio(t, "c", "--tools", "only_in_c")
+		c.Prefix = "cc" // under never, an explicit prefix resolves c's collisions
+		cfg := cfgOf(a, c)
 		cfg.Settings.Naming = config.NamingNever
 		h, logs := startHub(t, cfg, nil)
 		// b collides with a on every common tool: its own tool joins the catalog, the
@@ -452,14 +454,23 @@ func TestNamingPolicies(t *testing.T) {
 			_, ok := m["only_in_b"]
 			return ok
 		})
-		if n := len(h.Tools()); n != len(testserverTools)+2 {
-			t.Errorf("catalog has %d tools, want a's %d and only_in_b: %v", n, len(testserverTools)+1, namesOf(h))
+		if n := len(h.Tools()); n != 2*len(testserverTools)+3 {
+			t.Errorf("catalog has %d tools, want a's %d, c's %d and only_in_b: %v", n, len(testserverTools)+1, len(testserverTools)+1, namesOf(h))
 		}
 		if pid := pidOf(t, h, "pid"); pid != testserver.ReadPID(t, pfA) {
 			t.Errorf("pid reached pid %d, want a's %d", pid, testserver.ReadPID(t, pfA))
 		}
 		testenv.WaitFor(t, "the collision logged", 10*time.Second, func() bool {
 			return strings.Contains(logs.String(), "colliding tools left out of the catalog") && strings.Contains(logs.String(), "tools collide between")
+		})
+		// The collision is the catalog's state, not a failure of what changes it: c
+		// restarts (its restart stopped short of starting it while a collision stood).
+		if err := h.Restart("c"); err != nil {
+			t.Errorf("Restart during a collision: %v", err)
+		}
+		waitTools(t, h, "c's tools back after its restart", func(m map[string]tool.Tool) bool {
+			_, ok := m["only_in_c"] // only colliding names take the prefix
+			return ok
 		})
 		// With a gone nothing collides: b serves every name.
 		if err := h.Remove("a"); err != nil {

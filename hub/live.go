@@ -1,11 +1,13 @@
 package hub
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
@@ -57,7 +59,7 @@ func (h *Hub) Remove(name string) error {
 	h.detach(name)
 	h.mu.Unlock()
 	sup.Close()
-	return h.rebuild()
+	return h.refresh()
 }
 
 // Replace restarts a server with a new configuration.
@@ -90,11 +92,21 @@ func (h *Hub) Restart(name string) error {
 	level := h.logLevel
 	h.mu.Unlock()
 	old.Close()
-	if err := h.rebuild(); err != nil {
+	if err := h.refresh(); err != nil {
 		return err
 	}
 	sup.Preset(level, h.heldURIs(name))
 	sup.Start()
+	return nil
+}
+
+// refresh rebuilds the catalog after a live change (Remove, Restart, Reload). A
+// collision under naming "never" is not the change's failure: the catalog leaves
+// the colliding tools out, and the server event that brought it logged it.
+func (h *Hub) refresh() error {
+	if err := h.rebuild(); err != nil && !errors.As(err, new(*tool.CollisionError)) {
+		return err
+	}
 	return nil
 }
 
@@ -157,5 +169,5 @@ func (h *Hub) Reload(cfg *config.Config) error {
 		}
 	}
 	h.log.Info("config reloaded", "stopped", len(stop), "started", len(start))
-	return h.rebuild()
+	return h.refresh()
 }
