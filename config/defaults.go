@@ -34,7 +34,9 @@ const (
 	DefaultHeartbeatMisses = 2
 
 	// DefaultStopGrace bounds each wait of a stdio shutdown (after closing stdin, after
-	// SIGTERM). As the MCP Python SDK's stdio client (PROCESS_TERMINATION_TIMEOUT).
+	// SIGTERM). As the MCP Python SDK's stdio client (PROCESS_TERMINATION_TIMEOUT). A
+	// server that never completed initialize gets a fifth of a second after its stdin
+	// closes, not this, before SIGTERM: it has no session to wind down.
 	DefaultStopGrace = 2 * time.Second
 	// DefaultListChangedDebounce coalesces a burst of list_changed notifications into
 	// one re-listing. Switchboard's own.

@@ -139,13 +139,23 @@ func (c *conn) deathReason() string {
 	return c.reason
 }
 
+// unstartedGrace is how long a stdio server that never completed initialize gets
+// to exit after its stdin is closed, before SIGTERM: it has no session to wind
+// down, and one that hangs in start-up (waiting on a network or on a prompt
+// nobody sees) would otherwise hold the host's exit for the whole grace.
+const unstartedGrace = 200 * time.Millisecond
+
 // close tears the connection down: for stdio the process group first (which also
 // breaks the session's pipes, failing calls still in flight), then the session.
 func (c *conn) close(grace time.Duration) {
 	c.markDead("closed")
 	defer c.cancel()
 	if c.proc != nil {
-		c.proc.stop(grace)
+		first := grace
+		if c.sess == nil {
+			first = min(grace, unstartedGrace)
+		}
+		c.proc.stop(first, grace)
 	}
 	if c.sess == nil {
 		return

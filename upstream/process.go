@@ -147,10 +147,11 @@ func (p *process) exitDescription() string {
 // exit within a reasonable time, and SIGKILL if the server does not exit within a
 // reasonable time after SIGTERM." The later steps reach the whole process group (a
 // Job Object on Windows) so that grandchildren (npx → node) go too; group.terminate
-// has each OS's sequence. Every wait is bounded.
-func (p *process) stop(grace time.Duration) {
+// has each OS's sequence. Every wait is bounded: the first, for the child to exit
+// on its own, by first, the later ones by grace.
+func (p *process) stop(first, grace time.Duration) {
 	p.stdin.Close()
-	p.group.terminate(p.waitExit, grace)
+	p.group.terminate(p.waitExit, first, grace)
 	p.waitExit(grace) // after SIGKILL the reap is immediate
 	// Our read ends: closing them ends the stderr reader even if an escaped
 	// descendant still holds the write end.

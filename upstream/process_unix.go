@@ -26,11 +26,11 @@ func startGroup(cmd *exec.Cmd) (*group, error) {
 // argv0 is the child's argv[0]: the command as configured, as a shell would pass it.
 func argv0(command, _ string) string { return command }
 
-// terminate ends the group once stdin is closed: the child gets grace to exit (exited
-// waits for it), then SIGTERM goes to the whole group, then SIGKILL. A child that left
-// descendants behind counts as not yet done, so they get SIGTERM too.
-func (g *group) terminate(exited func(time.Duration) bool, grace time.Duration) {
-	if !exited(grace) || groupAlive(g.pgid) {
+// terminate ends the group once stdin is closed: the child gets first to exit (exited
+// waits for it), then SIGTERM goes to the whole group and it gets grace, then SIGKILL.
+// A child that left descendants behind counts as not yet done, so they get SIGTERM too.
+func (g *group) terminate(exited func(time.Duration) bool, first, grace time.Duration) {
+	if !exited(first) || groupAlive(g.pgid) {
 		g.signal(syscall.SIGTERM)
 		if !exited(grace) || !g.waitGone(grace) {
 			g.signal(syscall.SIGKILL)

@@ -134,13 +134,13 @@ func resumeThreads(pid uint32) error {
 }
 
 // terminate ends the job once stdin is closed. Windows has no SIGTERM: the child gets
-// grace to exit (exited waits for it) and its descendants as long again to follow it,
+// first to exit (exited waits for it) and its descendants grace to follow it,
 // then TerminateJobObject ends whatever is left, like SIGKILL to a process group.
 // GenerateConsoleCtrlEvent is no substitute, as it needs a console shared with the
 // server, which a host started by a GUI client does not have.
-func (g *group) terminate(exited func(time.Duration) bool, grace time.Duration) {
+func (g *group) terminate(exited func(time.Duration) bool, first, grace time.Duration) {
 	g.done.Do(func() {
-		if exited(grace) {
+		if exited(first) {
 			g.waitGone(grace)
 		}
 		_ = windows.TerminateJobObject(g.job, 1)
