@@ -205,12 +205,17 @@ func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
-// Handle passes r on, but at debug level when it is the SDK's warning that a
-// notification (a list change, to every session) was not delivered for want of a
-// stream: an HTTP client with no GET stream open does not get notifications, as
-// the protocol allows, and one catalog change would log a line per such client.
+// Handle passes r on, but at debug level when it is
+//   - the SDK's warning that a notification (a list change, to every session) was
+//     not delivered for want of a stream: an HTTP client with no GET stream open
+//     does not get notifications, as the protocol allows, and one catalog change
+//     would log a line per such client;
+//   - the end of a stdio session that Server.Run logs as an error: ServeStdio
+//     returns the error, and its caller reports it (switchboard mcp as its exit
+//     message), or it is no error at all (the gateway stopped, the client left).
 func (h levelFloor) Handle(ctx context.Context, r slog.Record) error {
-	if strings.HasPrefix(r.Message, "calling notifications/") && strings.Contains(r.Message, "undelivered message") {
+	if r.Message == "server run cancelled" || r.Message == "server session ended with error" ||
+		strings.HasPrefix(r.Message, "calling notifications/") && strings.Contains(r.Message, "undelivered message") {
 		if !h.Handler.Enabled(ctx, slog.LevelDebug) {
 			return nil
 		}

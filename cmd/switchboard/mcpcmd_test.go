@@ -465,6 +465,11 @@ func TestMCPSigtermDuringCall(t *testing.T) {
 			t.Fatalf("SIGTERM: %v", err)
 		}
 		waitGone(t, marker)
+		cs.Close() // waits for the gateway's exit, so its log is whole
+		// A stop asked for is no error: the SDK logged "server run cancelled" at ERROR.
+		if log := stderr.String(); strings.Contains(log, "level=ERROR") {
+			t.Errorf("SIGTERM logged an error:\n%s", log)
+		}
 	})
 	t.Run("http", func(t *testing.T) {
 		t.Parallel()
@@ -693,6 +698,9 @@ func TestMCPStdioBeforeInitialize(t *testing.T) {
 		}
 		r.wantCode(t, tt.code)
 		r.wantStderr(t, tt.wantStderr)
+		if n := strings.Count(r.stderr, "not JSON-RPC"); tt.wantStderr != "" && n != 1 {
+			t.Errorf("%s: stderr says the error %d times, want once:\n%s", tt.name, n, r.stderr)
+		}
 		var got reply
 		if err := json.Unmarshal([]byte(strings.TrimSpace(r.stdout)), &got); err != nil || got.Error == nil {
 			t.Errorf("%s: stdout is not one JSON-RPC error reply: %v\n%s", tt.name, err, r)
