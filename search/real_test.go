@@ -63,9 +63,10 @@ var realRequests = []request{
 //
 //	go test -run RealServers -v ./search/
 //
-// It fails when fewer than 27 of the 35 requests find their tool in the top
-// five (28 do today), or when a request names a tool the catalog lacks (the
-// servers renamed it: the list needs updating, not the search).
+// It fails when fewer than 25 of the 35 requests find their tool in the top
+// five (27 do today: a change of ranking may trade a request or two, not
+// more), or when a request names a tool the catalog lacks (the servers
+// renamed it: the list needs updating, not the search).
 func TestRealServers(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -101,8 +102,8 @@ func TestRealServers(t *testing.T) {
 	}
 	m := measureSet(ix, realRequests)
 	t.Logf("real servers (%d tools, %d requests): %v", ix.Len(), len(realRequests), m)
-	if found := int(m.R5*float64(len(realRequests)) + .5); found < 27 {
-		t.Errorf("%d of %d requests found their tool in the top 5, want at least 27", found, len(realRequests))
+	if found := int(m.R5*float64(len(realRequests)) + .5); found < 25 {
+		t.Errorf("%d of %d requests found their tool in the top 5, want at least 25", found, len(realRequests))
 	}
 	if testing.Verbose() {
 		for _, r := range realRequests {
