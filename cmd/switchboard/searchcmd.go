@@ -44,6 +44,7 @@ score (higher is better; comparable only within one search) and the description.
 With no QUERY, it reads one query per line from stdin (empty lines are skipped) and
 writes one JSON line per query, in order: {"query", "results": [...]}, or
 {"query", "error": "..."} for a query it cannot run (a bad pattern), and goes on.
+Input with no query at all is a usage error.
 
 When the config has "switchboard": {"search": {"embeddings": {...}}}, word searches
 combine the ranking with the similarity of embeddings from that OpenAI-compatible
@@ -64,6 +65,9 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 			}
 			q := searchQuery{regex: regex, limit: limit}
 			if len(args) == 0 {
+				if stdinIsTerminal() {
+					fmt.Fprintln(a.stderr, "switchboard search: no QUERY given; reading one query per line (end with Ctrl-D)")
+				}
 				return a.withSearcher(cmd.Context(), func(s *searcher) error {
 					return s.stdin(cmd.Context(), cmd.InOrStdin(), a.stdout, q)
 				})
@@ -236,12 +240,13 @@ func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q search
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	enc := json.NewEncoder(w)
-	matched := false
+	matched, queries := false, 0
 	for sc.Scan() {
 		text := strings.TrimSpace(sc.Text())
 		if text == "" {
 			continue
 		}
+		queries++
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -260,6 +265,9 @@ func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q search
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("reading queries from stdin: %w", err)
+	}
+	if queries == 0 {
+		return usageError("no query: give QUERY (switchboard search what time is it), or one query per line on stdin")
 	}
 	if !matched {
 		return silentExit(exitFailed)

@@ -154,6 +154,20 @@ func TestSearch(t *testing.T) {
 			t.Errorf("want 2 lines\n%s", r)
 		}
 	})
+	// Input with no query (nothing, or blank lines) is a usage error, not "nothing
+	// matched" with no word of why.
+	t.Run("stdin without a query", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		for _, in := range []string{"", "\n  \n"} {
+			r := s.runStdin(&in, "search")
+			r.wantCode(t, exitUsage)
+			r.wantStderr(t, "switchboard: no query: give QUERY")
+			if r.stdout != "" {
+				t.Errorf("stdin %q: stdout %q, want nothing", in, r.stdout)
+			}
+		}
+	})
 	// Bad patterns and limits are usage errors, found before any server starts.
 	t.Run("usage errors", func(t *testing.T) {
 		t.Parallel()
