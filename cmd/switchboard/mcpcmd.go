@@ -133,7 +133,8 @@ gateway (with --listen: the HTTP form) and exits.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&listen, "listen", "", "serve over HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio")
+	f.StringVar(&listen, "listen", "", "serve over HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio (--addr works too, as for serve)")
+	f.SetNormalizeFunc(alias("addr", "listen"))
 	f.BoolVar(&stateless, "stateless", false, "Streamable HTTP without sessions")
 	f.DurationVar(&idle, "session-timeout", time.Hour, "close a client's HTTP session after this long with no request or stream open (0: never)")
 	f.StringVar(&token, "token", "", "bearer token required on every HTTP request (default $"+tokenEnv+")")

@@ -101,10 +101,12 @@ func TestMCPPrintConfig(t *testing.T) {
 		}
 	}
 	s.run("mcp", "--print-config", "cursor").wantCode(t, exitUsage)
-	r := s.run("mcp", "--listen", "0.0.0.0:0")
-	r.wantCode(t, exitUsage)
-	r.wantStderr(t, "not a loopback address")
-	r = s.run("mcp", "--listen", "127.0.0.1:0", "--session-timeout", "-1m")
+	for _, flag := range []string{"--listen", "--addr"} { // --addr as for serve
+		r := s.run("mcp", flag, "0.0.0.0:0")
+		r.wantCode(t, exitUsage)
+		r.wantStderr(t, "not a loopback address")
+	}
+	r := s.run("mcp", "--listen", "127.0.0.1:0", "--session-timeout", "-1m")
 	r.wantCode(t, exitUsage)
 	r.wantStderr(t, "--session-timeout -1m0s: must be 0 (never) or more")
 	r = s.run("mcp", "--listen", "127.0.0.1:0", "--watch", "-1s")

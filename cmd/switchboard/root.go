@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
@@ -122,5 +123,16 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 			return commandLineError("%s: want %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
 		}
 		return nil
+	}
+}
+
+// alias lets a flag be given by another name too: serve's --addr and mcp's --listen
+// name the same thing, and a user who knows one command tries it on the other.
+func alias(from, to string) func(*pflag.FlagSet, string) pflag.NormalizedName {
+	return func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == from {
+			name = to
+		}
+		return pflag.NormalizedName(name)
 	}
 }

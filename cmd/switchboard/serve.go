@@ -84,7 +84,8 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", config.DefaultServeAddr, "listen on this address")
+	f.StringVar(&addr, "addr", config.DefaultServeAddr, "listen on this address (--listen works too, as for mcp)")
+	f.SetNormalizeFunc(alias("listen", "addr"))
 	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz and the dashboard's files (default $"+tokenEnv+")")
 	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
