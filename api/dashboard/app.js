@@ -570,11 +570,15 @@
     const row = el("div", { class: "row" }, el("span", { text: `${d.name} needs your approval: ${JSON.stringify(d.arguments)}` }));
     const decide = async (allow) => {
       for (const b of row.querySelectorAll("button")) b.disabled = true;
+      // Shown at once: the turn may go on (its stream) before the POST's answer is read.
+      const status = el("span", { text: allow ? "allowing…" : "denying…" });
+      row.append(status);
       try {
         await api(`/v1/sessions/${encodeURIComponent(sessionID)}/approvals/${encodeURIComponent(d.callId)}`, { method: "POST", body: { allow } });
-        row.append(el("span", { text: allow ? "allowed" : "denied" }));
+        status.textContent = allow ? "allowed" : "denied";
       } catch (e) {
-        row.append(el("span", { class: "error", text: e.describe() }));
+        status.className = "error";
+        status.textContent = e.describe();
       }
     };
     row.append(el("button", { type: "button", text: "Allow", "data-decision": "allow", onclick: () => decide(true) }),
