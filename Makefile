@@ -53,9 +53,12 @@ lint: vet cross
 test: deps vet
 	$(GO) test -race -count=1 -timeout 15m ./...
 
-# Run the config loader's fuzz target for a while (CI runs its seed corpus via `make test`).
+# Run each fuzz target for a while (CI runs their seed corpora via `make test`): the config
+# loader, tool naming (any names servers send), and tool search (any catalog and query).
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
+	$(GO) test -run=NONE -fuzz=FuzzAssignNames -fuzztime=60s ./tool/
+	$(GO) test -run=NONE -fuzz=FuzzSearch -fuzztime=60s ./search/
 
 bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...

@@ -1,0 +1,78 @@
+package tool
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// FuzzAssignNames: whatever names servers send (any bytes, any length, any
+// prefix), every policy that succeeds gives each distinct tool one name that
+// matches NamePattern and no other tool's, the same for any input order; "never"
+// fails only with a CollisionError that involves two tools or more.
+func FuzzAssignNames(f *testing.F) {
+	f.Add("github\t\tcreate_issue\ngitlab\tgithub\tcreate_issue\nfs\tfiles\tread.file\nfs\t\tread_file")
+	f.Add("a__b\t\tc\na\t\tb__c\n日本\t\t🚀 launch\nx\t\t" + strings.Repeat("long", 30))
+	f.Add("s\t\ta.b\ns\t\ta_b\ns\t\ta/b\ns\t\ta b\ns\t\t")
+	f.Fuzz(func(t *testing.T, spec string) {
+		var tools []NameInput
+		keys := map[Key]bool{}
+		for i, line := range strings.Split(spec, "\n") {
+			if i >= 64 {
+				break
+			}
+			p := strings.SplitN(line, "\t", 3)
+			if len(p) < 3 {
+				continue
+			}
+			in := NameInput{Key: Key{p[0], p[2]}, Prefix: p[1], Explicit: p[1] != ""}
+			if keys[in.Key] {
+				continue // a server lists each of its tools once
+			}
+			keys[in.Key] = true
+			tools = append(tools, in)
+		}
+		for _, policy := range []config.Naming{config.NamingAuto, config.NamingAlways, config.NamingNever} {
+			got, err := AssignNames(policy, tools)
+			if err != nil {
+				var ce *CollisionError
+				if policy != config.NamingNever || !errors.As(err, &ce) || len(ce.Groups) == 0 {
+					t.Fatalf("%s: %v", policy, err)
+				}
+				involved := 0
+				for _, in := range tools {
+					if ce.Involves(in) {
+						involved++
+					}
+				}
+				if involved < 2 {
+					t.Fatalf("never: %d tools involved in %v, want at least two", involved, err)
+				}
+				continue
+			}
+			if len(got) != len(keys) {
+				t.Fatalf("%s: %d names for %d tools", policy, len(got), len(keys))
+			}
+			seen := map[string]Key{}
+			for k, n := range got {
+				if !NamePattern.MatchString(n) {
+					t.Fatalf("%s: %v named %q, which does not match %s", policy, k, n, NamePattern)
+				}
+				if o, dup := seen[n]; dup {
+					t.Fatalf("%s: %q names both %v and %v", policy, n, o, k)
+				}
+				seen[n] = k
+			}
+			rev := slices.Clone(tools)
+			slices.Reverse(rev)
+			again, err := AssignNames(policy, rev)
+			if err != nil || !maps.Equal(got, again) {
+				t.Fatalf("%s: the reversed input gives %v (%v), want %v", policy, again, err, got)
+			}
+		}
+	})
+}
