@@ -54,11 +54,14 @@ test: deps vet
 	$(GO) test -race -count=1 -timeout 15m ./...
 
 # Run each fuzz target for a while (CI runs their seed corpora via `make test`): the config
-# loader, tool naming (any names servers send), and tool search (any catalog and query).
+# loader, tool naming (any names servers send), tool search (any catalog and query), and the
+# provider formats (any model response, any input schema).
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
 	$(GO) test -run=NONE -fuzz=FuzzAssignNames -fuzztime=60s ./tool/
 	$(GO) test -run=NONE -fuzz=FuzzSearch -fuzztime=60s ./search/
+	$(GO) test -run=NONE -fuzz=FuzzCalls -fuzztime=60s ./format/
+	$(GO) test -run=NONE -fuzz=FuzzDefinition -fuzztime=60s ./format/
 
 bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...

@@ -80,6 +80,9 @@ type envelope struct {
 }
 
 func parseOpenAIChat(raw json.RawMessage) ([]Call, error) {
+	if isNull(raw) { // a choice without a message, or "message": null
+		return []Call{}, nil
+	}
 	list := raw
 	if raw[0] == '{' {
 		var env envelope

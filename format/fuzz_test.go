@@ -1,0 +1,78 @@
+package format
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/switchboard-mcp/switchboard/tool"
+)
+
+// FuzzCalls: whatever a model server sends, ParseCalls does not panic; the calls
+// it finds, written back by CallMessage, parse again to the same calls (what a
+// conversation repeats is what the model said).
+func FuzzCalls(f *testing.F) {
+	f.Add(`{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]}`)
+	f.Add(`{"output":[{"type":"function_call","call_id":"c1","name":"f","arguments":"{\"a\":1}"},{"type":"message","content":[]}]}`)
+	f.Add(`{"content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"f","input":{"a":[1,2]}}]}`)
+	f.Add(`[{"id":"x","type":"function","function":{"name":"f","arguments":"not json"}}]`)
+	f.Add(`{"choices":[{"message":{"tool_calls":[{"function":{"name":"","arguments":""}}]}}]}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		for _, p := range []Provider{OpenAI, OpenAIResponses, Anthropic} {
+			calls, err := ParseCalls(p, json.RawMessage(raw))
+			if err != nil || len(calls) == 0 {
+				continue
+			}
+			msg, err := CallMessage(p, "", calls)
+			if err != nil {
+				continue // a call that cannot be written back (Anthropic's input must be an object)
+			}
+			again, err := ParseCalls(p, msg)
+			if err != nil {
+				t.Fatalf("%s: CallMessage wrote %s, which does not parse: %v", p, msg, err)
+			}
+			if len(again) != len(calls) {
+				t.Fatalf("%s: %d calls, %d after a round trip through %s", p, len(calls), len(again), msg)
+			}
+			for i := range calls {
+				a, b := calls[i], again[i]
+				if a.ID != b.ID || a.Name != b.Name || !bytes.Equal(compact(a.Args), compact(b.Args)) || (a.Err == "") != (b.Err == "") {
+					t.Fatalf("%s: call %d was %+v, %+v after a round trip through %s", p, i, a, b, msg)
+				}
+			}
+		}
+	})
+}
+
+// FuzzDefinition: whatever input schema a server sends, Definition does not
+// panic, and what it makes passes Validate for its provider (strict mode too).
+func FuzzDefinition(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`)
+	f.Add(`{"$schema":"http://json-schema.org/draft-07/schema#","anyOf":[{"type":"object","properties":{"a":{"type":"integer"}}}]}`)
+	f.Add(`{"allOf":[{"type":"object","properties":{"a":{}}},{"properties":{"b":{"type":["string","null"]}}}]}`)
+	f.Add(`{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":"array"}}}}}`)
+	f.Add(`null`)
+	f.Add(`{"type":"string"}`)
+	f.Fuzz(func(t *testing.T, schema string) {
+		tl := tool.Tool{Name: "t", Description: "d", InputSchema: json.RawMessage(schema)}
+		for _, p := range []Provider{OpenAI, OpenAIResponses, Anthropic, MCP} {
+			for _, strict := range []bool{false, true} {
+				def, err := Definition(p, tl, &Options{Strict: strict})
+				if err != nil {
+					continue
+				}
+				if err := Validate(p, []json.RawMessage{def}); err != nil {
+					t.Fatalf("%s (strict %v): Definition made %s, which Validate refuses: %v", p, strict, def, err)
+				}
+			}
+		}
+	})
+}
+
+func compact(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
