@@ -55,13 +55,14 @@ test: deps vet
 
 # Run each fuzz target for a while (CI runs their seed corpora via `make test`): the config
 # loader, tool naming (any names servers send), tool search (any catalog and query), and the
-# provider formats (any model response, any input schema).
+# provider formats (any model response, input schema or tool result).
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
 	$(GO) test -run=NONE -fuzz=FuzzAssignNames -fuzztime=60s ./tool/
 	$(GO) test -run=NONE -fuzz=FuzzSearch -fuzztime=60s ./search/
 	$(GO) test -run=NONE -fuzz=FuzzCalls -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzDefinition -fuzztime=60s ./format/
+	$(GO) test -run=NONE -fuzz=FuzzResult -fuzztime=60s ./format/
 
 bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -75,4 +76,38 @@ func compact(raw json.RawMessage) []byte {
 		return raw
 	}
 	return b.Bytes()
+}
+
+// FuzzResult: whatever result a server sends (any content, any text, any cap),
+// Normalize and ResultMessage do not panic, the capped text is valid UTF-8 (the
+// decoded result's always is: the cap must cut between characters), and every
+// message is valid JSON.
+func FuzzResult(f *testing.F) {
+	f.Add(`{"content":[{"type":"text","text":"héllo wörld 🚀"}]}`, 5)
+	f.Add(`{"content":[{"type":"image","data":"iVBORw0KGgo=","mimeType":"image/png"},{"type":"text","text":"caption"}],"isError":true}`, 0)
+	f.Add(`{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"x"}},{"type":"resource_link","uri":"file:///b","name":"b"}],"structuredContent":{"a":1}}`, 1)
+	f.Add(`{"content":[],"structuredContent":{"k":"ü"}}`, 3)
+	f.Fuzz(func(t *testing.T, raw string, max int) {
+		var res tool.Result
+		if json.Unmarshal([]byte(raw), &res) != nil {
+			return
+		}
+		for _, images := range []bool{false, true} {
+			parts := Normalize(&res, NormalizeOptions{Images: images, MaxChars: max})
+			for _, p := range parts {
+				if p.Type == PartText && !utf8.ValidString(p.Text) {
+					t.Fatalf("cap %d: text %q is not valid UTF-8", max, p.Text)
+				}
+			}
+		}
+		for _, p := range []Provider{OpenAI, OpenAIResponses, Anthropic, MCP} {
+			msg, err := ResultMessage(p, "c1", &res, &ResultOptions{MaxChars: max})
+			if err != nil {
+				continue
+			}
+			if !json.Valid(msg) {
+				t.Fatalf("%s: ResultMessage wrote %q, not JSON", p, msg)
+			}
+		}
+	})
 }
