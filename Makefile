@@ -55,7 +55,7 @@ test: deps vet
 
 # Run each fuzz target for a while (CI runs their seed corpora via `make test`): the config
 # loader, tool naming (any names servers send), tool search (any catalog and query), and the
-# provider formats (any model response, input schema or tool result).
+# provider formats (any model response, input schema or tool result), and secret masking.
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
 	$(GO) test -run=NONE -fuzz=FuzzAssignNames -fuzztime=60s ./tool/
@@ -63,6 +63,7 @@ fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzCalls -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzDefinition -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzResult -fuzztime=60s ./format/
+	$(GO) test -run=NONE -fuzz=FuzzRedactSecret -fuzztime=60s ./internal/logging/
 
 bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...

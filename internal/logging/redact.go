@@ -1,9 +1,11 @@
 package logging
 
 import (
+	"encoding/json"
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -52,7 +54,10 @@ type Redactor struct {
 	secrets []string // longest first, so a secret that contains another is masked whole
 }
 
-// Add registers values that must never appear in output.
+// Add registers values that must never appear in output: as they are, and in the
+// forms messages carry them in when they hold quotes, backslashes, control or
+// non-ASCII characters, or URL metacharacters (quoted by %q, escaped in JSON,
+// escaped in a URL's query or path).
 func (r *Redactor) Add(values ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -62,13 +67,24 @@ func (r *Redactor) Add(values ...string) {
 	}
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if len(v) < minSecretLen || seen[v] {
+		if len(v) < minSecretLen {
 			continue
 		}
-		seen[v] = true
-		r.secrets = append(r.secrets, v)
+		for _, form := range secretForms(v) {
+			if len(form) >= minSecretLen && !seen[form] {
+				seen[form] = true
+				r.secrets = append(r.secrets, form)
+			}
+		}
 	}
 	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+}
+
+// secretForms are v and the escaped forms of it that differ from it.
+func secretForms(v string) []string {
+	q := strconv.Quote(v)
+	j, _ := json.Marshal(v)
+	return []string{v, q[1 : len(q)-1], string(j[1 : len(j)-1]), url.QueryEscape(v), url.PathEscape(v)}
 }
 
 // String returns s with every secret masked.
