@@ -55,7 +55,8 @@ test: deps vet
 
 # Run each fuzz target for a while (CI runs their seed corpora via `make test`): the config
 # loader, tool naming (any names servers send), tool search (any catalog and query), and the
-# provider formats (any model response, input schema or tool result), and secret masking.
+# provider formats (any model response, input schema or tool result), secret masking, and
+# the OpenAI-compatible endpoint's requests.
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
 	$(GO) test -run=NONE -fuzz=FuzzAssignNames -fuzztime=60s ./tool/
@@ -64,6 +65,7 @@ fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzDefinition -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzResult -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzRedactSecret -fuzztime=60s ./internal/logging/
+	$(GO) test -run=NONE -fuzz=FuzzChatRequest -fuzztime=60s ./api/
 
 bench: deps
 	$(GO) test -run=NONE -bench=. -benchmem -count=1 ./...
