@@ -68,6 +68,9 @@ func browser(t testing.TB) context.Context {
 		chromedp.NoSandbox, // root in CI containers: Chromium's sandbox refuses to run as root
 		chromedp.DisableGPU,
 		chromedp.WindowSize(1280, 1100),
+		// Chromium keeps its singleton socket in a directory of its own under TMPDIR,
+		// and leaves it behind when it is stopped: the test's own directory takes it.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
