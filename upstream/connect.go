@@ -186,6 +186,9 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil && permanentHTTP(err) {
 		t.notes.refuse(err)
 	}
+	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		t.notes.refuse(authRefusal(resp.StatusCode, t.headers))
+	}
 	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &noteCounter{ReadCloser: resp.Body, c: t.notes}
 	}

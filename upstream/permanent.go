@@ -4,6 +4,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
+	"net/http"
+	"strings"
 	"syscall"
 )
 
@@ -37,6 +40,28 @@ func permanentStart(err error) bool {
 		}
 	}
 	return false
+}
+
+// authRefusal explains an HTTP 401 or 403, which the SDK reports as the bare status
+// text: the server wants credentials the config does not give (Switchboard sends the
+// server's "headers"; it does not run an OAuth flow), or refuses the ones it gives.
+// Retrying with the same headers meets the same answer.
+func authRefusal(status int, headers map[string]string) error {
+	given := false
+	for k := range headers {
+		if strings.EqualFold(k, "Authorization") || strings.Contains(strings.ToLower(k), "key") || strings.Contains(strings.ToLower(k), "token") {
+			given = true
+		}
+	}
+	what := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+	switch {
+	case status == http.StatusForbidden:
+		return fmt.Errorf("%s: the server refuses access with the credentials in the server's \"headers\"", what)
+	case given:
+		return fmt.Errorf("%s: the server refuses the credentials in the server's \"headers\"", what)
+	}
+	return fmt.Errorf(`%s: the server wants authorization; give it a token in the server's "headers" `+
+		`(e.g. "Authorization": "Bearer ${TOKEN}"): Switchboard does not run OAuth flows`, what)
 }
 
 // permanentHTTP reports whether an HTTP request failed because the server's

@@ -75,6 +75,16 @@ func TestPermanentErrorsFailAtOnce(t *testing.T) {
 		return config.Server{Transport: config.Stdio, Command: command, Cwd: cwd, InheritEnv: true, InitTimeout: 5 * time.Second}
 	}
 	tlsURL := untrustedTLS(t)
+	status := func(code int) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"`)
+			w.WriteHeader(code)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL + "/mcp"
+	}
+	unauthorized, forbidden := status(http.StatusUnauthorized), status(http.StatusForbidden)
+	withToken := map[string]string{"Authorization": "Bearer tok-Zq81-not-taken"}
 	tests := []struct {
 		name string
 		cfg  config.Server
@@ -90,6 +100,12 @@ func TestPermanentErrorsFailAtOnce(t *testing.T) {
 		{"unsupported scheme", config.Server{Transport: config.HTTP, URL: "ftp://127.0.0.1/mcp"}, `unsupported scheme "ftp"`},
 		{"untrusted certificate http", config.Server{Transport: config.HTTP, URL: tlsURL}, "certificate signed by unknown authority"},
 		{"untrusted certificate sse", config.Server{Transport: config.SSE, URL: tlsURL}, "certificate signed by unknown authority"},
+		{"http 401 without credentials", config.Server{Transport: config.HTTP, URL: unauthorized},
+			`HTTP 401 Unauthorized: the server wants authorization; give it a token in the server's "headers"`},
+		{"http 401 with credentials", config.Server{Transport: config.HTTP, URL: unauthorized, Headers: withToken},
+			`HTTP 401 Unauthorized: the server refuses the credentials in the server's "headers"`},
+		{"http 403", config.Server{Transport: config.HTTP, URL: forbidden, Headers: withToken}, "HTTP 403 Forbidden: the server refuses access"},
+		{"sse 401", config.Server{Transport: config.SSE, URL: unauthorized}, "HTTP 401 Unauthorized: the server wants authorization"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
