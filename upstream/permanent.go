@@ -55,7 +55,7 @@ func authRefusal(status int, headers map[string]string) error {
 	}
 	what := fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
 	switch {
-	case status == http.StatusForbidden:
+	case given && status == http.StatusForbidden:
 		return fmt.Errorf("%s: the server refuses access with the credentials in the server's \"headers\"", what)
 	case given:
 		return fmt.Errorf("%s: the server refuses the credentials in the server's \"headers\"", what)

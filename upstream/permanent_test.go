@@ -106,6 +106,7 @@ func TestPermanentErrorsFailAtOnce(t *testing.T) {
 			`HTTP 401 Unauthorized: the server refuses the credentials in the server's "headers"`},
 		{"http 403", config.Server{Transport: config.HTTP, URL: forbidden, Headers: withToken}, "HTTP 403 Forbidden: the server refuses access"},
 		{"sse 401", config.Server{Transport: config.SSE, URL: unauthorized}, "HTTP 401 Unauthorized: the server wants authorization"},
+		{"http 403 without credentials", config.Server{Transport: config.HTTP, URL: forbidden}, "HTTP 403 Forbidden: the server wants authorization"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
