@@ -60,10 +60,12 @@ test: deps vet
 fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
 	$(GO) test -run=NONE -fuzz=FuzzAssignNames -fuzztime=60s ./tool/
+	$(GO) test -run=NONE -fuzz=FuzzCleanSchema -fuzztime=60s ./tool/
 	$(GO) test -run=NONE -fuzz=FuzzSearch -fuzztime=60s ./search/
 	$(GO) test -run=NONE -fuzz=FuzzCalls -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzDefinition -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzResult -fuzztime=60s ./format/
+	$(GO) test -run=NONE -fuzz=FuzzDropOptionalNulls -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzRedactSecret -fuzztime=60s ./internal/logging/
 	$(GO) test -run=NONE -fuzz=FuzzChatRequest -fuzztime=60s ./api/
 

@@ -111,3 +111,29 @@ func FuzzResult(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDropOptionalNulls: whatever schema and arguments, DropOptionalNulls does
+// not panic, keeps valid JSON valid, is idempotent, and removes only nulls.
+func FuzzDropOptionalNulls(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"string"}},"required":["b"]}`, `{"a":null,"b":null}`)
+	f.Add(`{"type":"object","properties":{"o":{"type":"object","properties":{"x":{"type":["string","null"]},"y":{}}},"l":{"type":"array","items":{"type":"object","properties":{"z":{"type":"integer"}}}}}}`,
+		`{"o":{"x":null,"y":null},"l":[{"z":null},null]}`)
+	f.Add(`{}`, `null`)
+	f.Fuzz(func(t *testing.T, schema, args string) {
+		out := DropOptionalNulls(json.RawMessage(schema), json.RawMessage(args))
+		if json.Valid([]byte(args)) && !json.Valid(out) {
+			t.Fatalf("valid arguments %s became %s", args, out)
+		}
+		if again := DropOptionalNulls(json.RawMessage(schema), out); !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent: %s, then %s", out, again)
+		}
+		if bytes.Equal(out, []byte(args)) {
+			return
+		}
+		// What changed is only nulls left out: the same JSON without "null" tokens
+		// has no more keys in the output than in the input.
+		if bytes.Count(out, []byte("null")) >= bytes.Count([]byte(args), []byte("null")) {
+			t.Fatalf("%s became %s, with no null removed", args, out)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -41,8 +42,8 @@ func fuzzTools(s string) []tool.Tool {
 
 // FuzzSearch: for any catalog and query, Search and Regex do not panic, return
 // at most limit results, best first with ties by name, the same every time;
-// and an index derived by Update from another catalog answers exactly as one
-// built afresh.
+// an index derived by Update from another catalog answers exactly as one built
+// afresh; and each result's Summary keeps its description to DescriptionLen.
 func FuzzSearch(f *testing.F) {
 	f.Add("create_issue\tCreate a new issue in a repository.\trepo\tThe repository\nlist_issues\tList issues.\nweatherforecast\tThe weather forecast for a city.",
 		"get_weather\tCurrent weather.\ncreate_issue\tOpen an issue.", "create an issue in my repo", "issue|weather")
@@ -62,6 +63,18 @@ func FuzzSearch(f *testing.F) {
 			}
 			if u := upd.Search(query, limit); !slices.EqualFunc(got, u, sameResult) {
 				t.Fatalf("Search(%q, %d): New gives %q, Update %q", query, limit, names(got), names(u))
+			}
+			for _, r := range got {
+				// What the model is shown: one line of description, cut to
+				// DescriptionLen characters, still valid UTF-8.
+				sum := Summary(r.Tool)
+				first, _, _ := strings.Cut(sum, "\n  parameters: ")
+				if !utf8.ValidString(sum) && utf8.ValidString(r.Tool.Description+r.Tool.Name) {
+					t.Fatalf("Summary of %q is not valid UTF-8: %q", r.Tool.Name, sum)
+				}
+				if _, d, ok := strings.Cut(first, ": "); ok && utf8.RuneCountInString(d) > DescriptionLen+len(r.Tool.Name) {
+					t.Fatalf("Summary of %q has a description of %d characters", r.Tool.Name, utf8.RuneCountInString(d))
+				}
 			}
 			if limit == 1 { // diversification re-ranks longer lists on purpose
 				continue

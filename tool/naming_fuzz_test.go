@@ -1,6 +1,8 @@
 package tool
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"maps"
 	"slices"
@@ -73,6 +75,29 @@ func FuzzAssignNames(f *testing.F) {
 			if err != nil || !maps.Equal(got, again) {
 				t.Fatalf("%s: the reversed input gives %v (%v), want %v", policy, again, err, got)
 			}
+		}
+	})
+}
+
+// FuzzCleanSchema: whatever a server sends as an input schema, CleanSchema gives
+// an object schema with properties, and cleaning it again changes nothing.
+func FuzzCleanSchema(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"type":"string"}}}`)
+	f.Add(`{"properties":{"b":{}}}`)
+	f.Add(`{"type":"string"}`)
+	f.Add(`[1,2]`)
+	f.Add(`{"type":"object","description":"<b> & more","x":1e400}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		out := CleanSchema(json.RawMessage(raw))
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(out, &m); err != nil {
+			t.Fatalf("%s gave %s, not a JSON object: %v", raw, out, err)
+		}
+		if string(m["type"]) != `"object"` || m["properties"] == nil {
+			t.Fatalf("%s gave %s: not an object schema with properties", raw, out)
+		}
+		if again := CleanSchema(out); !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent: %s, then %s", out, again)
 		}
 	})
 }
