@@ -61,6 +61,7 @@ fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzLoad -fuzztime=60s ./config/
 	$(GO) test -run=NONE -fuzz=FuzzAssignNames -fuzztime=60s ./tool/
 	$(GO) test -run=NONE -fuzz=FuzzCleanSchema -fuzztime=60s ./tool/
+	$(GO) test -run=NONE -fuzz=FuzzURI -fuzztime=60s ./hub/
 	$(GO) test -run=NONE -fuzz=FuzzSearch -fuzztime=60s ./search/
 	$(GO) test -run=NONE -fuzz=FuzzCalls -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzDefinition -fuzztime=60s ./format/
