@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net"
 	"net/url"
 	"path"
 	"regexp"
@@ -207,6 +208,8 @@ func (st *entryState) finish(s *Server, v *hujson.Value) {
 	if st.urlOK {
 		if msg := checkURL(s.URL); msg != "" {
 			p.errAt(st.url, st.path+".url", "%s", msg)
+		} else if len(s.Headers) > 0 && cleartextRemote(s.URL) {
+			p.warn(st.path+".url", "plain http to a host beyond this machine: the headers (credentials, as a rule) travel unencrypted; use https")
 		}
 	}
 	// Fields for the other kind of transport are harmless but probably a mistake.
@@ -217,6 +220,21 @@ func (st *entryState) finish(s *Server, v *hujson.Value) {
 	for _, f := range unused {
 		p.warn(st.path+"."+f, "ignored for %s servers", s.Transport)
 	}
+}
+
+// cleartextRemote reports whether a valid URL is plain http to a host other than
+// this machine (localhost or a loopback address).
+func cleartextRemote(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || !strings.EqualFold(u.Scheme, "http") {
+		return false
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // checkURL validates an expanded URL. The message never quotes the URL or any part of

@@ -200,6 +200,13 @@ func TestWarnings(t *testing.T) {
 			[]string{"servers.x.timeout: 30000 is taken as seconds, not milliseconds", "servers.x.toolTimeout: 5000 is taken as seconds, not milliseconds",
 				"servers.x.heartbeat: 5000 is taken as seconds, not milliseconds"}},
 		{"large duration string is fine", `{"command": "c", "timeout": "30m"}`, nil},
+		{"headers over plain http to another host", `{"url": "http://mcp.example.com/mcp", "headers": {"Authorization": "Bearer abcdef123456"}}`,
+			[]string{"servers.x.url: plain http to a host beyond this machine: the headers (credentials, as a rule) travel unencrypted; use https"}},
+		{"headers over http to this machine", `{"url": "http://127.0.0.1:8080/mcp", "headers": {"X-Key": "k1234"}}`, nil},
+		{"headers over http to localhost", `{"url": "http://localhost:8080/sse", "headers": {"X-Key": "k1234"}}`, nil},
+		{"headers over http to ::1", `{"url": "http://[::1]:8080/mcp", "headers": {"X-Key": "k1234"}}`, nil},
+		{"headers over https", `{"url": "https://mcp.example.com/mcp", "headers": {"X-Key": "k1234"}}`, nil},
+		{"plain http without headers", `{"url": "http://10.0.0.5/mcp"}`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
