@@ -24,7 +24,7 @@ const testKey = "sk-test-0123456789abcdef"
 // providers are the wire formats chat is tested against, each with its fake server.
 var providers = []struct {
 	name  string
-	start func(testing.TB, fakellm.Script) *fakellm.Server
+	start func(fakellm.TB, fakellm.Script) *fakellm.Server
 	key   string
 }{
 	{"openai", fakellm.StartOpenAI, "OPENAI_API_KEY"},

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"testing"
 	"time"
 	"unicode/utf8"
 )
@@ -77,7 +76,7 @@ func NewAnthropic(addr string, script Script) (*Server, error) {
 
 // StartAnthropic starts a fake Anthropic server on a free loopback port for the
 // test, and closes it when the test ends.
-func StartAnthropic(tb testing.TB, script Script) *Server {
+func StartAnthropic(tb TB, script Script) *Server {
 	tb.Helper()
 	return start(tb, "Anthropic", NewAnthropic, script)
 }

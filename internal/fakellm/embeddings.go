@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 	"unicode"
 )
@@ -105,7 +104,7 @@ func NewEmbeddings(addr string, opts *EmbeddingsOptions) (*EmbeddingsServer, err
 
 // StartEmbeddings starts an EmbeddingsServer on a free loopback port and closes it
 // when the test ends.
-func StartEmbeddings(tb testing.TB, opts *EmbeddingsOptions) *EmbeddingsServer {
+func StartEmbeddings(tb TB, opts *EmbeddingsOptions) *EmbeddingsServer {
 	tb.Helper()
 	s, err := NewEmbeddings("127.0.0.1:0", opts)
 	if err != nil {

@@ -29,7 +29,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 	"unicode"
 )
@@ -402,7 +401,7 @@ func (s *Server) Close() error {
 
 // start starts a fake server of one wire format (newServer) on a free loopback port
 // for the test, and closes it when the test ends.
-func start(tb testing.TB, format string, newServer func(addr string, script Script) (*Server, error), script Script) *Server {
+func start(tb TB, format string, newServer func(addr string, script Script) (*Server, error), script Script) *Server {
 	tb.Helper()
 	s, err := newServer("127.0.0.1:0", script)
 	if err != nil {
@@ -410,4 +409,13 @@ func start(tb testing.TB, format string, newServer func(addr string, script Scri
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
+}
+
+// TB is the part of testing.TB the Start functions use. It is declared here so that
+// this package does not import testing: `switchboard fake-llm` links it into the
+// binary, and a binary that imports testing carries its flags and code.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
 }

@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"testing"
 	"time"
 	"unicode/utf8"
 )
@@ -44,7 +43,7 @@ func NewOpenAI(addr string, script Script) (*Server, error) {
 
 // StartOpenAI starts a fake OpenAI server on a free loopback port and closes it when
 // the test ends.
-func StartOpenAI(tb testing.TB, script Script) *Server {
+func StartOpenAI(tb TB, script Script) *Server {
 	tb.Helper()
 	return start(tb, "OpenAI", NewOpenAI, script)
 }
