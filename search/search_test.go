@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -211,43 +212,75 @@ func TestSearchWeighsFirstParagraph(t *testing.T) {
 	}
 }
 
-// params reads every schema as encoding/json does, whether its scanner reads it
-// or leaves it to encoding/json.
+// params reads every schema as encoding/json does (paramsStdlib), edge cases
+// of the JSON included: escapes, case-insensitive keys, repeated keys, bad
+// UTF-8, trailing data.
 func TestParams(t *testing.T) {
-	schemas := []struct {
-		json string
-		fast bool // read by paramsFast
-	}{
-		{`{"type":"object","properties":{"b":{"type":"string","description":"the b"},"a":{"type":["string","null"]}},"required":["b"]}`, true},
-		{` { "properties" : { "x" : { "type" : "integer" , "minimum" : -1.5e+3, "enum": [1, true, null, "s", {"k": []}] } } } `, true},
-		{`{"properties":{"x":{"description":null}},"required":null}`, true},
-		{`{"properties":{"x":{"type":"string"},"x":{"description":"again"}}}`, true},
-		{`{"properties":null}`, true},
-		{`{}`, true},
-		{`{"properties":{"x":{"description":"line\nbreak \"quoted\" \u00e9"}}}`, false},
-		{`{"properties":{"x":{"Description":"capital"}}}`, false},
-		{`{"Properties":{"x":{}}}`, false},
-		{`{"properties":{"x":true}}`, false},
-		{`{"properties":{"x":{"description":5}}}`, false},
-		{`{"properties":{"x":{"type":5}}}`, false},
-		{`{"properties":{"x":{}}},"properties":{"y":{}}}`, false},
-		{`{"properties":{"x":{}},"properties":{"y":{}}}`, false},
-		{`{"properties":{"x":{}}} trailing`, false},
-		{`{"properties":{"x":{"default":01}}}`, false},
-		{`{"properties":{"x":{"description":"bad ` + "\xff" + `"}}}`, false},
-		{`[1]`, false},
-		{`null`, false},
-		{``, false},
+	schemas := []string{
+		`{"type":"object","properties":{"b":{"type":"string","description":"the b"},"a":{"type":["string","null"]}},"required":["b"]}`,
+		` { "properties" : { "x" : { "type" : "integer" , "minimum" : -1.5e+3, "enum": [1, true, null, "s", {"k": []}] } } } `,
+		`{"properties":{"x":{"description":null}},"required":null}`,
+		`{"properties":{"x":{"type":"string"},"x":{"description":"again"}}}`,
+		`{"properties":null}`,
+		`{}`,
+		`{"properties":{"x":{"description":"line\nbreak \"quoted\" \u00e9"}}}`,
+		`{"properties":{"x":{"Description":"capital"}}}`,
+		`{"Properties":{"x":{}}}`,
+		`{"properties":{"x":true}}`,
+		`{"properties":{"x":{"description":5}}}`,
+		`{"properties":{"x":{"type":5}}}`,
+		`{"properties":{"x":{"type":["string",5]}}}`,
+		`{"properties":{"x":{}}},"properties":{"y":{}}}`,
+		`{"properties":{"x":{}},"properties":{"y":{}}}`,
+		`{"properties":{"x":{}}} trailing`,
+		`{"properties":{"x":{"default":01}}}`,
+		`{"properties":{"x":{"description":"bad ` + "\xff" + `"}}}`,
+		`[1]`,
+		`null`,
+		``,
 	}
 	for _, c := range schemas {
-		if _, ok := paramsFast([]byte(c.json)); ok != c.fast {
-			t.Errorf("paramsFast(%s) ok = %v, want %v", c.json, ok, c.fast)
-		}
-		got, want := params(json.RawMessage(c.json)), paramsJSON(json.RawMessage(c.json))
+		got, want := params(json.RawMessage(c)), paramsStdlib(json.RawMessage(c))
 		if !slices.Equal(got, want) {
-			t.Errorf("params(%s) = %+v, encoding/json reads %+v", c.json, got, want)
+			t.Errorf("params(%s) = %+v, encoding/json reads %+v", c, got, want)
 		}
 	}
+	if got := params(json.RawMessage(schemas[0])); len(got) != 2 || got[0].Name != "b" || !got[0].Required || got[1].Type != "string|null" {
+		t.Errorf("params(%s) = %+v", schemas[0], got)
+	}
+}
+
+// paramsStdlib is params by encoding/json: what params must read.
+func paramsStdlib(schema json.RawMessage) []param {
+	var s struct {
+		Properties map[string]struct {
+			Type        any    `json:"type"`
+			Description string `json:"description"`
+		} `json:"properties"`
+		Required []string `json:"required"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil {
+		return nil
+	}
+	out := make([]param, 0, len(s.Properties))
+	for name, p := range s.Properties {
+		typ := ""
+		switch v := p.Type.(type) {
+		case string:
+			typ = v
+		case []any:
+			var parts []string
+			for _, x := range v {
+				if str, ok := x.(string); ok {
+					parts = append(parts, str)
+				}
+			}
+			typ = strings.Join(parts, "|")
+		}
+		out = append(out, param{Name: name, Type: typ, Description: p.Description, Required: slices.Contains(s.Required, name)})
+	}
+	sortParams(out)
+	return out
 }
 
 // The ASCII fast path of words splits as the Unicode path does.
