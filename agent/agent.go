@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -35,16 +35,16 @@ type Options struct {
 	// Tools are the tools the model may call, read afresh at every step (normally a
 	// tool.Union of local tools and a hub). nil means none.
 	Tools tool.Toolset
-	// Deferred, when set, shows the model Tools in deferred mode (search.Policy says
+	// Deferred, when set, shows the model Tools in deferred mode (deferred.Policy says
 	// when): the search tools tool_search and tool_search_regex, the pinned tools,
 	// and the tools the session has found, which are exposed from the next step of
 	// the same turn and kept with the session (Session.Loaded). A deferred tool
 	// called by its exact name runs and is loaded too. nil shows every tool.
-	Deferred *search.Policy
-	// Catalog, when set, is a deferred catalog shared with other agents (made by
-	// search.NewDeferred over Tools): its index is built once for all of them
-	// instead of once per agent. It takes the place of Deferred.
-	Catalog *search.Deferred
+	Deferred *deferred.Policy
+	// Catalog, with Deferred, is the search index of Tools to use: a
+	// deferred.Follow(Tools) shared with other agents, the gateway and the API, so
+	// that the index is built once for all of them. nil: one of the agent's own.
+	Catalog *deferred.Catalog
 	// NativeSearch, with Deferred, lets a model whose backend has the provider's
 	// own tool search (llm.NativeSearcher) search the catalog itself: the pinned
 	// tools go as usual, the rest as Request.Deferred, and no search tools of ours.
@@ -83,8 +83,8 @@ type Options struct {
 type Agent struct {
 	opts     Options
 	log      *slog.Logger
-	deferred *search.Deferred // nil unless Options.Deferred
-	native   bool             // NativeSearch, and the model has it
+	deferred *deferred.Views // nil unless Options.Deferred
+	native   bool            // NativeSearch, and the model has it
 }
 
 // New returns an agent; see Options for the defaults.
@@ -100,11 +100,12 @@ func New(opts Options) *Agent {
 		log = slog.New(slog.DiscardHandler)
 	}
 	a := &Agent{opts: opts, log: log}
-	switch {
-	case opts.Catalog != nil:
-		a.deferred = opts.Catalog
-	case opts.Deferred != nil && opts.Tools != nil:
-		a.deferred = search.NewDeferred(opts.Tools, *opts.Deferred)
+	if opts.Deferred != nil && opts.Tools != nil {
+		cat := opts.Catalog
+		if cat == nil {
+			cat = deferred.Follow(opts.Tools)
+		}
+		a.deferred = cat.Views(*opts.Deferred)
 	}
 	if a.deferred != nil {
 		if opts.NativeSearch {
@@ -198,7 +199,7 @@ type run struct {
 	// tools are the turn's tools: Options.Tools, or the session's deferred view of
 	// them (view; nil when not deferred).
 	tools tool.Toolset
-	view  *search.View
+	view  *deferred.View
 	// history is the session's whole history as stored; histMu guards it while the
 	// calls of a step store their results.
 	histMu  sync.Mutex

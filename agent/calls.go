@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -195,7 +195,7 @@ func (r *run) unknownTool(name string) *tool.Result {
 	}
 	if r.view != nil && r.view.Active() && !r.native {
 		return tool.ErrorResult("unknown tool %q: find the tool you need with %s (a description in words) or %s (a pattern), then call it by the name the result gives",
-			name, search.SearchToolName, search.RegexToolName)
+			name, deferred.SearchToolName, deferred.RegexToolName)
 	}
 	if len(names) == 0 {
 		return tool.ErrorResult("unknown tool %q: no tools are available now", name)

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
-	"github.com/switchboard-mcp/switchboard/search"
 )
 
 // direct is searcher's counterpart for a model shown the whole catalog: it calls
@@ -29,10 +29,10 @@ func BenchmarkDeferredTurn(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		script fakellm.Script
-		policy *search.Policy
+		policy *deferred.Policy
 	}{
 		{"all-tools", direct, nil},
-		{"deferred", searcher, &search.Policy{}},
+		{"deferred", searcher, &deferred.Policy{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			model, srv := startOpenAI(b, c.script)

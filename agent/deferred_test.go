@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/search"
@@ -60,7 +61,7 @@ func searcher(r fakellm.Request) fakellm.Reply {
 	switch {
 	case last.Role == "user":
 		q, _ := json.Marshal(map[string]string{"query": last.Text})
-		return fakellm.Reply{Calls: []fakellm.Call{{ID: "c1", Name: search.SearchToolName, Arguments: string(q)}}}
+		return fakellm.Reply{Calls: []fakellm.Call{{ID: "c1", Name: deferred.SearchToolName, Arguments: string(q)}}}
 	case last.Role == "tool" && last.CallID == "c1":
 		m := firstFound.FindStringSubmatch(last.Text)
 		if m == nil {
@@ -83,7 +84,7 @@ func TestDeferredThousandTools(t *testing.T) {
 		model, srv := b.start(t, searcher)
 		store := newStore(t)
 		catalog := bigCatalog(t, 1000)
-		a := agent.New(agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &search.Policy{}})
+		a := agent.New(agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &deferred.Policy{}})
 		id := newSession(t, store)
 		turn, err := a.Run(testCtx(t), id, "What is the weather forecast for Paris?")
 		if err != nil {
@@ -94,7 +95,7 @@ func TestDeferredThousandTools(t *testing.T) {
 			t.Fatalf("answer %q in %d steps, want %q in 3", turn.Answer, len(turn.Steps), want)
 		}
 		reqs := srv.Requests()
-		if got := toolNames(reqs[0]); !slices.Equal(got, []string{search.SearchToolName, search.RegexToolName}) {
+		if got := toolNames(reqs[0]); !slices.Equal(got, []string{deferred.SearchToolName, deferred.RegexToolName}) {
 			t.Errorf("first request listed %d tools (%v), want the two search tools", len(got), got[:min(len(got), 5)])
 		}
 		if got := toolNames(reqs[1]); len(got) < 3 || len(got) > 2+search.DefaultSearchLimit || !slices.Contains(got, "weather_get_forecast") {
@@ -117,7 +118,7 @@ func TestDeferredLoadedPersist(t *testing.T) {
 	model, srv := startOpenAI(t, fakellm.Rules())
 	store := newStore(t)
 	catalog := bigCatalog(t, 100)
-	opts := agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &search.Policy{
+	opts := agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &deferred.Policy{
 		Pinned: func(t tool.Tool) bool { return t.Name == "github_create_issue" },
 	}}
 	one, other := newSessionID(t, store, "one"), newSessionID(t, store, "other")
@@ -136,7 +137,7 @@ func TestDeferredLoadedPersist(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	first, again, others := toolNames(reqs[0]), toolNames(reqs[2]), toolNames(reqs[3])
-	base := []string{search.SearchToolName, search.RegexToolName, "github_create_issue"}
+	base := []string{deferred.SearchToolName, deferred.RegexToolName, "github_create_issue"}
 	if !slices.Equal(first, base) {
 		t.Errorf("first request listed %v, want %v", first, base)
 	}
@@ -154,10 +155,10 @@ func TestDeferredBelowThreshold(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		n      int
-		policy search.Policy
+		policy deferred.Policy
 	}{
-		{"auto, 10 tools", 10, search.Policy{}},
-		{"never, 40 tools", 40, search.Policy{Mode: search.Never}},
+		{"auto, 10 tools", 10, deferred.Policy{}},
+		{"never, 40 tools", 40, deferred.Policy{Mode: deferred.Never}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			model, srv := startOpenAI(t, fakellm.Rules())
@@ -166,8 +167,8 @@ func TestDeferredBelowThreshold(t *testing.T) {
 			if _, err := a.Run(testCtx(t), newSession(t, store), "hi"); err != nil {
 				t.Fatal(err)
 			}
-			if got := toolNames(srv.Requests()[0]); len(got) != c.n || slices.Contains(got, search.SearchToolName) {
-				t.Errorf("listed %d tools (search tools: %v), want the %d of the catalog", len(got), slices.Contains(got, search.SearchToolName), c.n)
+			if got := toolNames(srv.Requests()[0]); len(got) != c.n || slices.Contains(got, deferred.SearchToolName) {
+				t.Errorf("listed %d tools (search tools: %v), want the %d of the catalog", len(got), slices.Contains(got, deferred.SearchToolName), c.n)
 			}
 		})
 	}
@@ -178,14 +179,14 @@ func TestDeferredBelowThreshold(t *testing.T) {
 func TestDeferredUnknownTool(t *testing.T) {
 	model, _ := startOpenAI(t, fakellm.Rules())
 	store := newStore(t)
-	a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 30), Store: store, Deferred: &search.Policy{}})
+	a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 30), Store: store, Deferred: &deferred.Policy{}})
 	turn, err := a.Run(testCtx(t), newSession(t, store), `call send_fax {"to": "1"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := tool.Text(turn.Steps[0].Results[0].Result)
-	if !strings.Contains(res, `unknown tool "send_fax"`) || !strings.Contains(res, search.SearchToolName) {
-		t.Errorf("unknown tool result %q, want it to point at %s", res, search.SearchToolName)
+	if !strings.Contains(res, `unknown tool "send_fax"`) || !strings.Contains(res, deferred.SearchToolName) {
+		t.Errorf("unknown tool result %q, want it to point at %s", res, deferred.SearchToolName)
 	}
 }
 
@@ -219,7 +220,7 @@ func TestDeferredNative(t *testing.T) {
 			model, srv := native[name](t, nativeSearcher)
 			store := newStore(t)
 			a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store,
-				Deferred: &search.Policy{Pinned: pinned}, NativeSearch: true})
+				Deferred: &deferred.Policy{Pinned: pinned}, NativeSearch: true})
 			id := newSession(t, store)
 			turn, err := a.Run(testCtx(t), id, "weather forecast")
 			if err != nil {
@@ -242,12 +243,12 @@ func TestDeferredNative(t *testing.T) {
 	t.Run("openai falls back", func(t *testing.T) {
 		model, srv := startOpenAI(t, searcher)
 		store := newStore(t)
-		a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store, Deferred: &search.Policy{}, NativeSearch: true})
+		a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store, Deferred: &deferred.Policy{}, NativeSearch: true})
 		turn, err := a.Run(testCtx(t), newSession(t, store), "What is the weather forecast for Paris?")
 		if err != nil || !strings.Contains(turn.Answer, "weather_get_forecast ran") {
 			t.Fatalf("turn: %v, %q", err, turn.Answer)
 		}
-		if got := toolNames(srv.Requests()[0]); !slices.Equal(got, []string{search.SearchToolName, search.RegexToolName}) {
+		if got := toolNames(srv.Requests()[0]); !slices.Equal(got, []string{deferred.SearchToolName, deferred.RegexToolName}) {
 			t.Errorf("first request listed %v, want Switchboard's search tools", got)
 		}
 	})

@@ -62,11 +62,11 @@
 //
 // Deferred mode: past a few dozen tools, models choose worse and every request
 // carries every definition. With Options.Deferred the model sees, while the catalog
-// is large (search.Policy: from 15 tools by default, or a share of its context
+// is large (deferred.Policy: from 15 tools by default, or a share of its context
 // window), the search tools tool_search and tool_search_regex, the pinned tools and
 // the tools this session has found:
 //
-//	Deferred: &search.Policy{Pinned: func(t tool.Tool) bool { return t.Server == "clock" }},
+//	Deferred: &deferred.Policy{Pinned: func(t tool.Tool) bool { return t.Server == "clock" }},
 //
 // A search loads what it finds into the session, listed from the next step of the
 // same turn and stored with it (Session.Loaded), so the next turn starts with them;

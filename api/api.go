@@ -14,8 +14,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
-	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 )
 
@@ -33,9 +33,9 @@ type Options struct {
 	// configured: turns get 503 with NoModel.
 	NewAgent func(AgentHooks) *agent.Agent
 	// Catalog is the search index of Hub's catalog behind GET /v1/search, shared with
-	// the agent's deferred mode and the gateway's (search.Follow(Hub)); nil: one of
+	// the agent's deferred mode and the gateway's (deferred.Follow(Hub)); nil: one of
 	// its own.
-	Catalog *search.Catalog
+	Catalog *deferred.Catalog
 	// NoModel says why there is no model and how to configure one (503 on a turn).
 	NoModel string
 	// Model names the configured model where OpenAI's API shows one (GET /v1/models,
@@ -126,7 +126,7 @@ func New(opts Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if opts.Catalog == nil {
-		opts.Catalog = search.Follow(opts.Hub)
+		opts.Catalog = deferred.Follow(opts.Hub)
 	}
 	s := &Server{
 		opts:    opts,

@@ -9,11 +9,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-mcp/switchboard/search"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// Deferred mode (Options.Deferred): each client session gets a search.View of the
+// Deferred mode (Options.Deferred): each client session gets a deferred.View of the
 // catalog of its own. Its tools/list is that view's list (the search tools and
 // tool_call, the pinned tools, what the session's searches found); its tools/call
 // goes through the view, which loads what searches find and calls any catalog tool
@@ -36,13 +36,13 @@ const (
 // sessionViews holds the sessions' views of a deferred catalog.
 type sessionViews struct {
 	g *Gateway
-	d *search.Deferred
+	d *deferred.Views
 	// send is the SDK's sending handler, under the gateway's sending middleware:
 	// it sends a notification to the one session its request names.
 	send mcp.MethodHandler
 
 	mu      sync.Mutex
-	views   map[*mcp.ServerSession]*search.View
+	views   map[*mcp.ServerSession]*deferred.View
 	listens map[*mcp.ServerSession][]*listen // protocol 2026-07-28: open listens for tool list changes
 }
 
@@ -58,13 +58,13 @@ type (
 	statelessKey struct{} // the context value of requests of Streamable HTTP without sessions
 )
 
-func newSessionViews(g *Gateway, d *search.Deferred) *sessionViews {
-	return &sessionViews{g: g, d: d, views: map[*mcp.ServerSession]*search.View{}, listens: map[*mcp.ServerSession][]*listen{}}
+func newSessionViews(g *Gateway, d *deferred.Views) *sessionViews {
+	return &sessionViews{g: g, d: d, views: map[*mcp.ServerSession]*deferred.View{}, listens: map[*mcp.ServerSession][]*listen{}}
 }
 
 // of is ss's view, made on the session's first tools request and closed when the
 // session ends.
-func (s *sessionViews) of(ss *mcp.ServerSession) (*search.View, error) {
+func (s *sessionViews) of(ss *mcp.ServerSession) (*deferred.View, error) {
 	s.mu.Lock()
 	v := s.views[ss]
 	if v != nil {
@@ -106,7 +106,7 @@ func (s *sessionViews) routes(catalog []tool.Tool) []tool.Tool {
 	for _, t := range catalog {
 		taken[t.Name] = true
 	}
-	for _, name := range []string{search.SearchToolName, search.RegexToolName, search.CallToolName} {
+	for _, name := range []string{deferred.SearchToolName, deferred.RegexToolName, deferred.CallToolName} {
 		if !taken[name] {
 			// Only the name matters: the registration routes calls and is never listed.
 			out = append(out, tool.Tool{Name: name, OriginalName: name, InputSchema: json.RawMessage(`{"type":"object"}`)})

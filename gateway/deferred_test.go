@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/gateway"
-	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -71,12 +71,12 @@ func bigCatalog() (*tool.Local, error) {
 }
 
 // deferredPolicy defers always, with clock_now pinned.
-func deferredPolicy() *search.Policy {
-	return &search.Policy{Mode: search.Always, Pinned: func(t tool.Tool) bool { return t.Name == "clock_now" }}
+func deferredPolicy() *deferred.Policy {
+	return &deferred.Policy{Mode: deferred.Always, Pinned: func(t tool.Tool) bool { return t.Name == "clock_now" }}
 }
 
 // deferredList is what a session lists before it has found anything.
-var deferredList = []string{search.SearchToolName, search.RegexToolName, search.CallToolName, "clock_now"}
+var deferredList = []string{deferred.SearchToolName, deferred.RegexToolName, deferred.CallToolName, "clock_now"}
 
 func newDeferredGateway(t *testing.T) *gateway.Gateway {
 	t.Helper()
@@ -149,11 +149,11 @@ func (dc *deferredClient) search(t *testing.T, name string, args map[string]any)
 	}
 	if text := tool.Text(res); res.IsError {
 		t.Fatalf("%s %v: error %s", name, args, text)
-	} else if !strings.Contains(text, "now loaded") || !strings.Contains(text, search.CallToolName) {
-		t.Errorf("%s %v: the result does not say the tools are loaded and how to call them through %s:\n%s", name, args, search.CallToolName, text)
+	} else if !strings.Contains(text, "now loaded") || !strings.Contains(text, deferred.CallToolName) {
+		t.Errorf("%s %v: the result does not say the tools are loaded and how to call them through %s:\n%s", name, args, deferred.CallToolName, text)
 	}
 	var found struct {
-		Tools []search.Found `json:"tools"`
+		Tools []deferred.Found `json:"tools"`
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(raw, &found); err != nil {
@@ -178,7 +178,7 @@ func exerciseDeferred(t *testing.T, a, b *deferredClient) {
 		}
 	}
 
-	found := a.search(t, search.SearchToolName, map[string]any{"query": "weather forecast for a city", "limit": 1})
+	found := a.search(t, deferred.SearchToolName, map[string]any{"query": "weather forecast for a city", "limit": 1})
 	if !slices.Equal(found, []string{"weather_forecast"}) {
 		t.Fatalf("tool_search found %v, want [weather_forecast]", found)
 	}
@@ -195,7 +195,7 @@ func exerciseDeferred(t *testing.T, a, b *deferredClient) {
 	if got, isErr := callText(t, a.ClientSession, "weather_forecast", map[string]any{"city": "Paris"}); isErr || got != `ran weather_forecast {"city":"Paris"}` {
 		t.Errorf("weather_forecast by name = %q (error %v)", got, isErr)
 	}
-	got, isErr := callText(t, a.ClientSession, search.CallToolName, map[string]any{"name": "weather_forecast", "arguments": map[string]any{"city": "Oslo"}})
+	got, isErr := callText(t, a.ClientSession, deferred.CallToolName, map[string]any{"name": "weather_forecast", "arguments": map[string]any{"city": "Oslo"}})
 	if isErr || got != `ran weather_forecast {"city":"Oslo"}` {
 		t.Errorf("tool_call weather_forecast = %q (error %v)", got, isErr)
 	}
@@ -228,11 +228,11 @@ func sameSet(a, b []string) bool {
 // tools, as the many clients that ignore tools/list_changed do.
 func neverRelists(t *testing.T, c *deferredClient) {
 	t.Helper()
-	found := c.search(t, search.RegexToolName, map[string]any{"pattern": "^mail_send$"})
+	found := c.search(t, deferred.RegexToolName, map[string]any{"pattern": "^mail_send$"})
 	if !slices.Equal(found, []string{"mail_send"}) {
 		t.Fatalf("tool_search_regex found %v, want [mail_send]", found)
 	}
-	got, isErr := callText(t, c.ClientSession, search.CallToolName, map[string]any{"name": found[0], "arguments": map[string]any{"city": "Rome"}})
+	got, isErr := callText(t, c.ClientSession, deferred.CallToolName, map[string]any{"name": found[0], "arguments": map[string]any{"city": "Rome"}})
 	if isErr || got != `ran mail_send {"city":"Rome"}` {
 		t.Errorf("tool_call %s = %q (error %v)", found[0], got, isErr)
 	}
@@ -240,8 +240,8 @@ func neverRelists(t *testing.T, c *deferredClient) {
 		t.Errorf("%s by name = %q (error %v)", found[0], got, isErr)
 	}
 	// Unknown names are errors the model can act on, through tool_call as directly.
-	if got, isErr := callText(t, c.ClientSession, search.CallToolName, map[string]any{"name": "no_such_tool"}); !isErr || !strings.Contains(got, search.SearchToolName) {
-		t.Errorf("tool_call no_such_tool = %q (error %v), want an error that points at %s", got, isErr, search.SearchToolName)
+	if got, isErr := callText(t, c.ClientSession, deferred.CallToolName, map[string]any{"name": "no_such_tool"}); !isErr || !strings.Contains(got, deferred.SearchToolName) {
+		t.Errorf("tool_call no_such_tool = %q (error %v), want an error that points at %s", got, isErr, deferred.SearchToolName)
 	}
 }
 

@@ -70,9 +70,9 @@
 // # Deferred mode
 //
 // A large catalog costs every client's model its definitions on each request. With
-// [Options].Deferred (a search.Policy: always, or auto from a tool count or a share
+// [Options].Deferred (a deferred.Policy: always, or auto from a tool count or a share
 // of the context window, and which tools are pinned) each client session gets a view
-// of its own (search.Deferred.View): tools/list holds tool_search,
+// of its own (deferred.Views.View): tools/list holds tool_search,
 // tool_search_regex, tool_call, the pinned tools and what that session's searches
 // found. A search loads what it finds and sends that session alone
 // notifications/tools/list_changed; another client's list never changes with it.
@@ -80,7 +80,7 @@
 // ignore tools/list_changed, so tool_call(name, arguments) calls any catalog tool by
 // name, and each search result says how to call what it found both ways:
 //
-//	gw := gateway.New(h, &gateway.Options{Deferred: &search.Policy{Mode: search.Always}})
+//	gw := gateway.New(h, &gateway.Options{Deferred: &deferred.Policy{Mode: deferred.Always}})
 //
 // Without sessions (stateless Streamable HTTP) every request is a session of its own:
 // searches load nothing that stays, and calls by name are the way.

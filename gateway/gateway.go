@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/relay"
-	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -50,11 +50,11 @@ type Options struct {
 	// and may call any tool of the toolset by its exact name. A search that loads
 	// tools sends that session notifications/tools/list_changed. Nil: every client
 	// lists the whole toolset.
-	Deferred *search.Policy
-	// Catalog, with Deferred, is the search index to use: search.Follow of the
+	Deferred *deferred.Policy
+	// Catalog, with Deferred, is the search index to use: deferred.Follow of the
 	// toolset served, shared with others in the process (an agent's, an API's) so
 	// that it is built once. nil: one of the gateway's own.
-	Catalog *search.Catalog
+	Catalog *deferred.Catalog
 }
 
 // Gateway is one MCP server whose tools are a toolset's.
@@ -172,9 +172,9 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		p.CallTool = true // for the many clients that never re-list their tools
 		cat := o.Catalog
 		if cat == nil {
-			cat = search.Follow(ts)
+			cat = deferred.Follow(ts)
 		}
-		g.views = newSessionViews(g, cat.Deferred(p))
+		g.views = newSessionViews(g, cat.Views(p))
 		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.views.middleware) // see wire.go, deferred.go
 		g.server.AddSendingMiddleware(g.views.sending)
 	} else {

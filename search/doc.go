@@ -1,6 +1,6 @@
 // Package search finds the right tool in a catalog of thousands, so that a model
-// can be given two search tools instead of every tool definition ("deferred
-// mode").
+// can be given two search tools instead of every tool definition (deferred mode,
+// package deferred, which offers this package's searches as tools).
 //
 // # Building an index
 //
@@ -82,4 +82,15 @@
 // the build time (median and fastest, and CPU time per build), the time to
 // follow a change and the median search time over 10,000 tools (about 0.1 to
 // 0.25 ms).
+//
+// # Ranking by meaning too
+//
+// [Embeddings] fuses the ranking with the cosine similarity of embeddings that an
+// [Embedder] gives (llm/openai's Embedder asks any OpenAI-compatible /embeddings
+// endpoint); it never fails a search: when the endpoint fails, the words alone
+// answer.
+//
+//	emb, _ := openai.NewEmbedder(openai.EmbedderOptions{Model: "text-embedding-3-small", APIKey: key})
+//	e, _ := search.NewEmbeddings(search.EmbeddingsOptions{Embedder: emb})
+//	found, err := e.ToolSearch(ctx, ix, "hire an automobile", 5)
 package search

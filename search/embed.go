@@ -8,17 +8,12 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -28,21 +23,21 @@ const (
 	DefaultEmbeddingsTimeout  = 10 * time.Second               // bounds one search's requests
 	DefaultEmbeddingsCooldown = 30 * time.Second               // lexical only for this long after a failure
 	DefaultEmbeddingsBatch    = 128                            // texts per request
-	// DefaultEmbeddingsBaseURL is OpenAI's API.
-	DefaultEmbeddingsBaseURL = "https://api.openai.com/v1"
 )
 
-// EmbeddingsOptions configures an Embeddings. Model is required; every other zero
-// value is a useful default.
+// Embedder turns texts into vectors, one per text in order, of any length
+// (Embeddings scales them to unit length). llm/openai's Embedder asks any
+// OpenAI-compatible /embeddings endpoint. An error must not carry a secret: it is
+// logged. An Embedder that also has a String method is named by it in the log.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float64, error)
+}
+
+// EmbeddingsOptions configures an Embeddings. Embedder is required; every other
+// zero value is a useful default.
 type EmbeddingsOptions struct {
-	// BaseURL is the API's base up to and including /v1 (the SDK appends
-	// /embeddings): DefaultEmbeddingsBaseURL when empty.
-	BaseURL string
-	// APIKey is sent as "Authorization: Bearer …"; empty sends none (local servers).
-	// It never appears in errors or logs.
-	APIKey string
-	// Model is the embedding model's name at the endpoint.
-	Model string
+	// Embedder gives the vectors: of each tool's text once, and of each query.
+	Embedder Embedder
 	// Weight is the embeddings' share of the fused score, above 0 and at most 1 (1
 	// ranks by embeddings alone); 0 means DefaultEmbeddingsWeight.
 	Weight float64
@@ -54,13 +49,6 @@ type EmbeddingsOptions struct {
 	Cooldown time.Duration
 	// Batch is how many texts one request embeds; 0 means DefaultEmbeddingsBatch.
 	Batch int
-	// MaxRetries is how often the SDK retries a request that failed with 408, 409,
-	// 429, 5xx or a connection error, within Timeout: 0 means the SDK's default (2),
-	// -1 none.
-	MaxRetries int
-	// HTTPClient sends the requests; nil means a client with http.DefaultTransport's
-	// settings.
-	HTTPClient *http.Client
 	// Logger gets one warning when the endpoint fails (then nothing until it has
 	// answered again) and one info record when it recovers; nil discards them (a
 	// library stays quiet unless given a logger).
@@ -93,8 +81,7 @@ type EmbeddingsOptions struct {
 // An Embeddings is safe for concurrent use and may serve several indexes.
 type Embeddings struct {
 	opts EmbeddingsOptions
-	base string
-	svc  sdk.EmbeddingService
+	name string // the Embedder's, for the log
 
 	fill sync.Mutex // one catalog fill at a time: the second search finds the first's vectors
 	mu   sync.Mutex
@@ -104,24 +91,17 @@ type Embeddings struct {
 	warn bool                   // a failure was logged and the endpoint has not answered since
 }
 
-// NewEmbeddings checks opts and returns an Embeddings; it does not contact the
-// endpoint.
+// NewEmbeddings checks opts and returns an Embeddings; it does not call the
+// Embedder.
 func NewEmbeddings(opts EmbeddingsOptions) (*Embeddings, error) {
-	if opts.Model == "" {
-		return nil, errors.New("search: embeddings need a model name (EmbeddingsOptions.Model)")
-	}
-	base, u, err := baseurl.Parse(opts.BaseURL, DefaultEmbeddingsBaseURL)
-	if err != nil {
-		return nil, fmt.Errorf("search: embeddings %w", err)
+	if opts.Embedder == nil {
+		return nil, errors.New("search: embeddings need an Embedder (EmbeddingsOptions.Embedder)")
 	}
 	switch {
 	case opts.Weight == 0:
 		opts.Weight = DefaultEmbeddingsWeight
 	case opts.Weight < 0 || opts.Weight > 1 || math.IsNaN(opts.Weight):
 		return nil, fmt.Errorf("search: embeddings weight %v: want above 0 and at most 1", opts.Weight)
-	}
-	if opts.MaxRetries < -1 {
-		return nil, fmt.Errorf("search: embeddings MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", opts.MaxRetries)
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultEmbeddingsTimeout
@@ -135,23 +115,11 @@ func NewEmbeddings(opts EmbeddingsOptions) (*Embeddings, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	client := opts.HTTPClient
-	if client == nil {
-		client = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	name := fmt.Sprintf("%T", opts.Embedder)
+	if s, ok := opts.Embedder.(fmt.Stringer); ok {
+		name = s.String()
 	}
-	// Not sdk.NewClient: it would add OPENAI_* settings from the environment (a key
-	// sent to a server it was not meant for).
-	ro := []option.RequestOption{option.WithBaseURL(base), option.WithHTTPClient(client)}
-	if opts.APIKey != "" {
-		ro = append(ro, option.WithAPIKey(opts.APIKey))
-	}
-	switch {
-	case opts.MaxRetries < 0:
-		ro = append(ro, option.WithMaxRetries(0))
-	case opts.MaxRetries > 0:
-		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
-	}
-	return &Embeddings{opts: opts, base: u.Redacted(), svc: sdk.NewEmbeddingService(ro...), vecs: map[[32]byte][]float32{}}, nil
+	return &Embeddings{opts: opts, name: name, vecs: map[[32]byte][]float32{}}, nil
 }
 
 // ToolSearch is Index.ToolSearch ranked with the embeddings: the same checks of
@@ -276,18 +244,12 @@ func (e *Embeddings) failed(err error) {
 	first := !e.warn
 	e.warn = true
 	e.mu.Unlock()
-	msg := err.Error()
-	var apiErr *sdk.Error
-	if errors.As(err, &apiErr) && apiErr.Message != "" {
-		msg = fmt.Sprintf("%s: %s", msg, apiErr.Message) // "model not found" says what to fix
-	}
-	msg = e.redact(msg)
 	if first {
 		e.opts.Logger.Warn("tool search: the embeddings endpoint failed; ranking by words alone",
-			"url", e.base, "model", e.opts.Model, "error", msg, "retry_in", e.opts.Cooldown.String())
+			"embedder", e.name, "error", err.Error(), "retry_in", e.opts.Cooldown.String())
 		return
 	}
-	e.opts.Logger.Debug("tool search: the embeddings endpoint failed again", "url", e.base, "error", msg)
+	e.opts.Logger.Debug("tool search: the embeddings endpoint failed again", "embedder", e.name, "error", err.Error())
 }
 
 func (e *Embeddings) answered() {
@@ -296,16 +258,8 @@ func (e *Embeddings) answered() {
 	e.warn = false
 	e.mu.Unlock()
 	if was {
-		e.opts.Logger.Info("tool search: the embeddings endpoint answers again", "url", e.base, "model", e.opts.Model)
+		e.opts.Logger.Info("tool search: the embeddings endpoint answers again", "embedder", e.name)
 	}
-}
-
-// redact takes the API key out of a message: an endpoint may echo what it got.
-func (e *Embeddings) redact(s string) string {
-	if e.opts.APIKey == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, e.opts.APIKey, "[REDACTED]")
 }
 
 // catalogVecs is what one index's search needs of the cache: the key of each tool's
@@ -462,32 +416,21 @@ func (e *Embeddings) prune(keys [][32]byte) {
 	}
 }
 
-// embed asks the endpoint for the unit vectors of inputs, in order.
+// embed asks the Embedder for the unit vectors of inputs, in order.
 func (e *Embeddings) embed(ctx context.Context, inputs []string) ([][]float32, error) {
-	for i, in := range inputs {
-		if strings.TrimSpace(in) == "" {
-			inputs[i] = "(empty)" // the API refuses empty inputs
-		}
-	}
-	res, err := e.svc.New(ctx, sdk.EmbeddingNewParams{
-		Model: e.opts.Model,
-		Input: sdk.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs},
-	})
+	vs, err := e.opts.Embedder.Embed(ctx, inputs)
 	if err != nil {
 		return nil, err
 	}
-	if len(res.Data) != len(inputs) {
-		return nil, fmt.Errorf("the endpoint answered %d embeddings for %d inputs", len(res.Data), len(inputs))
+	if len(vs) != len(inputs) {
+		return nil, fmt.Errorf("the embedder gave %d vectors for %d texts", len(vs), len(inputs))
 	}
-	out := make([][]float32, len(inputs))
-	for _, d := range res.Data {
-		if d.Index < 0 || int(d.Index) >= len(inputs) || out[d.Index] != nil {
-			return nil, fmt.Errorf("the endpoint answered an embedding with index %d for %d inputs", d.Index, len(inputs))
+	out := make([][]float32, len(vs))
+	for i, v := range vs {
+		if len(v) == 0 {
+			return nil, fmt.Errorf("the embedder gave an empty vector (text %d)", i)
 		}
-		if len(d.Embedding) == 0 {
-			return nil, fmt.Errorf("the endpoint answered an empty embedding (index %d)", d.Index)
-		}
-		out[d.Index] = unit(d.Embedding)
+		out[i] = unit(v)
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/llm/openai"
 )
 
 // BenchmarkEmbeddings10k is the cost of the embeddings over 10,000 tools against
@@ -22,7 +23,11 @@ func BenchmarkEmbeddings10k(b *testing.B) {
 	tools, reqs := catalog10k(b)
 	ix := New(tools)
 	fake := fakellm.StartEmbeddings(b, nil)
-	e, err := NewEmbeddings(EmbeddingsOptions{BaseURL: fake.URL, Model: "fake", Timeout: time.Minute,
+	embedder, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: fake.URL, Model: "fake"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := NewEmbeddings(EmbeddingsOptions{Embedder: embedder, Timeout: time.Minute,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)

@@ -3,7 +3,6 @@ package search
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -62,22 +62,22 @@ func (l *logBuffer) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// newTestEmbeddings is an Embeddings on fake with opts (Model, HTTPClient and Logger
-// filled in), and its log. The test checks that no goroutine outlives it.
-func newTestEmbeddings(t *testing.T, fake *fakellm.EmbeddingsServer, opts EmbeddingsOptions) (*Embeddings, *logBuffer) {
+// newTestEmbeddings is an Embeddings with opts (Logger filled in) on an
+// llm/openai Embedder of fake with eo (BaseURL, Model and HTTPClient filled in),
+// and its log. The test checks that no goroutine outlives it.
+func newTestEmbeddings(t *testing.T, fake *fakellm.EmbeddingsServer, opts EmbeddingsOptions, eo openai.EmbedderOptions) (*Embeddings, *logBuffer) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, ignore) }) // runs last: after the fake's Close
 	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(client.CloseIdleConnections)
 	log := &logBuffer{}
-	if fake != nil {
-		opts.BaseURL = fake.URL
+	eo.BaseURL, eo.Model, eo.HTTPClient = fake.URL, "fake-embed", client
+	emb, err := openai.NewEmbedder(eo)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if opts.Model == "" {
-		opts.Model = "fake-embed"
-	}
-	opts.HTTPClient, opts.Logger = client, log.logger()
+	opts.Embedder, opts.Logger = emb, log.logger()
 	e, err := NewEmbeddings(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func resultNames(rs []Result) []string {
 // ranking puts it first; one the words already answer keeps its first result.
 func TestEmbeddingsRanking(t *testing.T) {
 	fake := fakellm.StartEmbeddings(t, nil)
-	e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{})
+	e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{}, openai.EmbedderOptions{})
 	ix := New(embedCatalog(t))
 	ctx := context.Background()
 	for _, c := range []struct{ query, want string }{
@@ -142,7 +142,7 @@ func TestEmbeddingsRanking(t *testing.T) {
 // The arguments are checked as Index.ToolSearch checks them, before any request.
 func TestEmbeddingsToolSearchArguments(t *testing.T) {
 	fake := fakellm.StartEmbeddings(t, nil)
-	e, _ := newTestEmbeddings(t, fake, EmbeddingsOptions{})
+	e, _ := newTestEmbeddings(t, fake, EmbeddingsOptions{}, openai.EmbedderOptions{})
 	ix := New(embedCatalog(t))
 	for _, c := range []struct {
 		query string
@@ -163,7 +163,7 @@ func TestEmbeddingsToolSearchArguments(t *testing.T) {
 // catalog change only the tools that changed (and the query).
 func TestEmbeddingsCache(t *testing.T) {
 	fake := fakellm.StartEmbeddings(t, nil)
-	e, _ := newTestEmbeddings(t, fake, EmbeddingsOptions{Batch: 4})
+	e, _ := newTestEmbeddings(t, fake, EmbeddingsOptions{Batch: 4}, openai.EmbedderOptions{})
 	tools := embedCatalog(t)
 	ix := New(tools)
 	ctx := context.Background()
@@ -204,7 +204,7 @@ func TestEmbeddingsCache(t *testing.T) {
 // Searches at once on a fresh catalog embed each tool once between them.
 func TestEmbeddingsConcurrent(t *testing.T) {
 	fake := fakellm.StartEmbeddings(t, nil)
-	e, _ := newTestEmbeddings(t, fake, EmbeddingsOptions{})
+	e, _ := newTestEmbeddings(t, fake, EmbeddingsOptions{}, openai.EmbedderOptions{})
 	tools := embedCatalog(t)
 	ix := New(tools)
 	var wg sync.WaitGroup
@@ -234,7 +234,7 @@ func TestEmbeddingsFallback(t *testing.T) {
 			t.Fatal(err)
 		}
 		dead.Close()
-		e, log := newTestEmbeddings(t, dead, EmbeddingsOptions{MaxRetries: -1})
+		e, log := newTestEmbeddings(t, dead, EmbeddingsOptions{}, openai.EmbedderOptions{MaxRetries: -1})
 		ix := New(embedCatalog(t))
 		for range 3 {
 			checkFallback(t, e, ix, "hire an automobile")
@@ -246,7 +246,7 @@ func TestEmbeddingsFallback(t *testing.T) {
 	})
 	t.Run("500 then recovered", func(t *testing.T) {
 		fake, failing := loadingEmbeddings(t)
-		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{MaxRetries: -1, Cooldown: time.Hour})
+		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{Cooldown: time.Hour}, openai.EmbedderOptions{MaxRetries: -1})
 		ix := New(embedCatalog(t))
 		checkFallback(t, e, ix, "hire an automobile")
 		checkFallback(t, e, ix, "put on some music")
@@ -270,7 +270,7 @@ func TestEmbeddingsFallback(t *testing.T) {
 	})
 	t.Run("timeout", func(t *testing.T) {
 		fake := fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Delay: time.Minute})
-		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{MaxRetries: -1, Timeout: 100 * time.Millisecond})
+		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{Timeout: 100 * time.Millisecond}, openai.EmbedderOptions{MaxRetries: -1})
 		checkFallback(t, e, New(embedCatalog(t)), "hire an automobile")
 		if !strings.Contains(log.String(), "context deadline exceeded") {
 			t.Errorf("want a warning naming the timeout:\n%s", log)
@@ -278,7 +278,7 @@ func TestEmbeddingsFallback(t *testing.T) {
 	})
 	t.Run("caller gone", func(t *testing.T) {
 		fake := fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Delay: time.Minute})
-		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{MaxRetries: -1})
+		e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{}, openai.EmbedderOptions{MaxRetries: -1})
 		cctx, cancel := context.WithCancel(ctx)
 		go func() {
 			for len(fake.Requests()) == 0 {
@@ -317,7 +317,7 @@ func TestEmbeddingsKeyNotLogged(t *testing.T) {
 	fake := fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Fail: func(r fakellm.EmbeddingsRequest) (int, string) {
 		return http.StatusUnauthorized, "Incorrect API key provided: " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}})
-	e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{APIKey: key, MaxRetries: -1})
+	e, log := newTestEmbeddings(t, fake, EmbeddingsOptions{}, openai.EmbedderOptions{APIKey: key, MaxRetries: -1})
 	checkFallback(t, e, New(embedCatalog(t)), "music")
 	if reqs := fake.Requests(); len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer "+key {
 		t.Fatalf("requests = %+v", reqs)
@@ -328,54 +328,25 @@ func TestEmbeddingsKeyNotLogged(t *testing.T) {
 }
 
 func TestNewEmbeddingsErrors(t *testing.T) {
+	emb, err := openai.NewEmbedder(openai.EmbedderOptions{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		opts EmbeddingsOptions
 		want string
 	}{
-		{EmbeddingsOptions{}, "search: embeddings need a model name (EmbeddingsOptions.Model)"},
-		{EmbeddingsOptions{Model: "m", BaseURL: "localhost:1234"}, `search: embeddings base URL "localhost:1234" is not an http(s) URL`},
-		{EmbeddingsOptions{Model: "m", Weight: 1.5}, "search: embeddings weight 1.5: want above 0 and at most 1"},
-		{EmbeddingsOptions{Model: "m", Weight: -0.1}, "search: embeddings weight -0.1: want above 0 and at most 1"},
-		{EmbeddingsOptions{Model: "m", MaxRetries: -2}, "search: embeddings MaxRetries -2"},
+		{EmbeddingsOptions{}, "search: embeddings need an Embedder (EmbeddingsOptions.Embedder)"},
+		{EmbeddingsOptions{Embedder: emb, Weight: 1.5}, "search: embeddings weight 1.5: want above 0 and at most 1"},
+		{EmbeddingsOptions{Embedder: emb, Weight: -0.1}, "search: embeddings weight -0.1: want above 0 and at most 1"},
 	} {
 		if _, err := NewEmbeddings(c.opts); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("NewEmbeddings(%+v) = %v, want %q", c.opts, err, c.want)
 		}
 	}
-	e, err := NewEmbeddings(EmbeddingsOptions{Model: "m"})
-	if err != nil || e.opts.Weight != DefaultEmbeddingsWeight || e.base != DefaultEmbeddingsBaseURL || e.opts.Timeout != DefaultEmbeddingsTimeout {
+	e, err := NewEmbeddings(EmbeddingsOptions{Embedder: emb})
+	if err != nil || e.opts.Weight != DefaultEmbeddingsWeight || e.name != openai.DefaultBaseURL+" (model m)" || e.opts.Timeout != DefaultEmbeddingsTimeout {
 		t.Errorf("defaults: %+v, %v", e, err)
-	}
-}
-
-// In deferred mode, tool_search uses the policy's embeddings; tool_search_regex does
-// not.
-func TestDeferredEmbeddings(t *testing.T) {
-	fake := fakellm.StartEmbeddings(t, nil)
-	e, _ := newTestEmbeddings(t, fake, EmbeddingsOptions{})
-	l := tool.NewLocal()
-	for _, c := range embedCatalog(t) {
-		if err := l.AddRaw(c.Name, c.Description, c.InputSchema, func(context.Context, json.RawMessage) (*tool.Result, error) {
-			return tool.TextResult("ran"), nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v := NewDeferred(l, Policy{Mode: Always, Embeddings: e}).View(nil, nil)
-	t.Cleanup(func() { v.Close() })
-	text, isErr := callText(t, v, SearchToolName, `{"query": "hire an automobile", "limit": 2}`)
-	if isErr || !strings.Contains(text, "Found 2 tools") || !strings.Contains(text, "\nrent_car") || strings.Index(text, "rent_car") > strings.Index(text, "\n\n")+3 {
-		t.Errorf("tool_search:\n%s", text)
-	}
-	if !slices.Contains(v.Loaded(), "rent_car") {
-		t.Errorf("loaded %q, want rent_car", v.Loaded())
-	}
-	n := len(fake.Inputs())
-	if text, _ := callText(t, v, RegexToolName, `{"pattern": "car"}`); !strings.Contains(text, "rent_car") {
-		t.Errorf("tool_search_regex:\n%s", text)
-	}
-	if len(fake.Inputs()) != n {
-		t.Errorf("tool_search_regex asked the embeddings endpoint")
 	}
 }
 
@@ -386,7 +357,11 @@ func TestEmbeddingsNilLoggerIsQuiet(t *testing.T) {
 	fake, failing := loadingEmbeddings(t)
 	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(client.CloseIdleConnections)
-	e, err := NewEmbeddings(EmbeddingsOptions{BaseURL: fake.URL, Model: "fake-embed", HTTPClient: client, MaxRetries: -1})
+	emb, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: fake.URL, Model: "fake-embed", HTTPClient: client, MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEmbeddings(EmbeddingsOptions{Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,11 +73,17 @@ func Summary(t tool.Tool) string {
 	if t.Server != "" {
 		fmt.Fprintf(&b, " (server %s)", t.Server)
 	}
-	if d := cut(strings.Join(strings.Fields(t.Description), " "), DescriptionLen); d != "" {
+	if d := Description(t); d != "" {
 		b.WriteString(": " + d)
 	}
 	b.WriteString("\n  parameters: " + Params(t))
 	return b.String()
+}
+
+// Description is a tool's description on one line, cut to DescriptionLen
+// characters, as Summary gives it.
+func Description(t tool.Tool) string {
+	return cut(strings.Join(strings.Fields(t.Description), " "), DescriptionLen)
 }
 
 // Params is a tool's parameters on one line, the required ones first, then by

@@ -8,11 +8,11 @@ import (
 	"slices"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/llm/anthropic"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
-	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/session/postgres"
 	"github.com/switchboard-mcp/switchboard/session/sqlite"
@@ -78,13 +78,13 @@ func (a *app) openStore(ctx context.Context, ss config.SessionSettings) (session
 // threshold or share of the model's context window, the tools pinned by d's globs
 // (exposed names) and by each server's "pinned" (original names), and the
 // embeddings endpoint of "switchboard.search" when one is configured.
-func (a *app) deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms config.ModelSettings) (*search.Policy, error) {
-	p := &search.Policy{Threshold: d.Threshold, Share: d.Share, ContextWindow: ms.ContextWindow}
+func (a *app) deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms config.ModelSettings) (*deferred.Policy, error) {
+	p := &deferred.Policy{Threshold: d.Threshold, Share: d.Share, ContextWindow: ms.ContextWindow}
 	switch d.Mode {
 	case config.DeferredAlways:
-		p.Mode = search.Always
+		p.Mode = deferred.Always
 	case config.DeferredNever:
-		p.Mode = search.Never
+		p.Mode = deferred.Never
 	}
 	if len(d.Pinned) > 0 || slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return len(s.Pinned) > 0 }) {
 		p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(d, t.Server, t.OriginalName, t.Name) }

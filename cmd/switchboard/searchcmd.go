@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/search"
 )
 
@@ -168,7 +169,7 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 // when es is nil or its key is missing: embeddings are never required. The API key
 // is read from the variable es names (OPENAI_API_KEY by default) and registered as a
 // secret, so that no log line or error shows it. For whatever ranks tools in words:
-// switchboard search, and search.Policy.Embeddings in deferred mode.
+// switchboard search, and deferred.Policy.Embeddings in deferred mode.
 func newEmbeddings(es *config.EmbeddingsSettings, log *slog.Logger) (*search.Embeddings, error) {
 	if es == nil {
 		return nil, nil
@@ -184,7 +185,11 @@ func newEmbeddings(es *config.EmbeddingsSettings, log *slog.Logger) (*search.Emb
 		log.Warn("switchboard.search.embeddings: $" + env + " is not set and OpenAI's API needs a key; tool search ranks by words alone")
 		return nil, nil
 	}
-	e, err := search.NewEmbeddings(search.EmbeddingsOptions{BaseURL: es.BaseURL, APIKey: key, Model: es.Model, Weight: es.Weight, Logger: log})
+	embedder, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: es.BaseURL, APIKey: key, Model: es.Model})
+	if err != nil {
+		return nil, usageError("switchboard.search.embeddings: %v", err)
+	}
+	e, err := search.NewEmbeddings(search.EmbeddingsOptions{Embedder: embedder, Weight: es.Weight, Logger: log})
 	if err != nil {
 		return nil, usageError("switchboard.search.embeddings: %v", err)
 	}

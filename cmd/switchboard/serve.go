@@ -13,10 +13,10 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 )
 
@@ -208,10 +208,9 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 			ln.Close()
 			return err
 		}
-		catalog := s.catalog.Deferred(*policy)
 		opts.Model = ms.Name // what GET /v1/models lists
 		opts.NewAgent = func(hooks api.AgentHooks) *agent.Agent {
-			return a.newServeAgent(s, model, janitor.Store(), ms, as, catalog, hooks)
+			return a.newServeAgent(s, model, janitor.Store(), ms, as, policy, hooks)
 		}
 	}
 	srv, err := api.New(opts)
@@ -256,11 +255,12 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 // newServeAgent is the agent that runs the API's session turns: the config's model
 // and agent settings over the hub's catalog, with the API's hooks.
 func (a *app) newServeAgent(s *service, model llm.Model, store session.Store, ms config.ModelSettings, as config.AgentSettings,
-	catalog *search.Deferred, hooks api.AgentHooks) *agent.Agent {
+	policy *deferred.Policy, hooks api.AgentHooks) *agent.Agent {
 	return agent.New(agent.Options{
 		Model:         model,
 		Tools:         s.hub,
-		Catalog:       catalog,
+		Deferred:      policy,
+		Catalog:       s.catalog,
 		NativeSearch:  as.Deferred.Native,
 		Store:         store,
 		System:        as.System,

@@ -10,9 +10,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/hub"
-	"github.com/switchboard-mcp/switchboard/search"
 )
 
 // service is the start-up and shut-down that the long-running commands (mcp, and the
@@ -26,7 +26,7 @@ type service struct {
 	cfg *config.Config // as loaded at start; the hub follows the file's changes
 	hub *hub.Hub
 	// catalog is the hub's search index, one for the gateway, the API and the agent.
-	catalog *search.Catalog
+	catalog *deferred.Catalog
 	file    configFile
 	watch   time.Duration
 	// deferred, if set, is the gateway's deferred mode from the command line (mcp
@@ -55,7 +55,7 @@ func (a *app) openService(watch time.Duration) (*service, error) {
 		return nil, err
 	}
 	s.cfg, s.hub = cfg, hub.New(cfg, &hub.Options{Logger: a.log})
-	s.catalog = search.Follow(s.hub) // nothing is indexed until a search
+	s.catalog = deferred.Follow(s.hub) // nothing is indexed until a search
 	return s, nil
 }
 
@@ -107,8 +107,8 @@ func (s *service) deferredMode() string {
 	return config.DeferredNever
 }
 
-// gatewayPolicy is the gateway's deferred mode as search.Policy, or nil.
-func (s *service) gatewayPolicy() (*search.Policy, error) {
+// gatewayPolicy is the gateway's deferred mode as deferred.Policy, or nil.
+func (s *service) gatewayPolicy() (*deferred.Policy, error) {
 	d := s.gatewayDeferred()
 	if d == nil {
 		return nil, nil

@@ -132,25 +132,7 @@ func New(opts Options) (*Model, error) {
 	if opts.MaxRetries < -1 {
 		return nil, fmt.Errorf("openai: MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", opts.MaxRetries)
 	}
-	client := opts.HTTPClient
-	if client == nil {
-		client = llm.NewHTTPClient(llm.HeaderTimeout)
-	}
-	// Not sdk.NewClient: it would add OPENAI_* settings from the environment (a key
-	// sent to a server it was not meant for). The service takes exactly these.
-	ro := []option.RequestOption{
-		option.WithBaseURL(base),
-		option.WithHTTPClient(client),
-	}
-	if opts.APIKey != "" {
-		ro = append(ro, option.WithAPIKey(opts.APIKey))
-	}
-	switch {
-	case opts.MaxRetries < 0:
-		ro = append(ro, option.WithMaxRetries(0))
-	case opts.MaxRetries > 0:
-		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
-	}
+	ro := requestOptions(base, opts.APIKey, opts.MaxRetries, opts.HTTPClient)
 	if opts.Logger != nil {
 		ro = append(ro, option.WithMiddleware(logStatus(opts.Logger, base)))
 	}
@@ -167,6 +149,31 @@ func New(opts Options) (*Model, error) {
 		responses:        responses.NewResponseService(rro...),
 		rtools:           llm.Definitions{Provider: format.OpenAIResponses},
 	}, nil
+}
+
+// requestOptions are what every service of this package is made with: the base
+// URL, the HTTP client (nil: llm.NewHTTPClient's), the key when there is one and
+// the retries (-1 none, 0 the SDK's default). Not sdk.NewClient: it would add
+// OPENAI_* settings from the environment (a key sent to a server it was not meant
+// for). The services take exactly these.
+func requestOptions(base, apiKey string, maxRetries int, client *http.Client) []option.RequestOption {
+	if client == nil {
+		client = llm.NewHTTPClient(llm.HeaderTimeout)
+	}
+	ro := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithHTTPClient(client),
+	}
+	if apiKey != "" {
+		ro = append(ro, option.WithAPIKey(apiKey))
+	}
+	switch {
+	case maxRetries < 0:
+		ro = append(ro, option.WithMaxRetries(0))
+	case maxRetries > 0:
+		ro = append(ro, option.WithMaxRetries(maxRetries))
+	}
+	return ro
 }
 
 // isOpenAIHost reports whether the server is OpenAI's own (or Azure OpenAI's).

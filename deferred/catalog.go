@@ -1,15 +1,16 @@
-package search
+package deferred
 
 import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // Catalog is a toolset's search index, kept up to date lazily: after the toolset
 // changes, the next search indexes what changed (Index.Update). One Catalog serves
-// every Deferred made from it (Catalog.Deferred), whatever their policies, and the
+// every Views made from it (Catalog.Views), whatever their policies, and the
 // HTTP API's search, so that a process indexes its catalog once. A Catalog starts
 // no goroutine; it is safe for concurrent use.
 type Catalog struct {
@@ -29,16 +30,16 @@ type catalogBase struct {
 	byName map[string]int
 	prev   *catalogBase // the snapshot whose index to update, until this one's is built
 	ixOnce sync.Once
-	ix     atomic.Pointer[Index]
+	ix     atomic.Pointer[search.Index]
 }
 
-func (c *catalogBase) index() *Index {
+func (c *catalogBase) index() *search.Index {
 	c.ixOnce.Do(func() {
-		var ix *Index
+		var ix *search.Index
 		if old := c.prev.built(); old != nil {
 			ix = old.Update(c.tools)
 		} else {
-			ix = New(c.tools)
+			ix = search.New(c.tools)
 		}
 		c.ix.Store(ix)
 		c.prev = nil
@@ -47,7 +48,7 @@ func (c *catalogBase) index() *Index {
 }
 
 // built is the snapshot's index if it has been built (nil for a nil snapshot).
-func (c *catalogBase) built() *Index {
+func (c *catalogBase) built() *search.Index {
 	if c == nil {
 		return nil
 	}
@@ -84,7 +85,7 @@ func (c *Catalog) snapshot() *catalogBase {
 }
 
 // Index is the search index of the toolset now.
-func (c *Catalog) Index() *Index { return c.snapshot().index() }
+func (c *Catalog) Index() *search.Index { return c.snapshot().index() }
 
 // Inner is the toolset c follows.
 func (c *Catalog) Inner() tool.Toolset { return c.inner }

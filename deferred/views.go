@@ -1,4 +1,4 @@
-package search
+package deferred
 
 import (
 	"context"
@@ -10,68 +10,16 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// The names of the tools a deferred view offers in place of the catalog.
-const (
-	SearchToolName = "tool_search"       // ranked search in words
-	RegexToolName  = "tool_search_regex" // regular expression over names, descriptions, parameters
-	CallToolName   = "tool_call"         // call any catalog tool by name (Policy.CallTool)
-)
-
-// Defaults of a Policy's zero values: those of the config (config/defaults.go).
-const (
-	// DefaultThreshold is the catalog size from which Auto defers.
-	DefaultThreshold = config.DefaultDeferredThreshold
-	// DefaultContextWindow is the context window, in tokens, that Policy.Share is a
-	// share of when Policy.ContextWindow is 0.
-	DefaultContextWindow = config.DefaultContextWindow
-)
-
-// Mode says when a Deferred view shows the search tools instead of the catalog.
-type Mode int
-
-const (
-	// Auto defers a large catalog: Policy.Threshold tools or more, or, with a
-	// Policy.Share, definitions larger than that share of the context window.
-	Auto Mode = iota
-	// Always defers whatever the catalog's size.
-	Always
-	// Never shows the whole catalog: a Deferred view is then the catalog itself.
-	Never
-)
-
-// Policy configures a Deferred catalog. The zero value is Auto from DefaultThreshold
-// tools, nothing pinned, no tool_call.
-type Policy struct {
-	Mode Mode
-	// Threshold is Auto's tool count; 0 means DefaultThreshold.
-	Threshold int
-	// Share, when above 0, makes Auto defer when the definitions' estimated tokens
-	// (their JSON size over four) exceed this share of ContextWindow, whatever the
-	// count.
-	Share float64
-	// ContextWindow is the model's context window in tokens; 0 means
-	// DefaultContextWindow.
-	ContextWindow int
-	// Pinned reports the tools that are always shown; nil pins none.
-	Pinned func(tool.Tool) bool
-	// CallTool adds tool_call(name, arguments), which calls any catalog tool by its
-	// exposed name: for MCP clients that never re-list their tools after a search.
-	CallTool bool
-	// Embeddings, when set, ranks tool_search (not tool_search_regex) by meaning as
-	// well as words; when its endpoint fails, the words alone answer.
-	Embeddings *Embeddings
-}
-
-// Deferred is a catalog (any tool.Toolset, normally a hub) seen in deferred mode:
-// sessions get a View each, which lists the search tools, the pinned tools and the
-// tools that session has found, and calls any catalog tool by name. Its index is its
-// Catalog's, shared with every Deferred made from that Catalog. A Deferred starts no
-// goroutine; it is safe for concurrent use.
-type Deferred struct {
+// Views is a catalog (any tool.Toolset, normally a hub) seen in deferred mode under
+// one Policy: sessions get a View each, which lists the search tools, the pinned
+// tools and the tools that session has found, and calls any catalog tool by name.
+// Its index is its Catalog's, shared with every Views made from that Catalog. A
+// Views starts no goroutine; it is safe for concurrent use.
+type Views struct {
 	cat    *Catalog
 	inner  tool.Toolset
 	policy Policy
@@ -79,22 +27,22 @@ type Deferred struct {
 	cur    atomic.Pointer[catalogSnap]
 }
 
-// NewDeferred returns inner in deferred mode under p, with a Catalog of its own;
-// Catalog.Deferred shares one.
-func NewDeferred(inner tool.Toolset, p Policy) *Deferred { return Follow(inner).Deferred(p) }
+// New returns inner in deferred mode under p, with a Catalog of its own;
+// Catalog.Views shares one.
+func New(inner tool.Toolset, p Policy) *Views { return Follow(inner).Views(p) }
 
-// Deferred returns the catalog in deferred mode under p, sharing c's index.
-func (c *Catalog) Deferred(p Policy) *Deferred {
+// Views returns the catalog in deferred mode under p, sharing c's index.
+func (c *Catalog) Views(p Policy) *Views {
 	if p.Threshold <= 0 {
 		p.Threshold = DefaultThreshold
 	}
 	if p.ContextWindow <= 0 {
 		p.ContextWindow = DefaultContextWindow
 	}
-	return &Deferred{cat: c, inner: c.inner, policy: p}
+	return &Views{cat: c, inner: c.inner, policy: p}
 }
 
-// catalogSnap is a catalog snapshot with what this Deferred's policy derives from
+// catalogSnap is a catalog snapshot with what this Views' policy derives from
 // it.
 type catalogSnap struct {
 	*catalogBase
@@ -104,7 +52,7 @@ type catalogSnap struct {
 }
 
 // snapshot is the catalog now, derived again when it has changed.
-func (d *Deferred) snapshot() *catalogSnap {
+func (d *Views) snapshot() *catalogSnap {
 	base := d.cat.snapshot()
 	if c := d.cur.Load(); c != nil && c.catalogBase == base {
 		return c
@@ -127,7 +75,7 @@ func (d *Deferred) snapshot() *catalogSnap {
 }
 
 // defers decides the mode for a catalog.
-func (d *Deferred) defers(tools []tool.Tool) bool {
+func (d *Views) defers(tools []tool.Tool) bool {
 	switch d.policy.Mode {
 	case Always:
 		return true
@@ -152,25 +100,25 @@ func EstimateTokens(tools []tool.Tool) int {
 
 // Active reports whether the catalog is deferred now (it depends on its size in
 // Auto mode).
-func (d *Deferred) Active() bool { return d.snapshot().active }
+func (d *Views) Active() bool { return d.snapshot().active }
 
 // Index is the search index of the catalog now.
-func (d *Deferred) Index() *Index { return d.cat.Index() }
+func (d *Views) Index() *search.Index { return d.cat.Index() }
 
 // Catalog is the search catalog d's index comes from.
-func (d *Deferred) Catalog() *Catalog { return d.cat }
+func (d *Views) Catalog() *Catalog { return d.cat }
 
 // Policy is the policy d was made with, its defaults filled in.
-func (d *Deferred) Policy() Policy { return d.policy }
+func (d *Views) Policy() Policy { return d.policy }
 
 // Inner is the catalog d defers.
-func (d *Deferred) Inner() tool.Toolset { return d.inner }
+func (d *Views) Inner() tool.Toolset { return d.inner }
 
 // View is one session's view of a deferred catalog: its own set of loaded tools.
 // save, when not nil, is called with the whole set (sorted) each time it grows, so
 // that it can persist with the session. A View is a tool.Toolset; Close stops the
 // goroutine that Changed starts.
-func (d *Deferred) View(loaded []string, save func(loaded []string)) *View {
+func (d *Views) View(loaded []string, save func(loaded []string)) *View {
 	v := &View{d: d, save: save, loaded: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
 	for _, n := range loaded {
 		v.loaded[n] = true
@@ -178,9 +126,9 @@ func (d *Deferred) View(loaded []string, save func(loaded []string)) *View {
 	return v
 }
 
-// View is a session's deferred toolset; see Deferred.View.
+// View is a session's deferred toolset; see Views.View.
 type View struct {
-	d    *Deferred
+	d    *Views
 	save func([]string)
 
 	mu      sync.Mutex
@@ -306,12 +254,12 @@ func (v *View) search(ctx context.Context, c *catalogSnap, name string, raw json
 	limit := 0
 	if a.Limit != nil {
 		if *a.Limit != float64(int(*a.Limit)) || *a.Limit < 1 {
-			return tool.ErrorResult("limit %v is not a whole number from 1 to %d: give one, or leave it out", *a.Limit, MaxLimit)
+			return tool.ErrorResult("limit %v is not a whole number from 1 to %d: give one, or leave it out", *a.Limit, search.MaxLimit)
 		}
 		limit = int(*a.Limit)
 	}
 	var (
-		found []Result
+		found []search.Result
 		err   error
 		asked string
 	)
@@ -354,7 +302,7 @@ type Found struct {
 
 // results words a search's results for the model: what was found, that it is
 // loaded, and how to call it.
-func (v *View) results(name, asked string, found []Result) *tool.Result {
+func (v *View) results(name, asked string, found []search.Result) *tool.Result {
 	var b strings.Builder
 	if len(found) == 0 {
 		fmt.Fprintf(&b, "No tools matched %q. ", asked)
@@ -374,9 +322,9 @@ func (v *View) results(name, asked string, found []Result) *tool.Result {
 	fmt.Fprintf(&b, "Found %d tool%s for %q, best first, now loaded: %s.\n", len(found), plural(len(found)), asked, how)
 	list := make([]Found, len(found))
 	for i, r := range found {
-		fmt.Fprintf(&b, "\n%s", Summary(r.Tool))
-		list[i] = Found{Name: r.Tool.Name, Server: r.Tool.Server, Description: cut(strings.Join(strings.Fields(r.Tool.Description), " "), DescriptionLen),
-			Parameters: Params(r.Tool), Score: r.Score}
+		fmt.Fprintf(&b, "\n%s", search.Summary(r.Tool))
+		list[i] = Found{Name: r.Tool.Name, Server: r.Tool.Server, Description: search.Description(r.Tool),
+			Parameters: search.Params(r.Tool), Score: r.Score}
 	}
 	res := tool.TextResult(b.String())
 	res.StructuredContent = map[string]any{"tools": list}
@@ -473,7 +421,7 @@ func (v *View) Close() error {
 
 // metaTools are the definitions of the search tools (and tool_call) for a catalog:
 // their descriptions say how many tools there are and from which servers.
-func (d *Deferred) metaTools(tools []tool.Tool) []tool.Tool {
+func (d *Views) metaTools(tools []tool.Tool) []tool.Tool {
 	servers := map[string]bool{}
 	for _, t := range tools {
 		if t.Server != "" {
@@ -505,14 +453,14 @@ func (d *Deferred) metaTools(tools []tool.Tool) []tool.Tool {
 				"Describe the task, e.g. \"create a GitHub issue\" or \"weather forecast for a city\". "+
 				"Returns the best matches with their parameters. %s", about, loads),
 			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"query":{"type":"string","description":"What the tool should do, in a few words."},`+
-				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return (default %d)."}},"required":["query"]}`, MaxLimit, DefaultSearchLimit)),
+				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return (default %d)."}},"required":["query"]}`, search.MaxLimit, search.DefaultSearchLimit)),
 		},
 		{
 			Name: RegexToolName, OriginalName: RegexToolName,
 			Description: fmt.Sprintf("Find tools in the catalog (%s) whose name, description or parameters match a regular expression, "+
-				"case-insensitively (RE2 syntax, at most %d characters), e.g. \"github.*issue\" or \"^slack_\". %s", about, MaxPatternLen, loads),
+				"case-insensitively (RE2 syntax, at most %d characters), e.g. \"github.*issue\" or \"^slack_\". %s", about, search.MaxPatternLen, loads),
 			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"pattern":{"type":"string","description":"A regular expression."},`+
-				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return (default %d)."}},"required":["pattern"]}`, MaxLimit, DefaultRegexLimit)),
+				`"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"How many tools to return (default %d)."}},"required":["pattern"]}`, search.MaxLimit, search.DefaultRegexLimit)),
 		},
 	}
 	if d.policy.CallTool {

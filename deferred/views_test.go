@@ -1,4 +1,4 @@
-package search
+package deferred
 
 import (
 	"context"
@@ -12,6 +12,33 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/tool"
 )
+
+func schema(t *testing.T, props map[string]string, required ...string) json.RawMessage {
+	t.Helper()
+	p := map[string]any{}
+	for n, typ := range props {
+		p[n] = map[string]any{"type": typ, "description": "the " + n}
+	}
+	b, err := json.Marshal(map[string]any{"type": "object", "properties": p, "required": required})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// catalog is a few tools of several servers, as search's tests have them.
+func catalog(t *testing.T) []tool.Tool {
+	return []tool.Tool{
+		{Name: "github_create_issue", OriginalName: "create_issue", Server: "github", Description: "Create a new issue in a repository.",
+			InputSchema: schema(t, map[string]string{"repo": "string", "title": "string", "body": "string"}, "repo", "title")},
+		{Name: "github_list_issues", OriginalName: "list_issues", Server: "github", Description: "List issues of a repository.",
+			InputSchema: schema(t, map[string]string{"repo": "string", "state": "string"}, "repo")},
+		{Name: "weather_get_forecast", OriginalName: "getForecast", Server: "weather", Description: "Get the weather forecast for a city.",
+			InputSchema: schema(t, map[string]string{"city": "string", "days": "integer"}, "city")},
+		{Name: "dns_lookup", OriginalName: "lookup", Server: "dns", Description: "Resolve a DNS zone's records.",
+			InputSchema: schema(t, map[string]string{"zone": "string", "format": "string"}, "zone")},
+	}
+}
 
 // localCatalog is a tool.Local with the test catalog's tools, each answering with
 // its own name, plus n filler tools.
@@ -73,7 +100,7 @@ func TestDeferredModes(t *testing.T) {
 		{"share over", large, Policy{Share: 0.001}, true},
 		{"share of a small window", large, Policy{Share: 0.10, ContextWindow: 4000}, true},
 	} {
-		d := NewDeferred(c.inner, c.policy)
+		d := New(c.inner, c.policy)
 		if got := d.Active(); got != c.want {
 			t.Errorf("%s: Active() = %v, want %v (%d tools, ~%d tokens)", c.name, got, c.want, len(c.inner.Tools()), EstimateTokens(c.inner.Tools()))
 		}
@@ -92,7 +119,7 @@ func TestDeferredModes(t *testing.T) {
 func TestDeferredSearchLoads(t *testing.T) {
 	inner := localCatalog(t, 20)
 	var saved [][]string
-	d := NewDeferred(inner, Policy{Pinned: func(t tool.Tool) bool { return t.Name == "dns_lookup" }})
+	d := New(inner, Policy{Pinned: func(t tool.Tool) bool { return t.Name == "dns_lookup" }})
 	v := d.View([]string{"filler_007"}, func(l []string) { saved = append(saved, l) })
 	defer v.Close()
 	want := []string{SearchToolName, RegexToolName, "dns_lookup", "filler_007"}
@@ -139,7 +166,7 @@ func TestDeferredSearchLoads(t *testing.T) {
 }
 
 func TestDeferredErrorsForTheModel(t *testing.T) {
-	v := NewDeferred(localCatalog(t, 20), Policy{CallTool: true}).View(nil, nil)
+	v := New(localCatalog(t, 20), Policy{CallTool: true}).View(nil, nil)
 	for _, c := range []struct{ name, args, want string }{
 		{SearchToolName, `{"query": "  "}`, "query is empty"},
 		{SearchToolName, `{}`, `needs "query"`},
@@ -171,7 +198,7 @@ func TestDeferredErrorsForTheModel(t *testing.T) {
 // returns, with the index following the catalog.
 func TestDeferredFollowsCatalog(t *testing.T) {
 	inner := localCatalog(t, 20)
-	d := NewDeferred(inner, Policy{})
+	d := New(inner, Policy{})
 	v := d.View([]string{"dns_lookup"}, nil)
 	if !slices.Contains(listed(v), "dns_lookup") {
 		t.Fatal("loaded tool not listed")
@@ -202,7 +229,7 @@ func TestDeferredFollowsCatalog(t *testing.T) {
 // Views of one catalog searched and loaded from many goroutines (run with -race).
 func TestDeferredConcurrent(t *testing.T) {
 	inner := localCatalog(t, 200)
-	d := NewDeferred(inner, Policy{})
+	d := New(inner, Policy{})
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
@@ -228,7 +255,7 @@ func TestDeferredConcurrent(t *testing.T) {
 
 // The search tools tell the model what the catalog holds, in words it reads.
 func TestDeferredDescriptions(t *testing.T) {
-	tools := NewDeferred(localCatalog(t, 20), Policy{CallTool: true}).View(nil, nil).Tools()
+	tools := New(localCatalog(t, 20), Policy{CallTool: true}).View(nil, nil).Tools()
 	want := []string{
 		"Search the tool catalog (24 tools from the server local) in natural language",
 		"Find tools in the catalog (24 tools from the server local) whose name, description or parameters match",
@@ -249,8 +276,8 @@ func TestDeferredDescriptions(t *testing.T) {
 func TestCatalogShared(t *testing.T) {
 	inner := localCatalog(t, 20)
 	cat := Follow(inner)
-	always := cat.Deferred(Policy{Mode: Always, CallTool: true})
-	never := cat.Deferred(Policy{Mode: Never})
+	always := cat.Views(Policy{Mode: Always, CallTool: true})
+	never := cat.Views(Policy{Mode: Never})
 	ix := always.Index()
 	if never.Index() != ix || cat.Index() != ix {
 		t.Fatal("Deferreds of one Catalog built an index each")
