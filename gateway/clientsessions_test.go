@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // stateServer is an SDK server on loopback HTTP that records what its client asks
@@ -269,9 +270,14 @@ func TestSessionKnownBeforeItsIDGoesOut(t *testing.T) {
 	hs := httptest.NewServer(holdAfterInitialize{g.Handler(&gateway.HTTPOptions{SessionTimeout: timeout})})
 	t.Cleanup(hs.Close)
 	listening := stateClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"})
-	time.Sleep(3 * timeout)
+	// A quiet client that came after it: once its session is closed for being idle,
+	// the listening one's would have been too, had its stream gone uncounted.
+	quiet := stateClient(t, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", DisableStandaloneSSE: true})
+	testenv.WaitFor(t, "the quiet client's session closed", 30*timeout, func() bool {
+		return !slices.Contains(sessionIDs(g), quiet.ID())
+	})
 	if ids := sessionIDs(g); !slices.Contains(ids, listening.ID()) {
-		t.Errorf("sessions %q after %s; the listening client's %q was closed", ids, 3*timeout, listening.ID())
+		t.Errorf("sessions %q once the quiet client's expired; the listening client's %q was closed", ids, listening.ID())
 	}
 }
 

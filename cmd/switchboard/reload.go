@@ -52,6 +52,13 @@ func (a *app) readConfigFile() configFile {
 func (a *app) followConfig(h *hub.Hub, f configFile, every time.Duration, hup <-chan os.Signal) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	if f.path != "" {
+		checks := "on SIGHUP only"
+		if every > 0 {
+			checks = "on SIGHUP and every " + every.String()
+		}
+		a.log.Debug("following the config file", "source", f.path, "checks", checks)
+	}
 	go func() {
 		defer close(done)
 		var tick <-chan time.Time

@@ -142,14 +142,19 @@ func TestMCPStdioReloadsOnSIGHUP(t *testing.T) {
 	defer cs.Close()
 	waitTools(ctx, t, cs, changed, demoToolsOf("clock", "notes"))
 
-	// Once running, a change of the file alone does nothing; SIGHUP applies it. The
-	// wait outlasts the two checks at the default --watch (1s) that would apply it if
-	// 0 were taken for the default.
-	s.writeConfig("mcp.json", `{"mcpServers": {"notes": `+notes+`}}`)
-	time.Sleep(2500 * time.Millisecond)
-	if names, _ := listedTools(ctx, t, cs); len(names) != len(demoTools) {
-		t.Fatalf("with --watch 0 the file's change applied without SIGHUP: %v", names)
+	// Once running, the file is checked on SIGHUP only: --watch 0 was not taken
+	// for the default (1s), which would apply a change by itself.
+	var checks []string
+	for line := range strings.Lines(g.stderr.String()) {
+		var rec struct{ Msg, Checks string }
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "following the config file" {
+			checks = append(checks, rec.Checks)
+		}
 	}
+	if !slices.Equal(checks, []string{"on SIGHUP only"}) {
+		t.Fatalf("following the config file: checks %q, want [on SIGHUP only]\n%s", checks, g.stderr.String())
+	}
+	s.writeConfig("mcp.json", `{"mcpServers": {"notes": `+notes+`}}`)
 	if err := g.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
