@@ -105,12 +105,10 @@ func (s *Server) turnOf(id string) *turn {
 	return s.turns[id]
 }
 
-// onEvent is the agent's OnEvent: each event goes to the stream of its session's turn.
+// onEvent is the agent's OnEvent: each event is observed, and goes to the stream of
+// its session's turn.
 func (s *Server) onEvent(e agent.Event) {
-	s.metrics.event(e)
-	if e.Kind == agent.ToolFinished {
-		s.recordTurnCall(e) // the recent calls of GET /v1/events: every turn's
-	}
+	s.observe(e, sourceSession)
 	t := s.turnOf(e.Session)
 	if t == nil {
 		return
@@ -125,6 +123,15 @@ func (s *Server) onEvent(e agent.Event) {
 			"isError": e.IsError, "durationMs": float64(e.Duration.Microseconds()) / 1000})
 	case agent.TurnUsage:
 		t.push("usage", e.Usage)
+	}
+}
+
+// observe is what the API takes of every turn's events, a session's or a chat
+// completion's (source): the metrics, and the recent calls of GET /v1/events.
+func (s *Server) observe(e agent.Event, source string) {
+	s.metrics.event(e)
+	if e.Kind == agent.ToolFinished {
+		s.recordTurnCall(e, source)
 	}
 }
 
