@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -78,10 +79,14 @@ type callLog struct {
 	subs map[*feed]struct{}
 }
 
-// record adds one call; text is the result's text, kept (shortened) when it failed.
+// record adds one call; text is the result's text, kept (shortened) when it failed,
+// with the secrets masked: a server may quote its own credentials in an error result,
+// as it may in a JSON-RPC error (which the hub masks), and the recent calls go to
+// whoever watches the dashboard. Masked before it is shortened, so that no cut
+// leaves the start of a secret unmasked.
 func (l *callLog) record(c callRecord, text string) {
 	if c.IsError {
-		c.Error = shorten(text, 300)
+		c.Error = shorten(logging.Redact(text), 300)
 	}
 	l.mu.Lock()
 	l.last++

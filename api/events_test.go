@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // watch opens GET /v1/events with the env's token; the stream is closed when the
@@ -225,5 +228,30 @@ func TestEventsToken(t *testing.T) {
 	e.do("GET", "/v1/calls", nil, "Authorization: ").want(t, http.StatusUnauthorized)
 	if strings.Contains(e.logs.String(), token) {
 		t.Errorf("the token is in the log:\n%s", e.logs)
+	}
+}
+
+// A failed call whose result quotes a configured secret (a server repeating its own
+// key in an error) is a recent call with the secret masked, in GET /v1/calls and the
+// events, as the same text is in a JSON-RPC error: it was shown in clear.
+func TestEventsCallsMaskSecrets(t *testing.T) {
+	t.Parallel()
+	const secret = "vault-key-Zq81xPw" // shaped like no well-known token: masked as configured
+	srv := testserver.Stdio(t, "vault")
+	srv.Env = map[string]string{"VAULT_KEY": secret}
+	logging.AddSecrets((&config.Config{Servers: []config.Server{srv}}).Secrets()...) // as serve does with its config
+	e := start(t, setup{servers: []config.Server{srv}})
+	s := e.watch()
+	s.until(t, "snapshot")
+	r := e.do("POST", "/v1/tools/fail/call", map[string]any{"arguments": map[string]string{"text": "the vault refused the key $VAULT_KEY"}})
+	r.want(t, http.StatusOK, `"isError": true`)
+	c := decodeEvent[eventCall](t, last(s.until(t, "call")))
+	if !c.IsError || c.Error != "the vault refused the key "+logging.Mask {
+		t.Errorf("call event's error %q, want the key masked", c.Error)
+	}
+	calls := e.do("GET", "/v1/calls", nil)
+	calls.want(t, http.StatusOK, "the vault refused the key "+logging.Mask)
+	if strings.Contains(calls.body, secret) {
+		t.Errorf("GET /v1/calls shows the secret: %s", calls.body)
 	}
 }
