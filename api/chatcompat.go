@@ -158,7 +158,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		res, err := s.runCompletion(r.Context(), id, opts)
 		if err != nil {
 			log.Info("chat completion failed", "error", err)
-			writeOpenAIError(w, turnError(err))
+			writeOpenAIError(w, s.completionError(err))
 			return
 		}
 		log.Info("chat completion done", "steps", len(res.Steps))
@@ -173,6 +173,15 @@ func (s *Server) runCompletion(ctx context.Context, id string, opts agent.TurnOp
 	t, err := s.agent.RunTurn(ctx, id, opts)
 	s.metrics.turnEnded(err)
 	return t, err
+}
+
+// completionError is turnError for a chat completion: one cancelled because the
+// server shuts down and its grace is over says so (nothing of it is kept).
+func (s *Server) completionError(err error) *apiError {
+	if s.shutDown(err) {
+		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the completion was cancelled; send the request again once the server is back")
+	}
+	return turnError(err)
 }
 
 // approveUnattended decides calls in a chat completion: nobody can be asked through
@@ -468,7 +477,7 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *com
 			sendText()
 			if o.err != nil {
 				log.Info("chat completion failed", "error", o.err)
-				e := turnError(o.err)
+				e := s.completionError(o.err)
 				if !started {
 					writeOpenAIError(w, e)
 					return

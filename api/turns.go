@@ -269,6 +269,21 @@ func turnError(err error) *apiError {
 	return errorf(http.StatusInternalServerError, "turn_failed", "%v", err)
 }
 
+// endedError is turnError for a turn that ran: one cancelled because the server shuts
+// down and its grace is over says so, and what was kept.
+func (s *Server) endedError(err error) *apiError {
+	if s.shutDown(err) {
+		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the turn was cancelled; "+
+			"what it completed is kept in the session (the calls it cut short are answered as interrupted); send the next message once the server is back")
+	}
+	return turnError(err)
+}
+
+// shutDown reports whether err is the cancellation of Shutdown, at the end of its grace.
+func (s *Server) shutDown(err error) bool {
+	return s.base.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
 // postMessage runs a turn with {"content": "…"}: a JSON reply with the answer and the
 // steps, or with "Accept: text/event-stream" the turn's events as they happen (text,
 // tool_call, tool_result, approval_required, usage, then done or error).
@@ -302,7 +317,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.endTurn(id, t)
 		if err != nil {
 			log.Info("turn failed", "error", err)
-			writeAPIError(w, r, turnError(err))
+			writeAPIError(w, r, s.endedError(err))
 			return
 		}
 		log.Info("turn done", "steps", len(res.Steps))
@@ -372,7 +387,7 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, t *turn, id,
 			send(t.take())
 			if o.err != nil {
 				log.Info("turn failed", "error", o.err)
-				e := turnError(o.err)
+				e := s.endedError(o.err)
 				if !started {
 					writeAPIError(w, r, e)
 					return
