@@ -103,7 +103,8 @@ type Server struct {
 	turnsMu sync.Mutex
 	turns   map[string]*turn // the turn running in each session, by session id
 
-	live liveState // GET /v1/events: the recent calls, the heartbeat (events.go)
+	live    liveState // GET /v1/events: the servers' changes, the recent calls, the heartbeat (events.go)
+	unwatch func()    // ends live.servers' subscription to the hub
 }
 
 // New builds the API. It fails only on a bad CORSOrigin, or an Options.Registry that
@@ -151,6 +152,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.handler = h
+	s.unwatch = opts.Hub.Subscribe(s.live.servers.observe)
 	s.srv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -201,6 +203,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		cancel()
 	}
 	s.metrics.stopCalls()
+	s.unwatch()
 	_ = s.srv.Close()
 	// Every handler returns once its context is done; none may outlive the Server.
 	<-s.all.idle()

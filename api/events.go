@@ -27,10 +27,12 @@ import (
 // can send headers (EventSource cannot), so no URL ever carries the token into a
 // log or a browser's history.
 
-// liveState is what the event streams share: the recent calls, and how often an idle
+// liveState is what the event streams share: the servers' changes (and whether they
+// flap), the recent calls, and how often an idle
 // stream gets a comment (keepAlive unless a test sets it, so that it need not wait
 // 15 s). The zero value is ready to use.
 type liveState struct {
+	servers   serverWatch
 	calls     callLog
 	heartbeat atomic.Int64 // a time.Duration; 0 is keepAlive
 }
@@ -237,10 +239,7 @@ func (s *Server) serverEventOf(c serverChange) serverEvent {
 // streamEvents serves GET /v1/events (see above).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	f := &feed{wake: make(chan struct{}, 1)}
-	unsubHub := s.opts.Hub.Subscribe(func(e upstream.Event) {
-		f.push(sseEvent{"server", serverChange{e}})
-	})
-	defer unsubHub()
+	defer s.live.servers.subscribe(f)()
 	defer s.live.calls.subscribe(f)()
 
 	rc := http.NewResponseController(w)

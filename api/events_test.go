@@ -56,6 +56,10 @@ type eventServer struct {
 	Restarts     int    `json:"restarts"`
 	Change       string `json:"change"`
 	ToolsChanged bool   `json:"toolsChanged"`
+	// Flapping and RecentRestarts: it lost its connection that often of late.
+	Flapping       bool       `json:"flapping"`
+	RecentRestarts int        `json:"recentRestarts"`
+	FlappingUntil  *time.Time `json:"flappingUntil"`
 }
 
 type eventCall struct {
@@ -254,4 +258,31 @@ func TestEventsCallsMaskSecrets(t *testing.T) {
 	if strings.Contains(calls.body, secret) {
 		t.Errorf("GET /v1/calls shows the secret: %s", calls.body)
 	}
+}
+
+// A server that keeps crashing is flapping: from its third lost connection within
+// five minutes, its "server" events and GET /v1/servers/{name} say so, with until
+// when (its ready state and growing restart count hid it); two are not enough.
+func TestServersFlapping(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{servers: []config.Server{testserver.Stdio(t, "ts")}})
+	s := e.watch()
+	s.until(t, "snapshot")
+	for i := 1; i <= 3; i++ {
+		e.do("POST", "/v1/tools/crash/call", nil) // the server exits: the call fails
+		var srv eventServer
+		for srv.State != "ready" {
+			srv = decodeEvent[eventServer](t, last(s.until(t, "server")))
+		}
+		if srv.Restarts != i || srv.RecentRestarts != i || srv.Flapping != (i == 3) || (srv.FlappingUntil != nil) != (i == 3) {
+			t.Errorf("ready again after crash %d: %+v, want %d restarts, flapping from the third", i, srv, i)
+		}
+	}
+	var srv eventServer
+	e.do("GET", "/v1/servers/ts", nil).decode(t, &srv)
+	if !srv.Flapping || srv.RecentRestarts != 3 || srv.FlappingUntil == nil || srv.FlappingUntil.Before(time.Now()) ||
+		srv.FlappingUntil.After(time.Now().Add(5*time.Minute)) {
+		t.Errorf("GET /v1/servers/ts = %+v, want flapping for up to 5 minutes", srv)
+	}
+	e.do("GET", "/v1/servers", nil).want(t, http.StatusOK, `"flapping": true`)
 }
