@@ -189,7 +189,7 @@
       updateServer(s, false);
     }
     for (const [name, v] of servers) {
-      if (!seen.has(name)) { v.card.remove(); servers.delete(name); }
+      if (!seen.has(name)) { clearTimeout(v.flapTimer); v.card.remove(); servers.delete(name); }
     }
     if (!snap.servers.length) box.textContent = "No servers configured.";
     $("calls").querySelector("tbody").textContent = "";
@@ -252,7 +252,9 @@
     clearTimeout(v.flapTimer);
     if (flapping && s.flappingUntil) {
       const wait = Math.max(Date.parse(s.flappingUntil) - Date.now(), 0) + 500;
-      v.flapTimer = setTimeout(() => updateServer({ ...s, flapping: false, flappingUntil: null, change: "" }, false), wait);
+      v.flapTimer = setTimeout(() => {
+        if (servers.get(s.name) === v) updateServer({ ...s, flapping: false, flappingUntil: null }, false);
+      }, wait);
     }
     if (s.serverName) facts.push(`${s.serverName} ${s.serverVersion || ""}`.trim());
     if (s.since) facts.push("since " + clock(s.since));
