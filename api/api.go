@@ -103,7 +103,8 @@ type Server struct {
 	turnsMu sync.Mutex
 	turns   map[string]*turn // the turn running in each session, by session id
 
-	live liveState // GET /v1/events: the recent calls, the heartbeat (events.go)
+	live    liveState // GET /v1/events: the servers' changes, the recent calls, the heartbeat (events.go)
+	unwatch func()    // ends live.servers' subscription to the hub
 }
 
 // New builds the API. It fails only on a bad CORSOrigin, or an Options.Registry that
@@ -151,6 +152,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.handler = h
+	s.unwatch = opts.Hub.Subscribe(s.live.servers.observe)
 	s.srv = &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -171,10 +173,16 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
+// answerGrace bounds the wait, once Shutdown has cancelled the requests still under
+// way, for them to answer (a turn's 503 "cancelled", a stream's error event) and for
+// their turns to store what they did, before every connection is closed.
+const answerGrace = 5 * time.Second
+
 // Shutdown stops accepting connections at once and cuts the open streams (they never
 // finish by themselves), lets the requests and turns under way finish until ctx is
-// done, then cancels them and closes every connection. It returns when every handler
-// has returned; the error says whether requests had to be cancelled.
+// done, then cancels them, lets them answer (at most answerGrace) and closes every
+// connection. It returns when every handler has returned; the error says whether
+// requests had to be cancelled.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.streamsMu.Lock()
 	s.closing = true
@@ -183,11 +191,19 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.streamsMu.Unlock()
 	err := s.srv.Shutdown(ctx) // returns once every connection is idle: responses sent
+	s.cancel()
 	if err != nil {
 		err = fmt.Errorf("api: requests still under way at the end of the grace, cancelled: %w", err)
+		// Closing the connections now would cut the answers of the requests just
+		// cancelled: a turn's client would get an empty reply, a stream no error
+		// event. Shutdown again waits for their responses to be sent (a handler's
+		// return is not enough: net/http writes what it buffered after it).
+		actx, cancel := context.WithTimeout(context.Background(), answerGrace)
+		_ = s.srv.Shutdown(actx)
+		cancel()
 	}
-	s.cancel()
 	s.metrics.stopCalls()
+	s.unwatch()
 	_ = s.srv.Close()
 	// Every handler returns once its context is done; none may outlive the Server.
 	<-s.all.idle()

@@ -118,8 +118,9 @@
 // # Dashboard and events
 //
 // GET / is a dashboard built into the binary (api/dashboard: one HTML, one script,
-// one style sheet; nothing fetched from elsewhere): the servers' live state, the
-// catalog with search and a form per tool, the recent calls, and a chat panel over
+// one style sheet; nothing fetched from elsewhere): the servers' live state (a server
+// that keeps losing its connection is "flapping"), the catalog with search and a form
+// per tool, the recent calls, and a chat panel over
 // the sessions API. It is served without the token and asks for it when the API
 // answers 401, then sends it as a bearer header. GET /v1/events is what keeps it live,
 // server-sent events anyone can follow: "snapshot" first, then "server" at each state

@@ -87,11 +87,23 @@ type serverInfo struct {
 	upstream.Status
 	Reason   string `json:"reason,omitempty"`
 	Required bool   `json:"required,omitempty"`
+	// RecentRestarts counts the connections it lost within flapWindow; Flapping says
+	// they are flapRestarts or more, until FlappingUntil unless it loses another
+	// (flapping.go).
+	RecentRestarts int        `json:"recentRestarts,omitempty"`
+	Flapping       bool       `json:"flapping,omitempty"`
+	FlappingUntil  *time.Time `json:"flappingUntil,omitempty"`
 }
 
 func (s *Server) serverInfo(st upstream.Status) serverInfo {
 	srv, _ := s.opts.Hub.Server(st.Name)
-	return serverInfo{Status: st, Reason: s.opts.Hub.NotReadyReason(st), Required: srv.Required}
+	info := serverInfo{Status: st, Reason: s.opts.Hub.NotReadyReason(st), Required: srv.Required}
+	var until time.Time
+	info.RecentRestarts, until = s.live.servers.flapping(st.Name)
+	if !until.IsZero() {
+		info.Flapping, info.FlappingUntil = true, &until
+	}
+	return info
 }
 
 func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
