@@ -60,6 +60,13 @@
 // keeps its tools listed, and a call to it waits for the new connection; a call is
 // sent again after a reconnect only when it provably never reached the server.
 //
+// Arguments that nest objects and arrays deeper than the config's "maxArgumentDepth"
+// (64 levels by default; [Options].MaxArgumentDepth overrides it) are refused with an
+// error result and never sent: a stdio server built on the MCP Go SDK ends its session
+// on a message nested 1,000 levels deep, and every call under way on it is lost with
+// it. [Hub.CheckArguments] tells a caller that answers its own client (an HTTP API, a
+// command line) beforehand.
+//
 // The MCP specification (2025-11-25, CallToolResult) asks servers to report a tool's
 // own failures in the result:
 //

@@ -37,6 +37,10 @@ type Options struct {
 	Upstream *upstream.Options
 	// Naming overrides the config's naming policy when set.
 	Naming config.Naming
+	// MaxArgumentDepth overrides the config's "maxArgumentDepth" when set: a call
+	// whose arguments nest objects and arrays deeper is refused before it reaches a
+	// server. 0 means the config's setting, else [config.DefaultMaxArgumentDepth].
+	MaxArgumentDepth int
 }
 
 // Hub is many upstream MCP servers as one tool.Toolset.
@@ -47,6 +51,10 @@ type Hub struct {
 	naming config.Naming
 	// fixedNaming: Options.Naming set the policy, so configs (and reloads) do not.
 	fixedNaming bool
+	// maxDepth is the arguments' nesting bound (0: the default); read by Call without
+	// h.mu. fixedDepth: Options set it, so configs do not.
+	maxDepth   atomic.Int64
+	fixedDepth bool
 
 	mu    sync.Mutex // guards sups, order, closed and catalog rebuilds
 	sups  map[string]*upstream.Supervisor
@@ -126,12 +134,14 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		log:         o.Logger,
 		naming:      o.Naming,
 		fixedNaming: o.Naming != "",
+		fixedDepth:  o.MaxArgumentDepth != 0,
 		sups:        map[string]*upstream.Supervisor{},
 		subs:        map[int]func(upstream.Event){},
 		subURIs:     map[tool.Key]string{},
 		holds:       map[tool.Key]int{},
 	}
 	h.peers.Store(&[]*peerLink{})
+	h.maxDepth.Store(int64(o.MaxArgumentDepth))
 	if o.Upstream != nil {
 		h.base = *o.Upstream
 	}
@@ -162,6 +172,9 @@ func (h *Hub) applySettings(st config.Settings) {
 	}
 	if !h.fixedNaming {
 		h.naming = st.Naming // "" means auto
+	}
+	if !h.fixedDepth {
+		h.maxDepth.Store(int64(st.MaxArgumentDepth)) // 0 means the default
 	}
 }
 
@@ -267,8 +280,9 @@ func (h *Hub) Lookup(name string) (tool.Tool, bool) {
 	return cat.tools[r.index], true
 }
 
-// Call routes one call by exposed name. Unknown tools and server failures come back as
-// error results that name the server; a Go error means the hub is closed.
+// Call routes one call by exposed name. Unknown tools, arguments nested past the
+// bound (see [Hub.CheckArguments]) and server failures come back as error results
+// that name the server; a Go error means the hub is closed.
 func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 	r, ok := h.cat.Load().routes[name]
 	if !ok {
@@ -280,6 +294,9 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 		}
 		return tool.ErrorResult("%s", h.UnknownTool(name).Error()), nil
 	}
+	if err := h.CheckArguments(args); err != nil {
+		return tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, err), nil
+	}
 	start := time.Now()
 	res, err := r.sup.Call(ctx, r.original, args)
 	if err != nil {
@@ -289,6 +306,15 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 	}
 	h.callObs.report(CallEvent{Server: r.sup.Name(), Tool: r.original, Name: name, Duration: time.Since(start), IsError: res.IsError})
 	return res, nil
+}
+
+// CheckArguments returns a *[tool.DepthError] when args nest objects and arrays
+// deeper than the hub's bound (Options.MaxArgumentDepth, else the config's
+// "maxArgumentDepth", else 64). Call refuses such arguments with an error result
+// before anything is sent; a caller that answers its own client (an HTTP API, a
+// command line) checks first to tell the client its request was wrong.
+func (h *Hub) CheckArguments(args json.RawMessage) error {
+	return tool.CheckDepth(args, int(h.maxDepth.Load()))
 }
 
 // Status reports every server in config order. A server whose supervisor has just
