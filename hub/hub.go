@@ -64,6 +64,9 @@ type Hub struct {
 	closed   bool
 	// promptWarned is the prompt collision last warned about (naming "never").
 	promptWarned string
+	// pins: the name each tool was exposed under since the start-up, kept while its
+	// server stays in the config (see keptNames).
+	pins map[tool.Key]string
 	// seen is each server's state as the last rebuild read it. A supervisor is
 	// ready a moment before the hub's rebuild puts its tools in the catalog; Status
 	// reports it ready only once that rebuild has run, so that a server shown ready
@@ -113,6 +116,9 @@ type Hub struct {
 type catalog struct {
 	tools  []tool.Tool
 	routes map[string]route
+	// startEnd: the catalog was built during the start-up, which ends then at the
+	// latest; its names are not yet kept (see keptNames). Zero after the start-up.
+	startEnd time.Time
 }
 
 type route struct {
@@ -427,6 +433,8 @@ func (h *Hub) rebuild() error {
 	}
 	entries := map[tool.Key]entry{}
 	var inputs []tool.NameInput
+	now := time.Now()
+	kept := h.keptNames(h.cat.Load(), now)
 	var live []liveServer
 	seen := make(map[string]upstream.State, len(h.order))
 	defer func() { h.seen = seen }() // also when the names collide: the states were read
@@ -447,7 +455,7 @@ func (h *Hub) rebuild() error {
 			}
 			k := tool.Key{Server: name, Tool: t.Name}
 			entries[k] = entry{s, t}
-			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != ""})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != "", Keep: kept[k]})
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
@@ -458,7 +466,7 @@ func (h *Hub) rebuild() error {
 	}
 	if err == nil {
 		var x *extras
-		if x, err = h.buildExtras(live); err == nil {
+		if x, err = h.buildExtras(live, kept != nil); err == nil {
 			if old := h.ext.Swap(x); !sameExtras(old, x) {
 				defer h.notifier.Notify()
 			}
@@ -467,7 +475,8 @@ func (h *Hub) rebuild() error {
 	if err != nil {
 		return err
 	}
-	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names))}
+	h.warnPrefixed(inputs, names, kept)
+	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names)), startEnd: h.startEnd(now)}
 	converted := make(map[*mcp.Tool]tool.Tool, len(inputs))
 	for _, in := range inputs {
 		e, exposed := entries[in.Key], names[in.Key]
@@ -481,6 +490,9 @@ func (h *Hub) rebuild() error {
 		cat.tools = append(cat.tools, t)
 	}
 	h.converted = converted
+	if cat.startEnd.IsZero() {
+		h.pin(cat)
+	}
 	old := h.cat.Swap(cat)
 	if !sameTools(old.tools, cat.tools) {
 		h.notifier.Notify()
