@@ -3,6 +3,7 @@
 package hub_test
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -93,6 +94,33 @@ func TestJoiningKeepsRunningNames(t *testing.T) {
 		if !slices.Contains(got, name) {
 			t.Errorf("%s renamed when memory and third left: %v", name, got)
 		}
+	}
+}
+
+// TestSlowServerJoinsAfterStart: a server that comes up past its init timeout joins
+// a catalog already in use: it takes the prefix for the names the others expose.
+func TestSlowServerJoinsAfterStart(t *testing.T) {
+	t.Parallel()
+	early := testserver.Stdio(t, "early", "--tools", "early_tool")
+	// Its first attempt hangs past the init timeout; the next one serves.
+	flag := filepath.Join(t.TempDir(), "tried")
+	slow := config.Server{Name: "slow", Transport: config.Stdio, Command: "/bin/sh", InheritEnv: true,
+		Args:        []string{"-c", `if [ -e "$1" ]; then exec "$2" --tools slow_tool; fi; touch "$1"; exec sleep 30`, "sh", flag, testserver.Build(t)},
+		InitTimeout: 500 * time.Millisecond, ToolTimeout: 10 * time.Second}
+	h, logs := startHub(t, cfgOf(slow, early), nil)
+	if _, ok := h.Lookup("echo"); !ok {
+		t.Fatalf("early's echo not listed after Start: %v", namesOf(h))
+	}
+	waitTools(t, h, "slow's tools", func(m map[string]tool.Tool) bool { _, ok := m["slow_tool"]; return ok })
+	checkCatalog(t, h)
+	names := byName(h)
+	for name, server := range map[string]string{"echo": "early", "early_tool": "early", "slow__echo": "slow", "slow_tool": "slow"} {
+		if tl, ok := names[name]; !ok || tl.Server != server {
+			t.Errorf("%s: %+v, %v; want it on %s; catalog %v", name, tl, ok, server, namesOf(h))
+		}
+	}
+	if w := `echo → slow__echo (\"early\" has echo)`; !strings.Contains(logs.String(), w) {
+		t.Errorf("the log lacks %q:\n%s", w, logs)
 	}
 }
 
