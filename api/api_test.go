@@ -255,6 +255,8 @@ func TestTools(t *testing.T) {
 		{`{"arguments": [1]}`, `"arguments" must be a JSON object`},
 		{`{"args": {}}`, `unknown field "args"`},
 		{`[1, 2]`, "want an object"},
+		// Refused before any server sees it: a stdio server dies on 1,000 levels.
+		{`{"arguments": {"zone": ` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}}`, "arguments nested deeper than 64 levels"},
 	} {
 		r := e.do("POST", "/v1/tools/current_time/call", c.body)
 		r.want(t, 400)

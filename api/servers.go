@@ -216,7 +216,8 @@ type callResult struct {
 }
 
 // callTool calls one tool with {"arguments": {...}}. A tool's own failure is a 200
-// with isError, as MCP reports it; an unknown tool is a 404 with the closest names.
+// with isError, as MCP reports it; an unknown tool is a 404 with the closest names;
+// arguments nested past the hub's bound are a 400, and reach no server.
 // A call waits for the server that owns the tool while it is still starting.
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	var body struct {
@@ -233,8 +234,12 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "bad_request", `"arguments" must be a JSON object`)
 		return
 	}
-	name := r.PathValue("name")
 	h := s.opts.Hub
+	if err := h.CheckArguments(args); err != nil {
+		writeError(w, r, http.StatusBadRequest, "bad_request", err.Error())
+		return
+	}
+	name := r.PathValue("name")
 	if _, err := h.WaitTool(r.Context(), name); err != nil {
 		var unknown *hub.UnknownToolError
 		if errors.As(err, &unknown) {

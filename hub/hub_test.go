@@ -725,8 +725,8 @@ func TestAddRemove(t *testing.T) {
 		return a && b
 	})
 	checkCatalog(t, h)
-	if _, ok := byName(h)["base__echo"]; !ok {
-		t.Errorf("base's echo not prefixed after extra joined: %v", namesOf(h))
+	if tl, ok := byName(h)["echo"]; !ok || tl.Server != "base" {
+		t.Errorf("base's echo renamed when extra joined: %v", namesOf(h))
 	}
 	pid := pidOf(t, h, "extra__pid")
 	if want := testserver.ReadPID(t, pf); pid != want {
@@ -749,7 +749,7 @@ func TestAddRemove(t *testing.T) {
 		t.Errorf("extra's tools still listed: %v", got)
 	}
 	if _, ok := byName(h)["echo"]; !ok {
-		t.Errorf("base's echo not unprefixed again: %v", namesOf(h))
+		t.Errorf("base's echo renamed when extra left: %v", namesOf(h))
 	}
 	if testserver.ProcessAlive(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)

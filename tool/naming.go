@@ -38,7 +38,19 @@ type NameInput struct {
 	// Explicit: the user set Prefix for this server, so it resolves the server's
 	// collisions under policy "never" too (where no prefix is ever made up).
 	Explicit bool
+	// Keep is the name the tool already has in a catalog that clients are using (""
+	// for a tool that is new to it). Under policy "auto" the tool keeps that name when
+	// it is its plain or its prefixed name, whatever collisions have come or gone
+	// since: a newcomer whose name collides with it takes the prefix instead. Under
+	// every policy, a tool whose derived name is its Keep wins that name over any
+	// other tool that would have it.
+	Keep string
 }
+
+// PlainName is a tool's name when it needs no prefix: its original name, with every
+// character outside NamePattern's alphabet replaced and shortened with a hash suffix
+// when too long.
+func PlainName(original string) string { return sanitize(original, MaxNameLen) }
 
 // sanitize maps any string into the provider-safe alphabet, shortened to max runes with
 // a stable hash suffix when too long. A max below 1 means MaxNameLen.
@@ -134,7 +146,10 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 		if a.Tool != b.Tool {
 			return a.Tool < b.Tool
 		}
-		return a.Prefix < b.Prefix
+		if a.Prefix != b.Prefix {
+			return a.Prefix < b.Prefix
+		}
+		return a.Keep < b.Keep
 	})
 	var entries []*entry
 	servers := map[string]map[string]bool{} // plain name → servers exposing it
@@ -150,13 +165,18 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 		servers[plain][in.Server] = true
 	}
 
-	// Cross-server collisions on the plain name: auto prefixes every tool involved.
-	// never prefixes only the tools of servers with an explicit prefix (the user asked
-	// for it), and refuses when two or more servers without one are left.
+	// Cross-server collisions on the plain name: auto prefixes every tool involved
+	// but those that keep the name they have. never prefixes only the tools of
+	// servers with an explicit prefix (the user asked for it), and refuses when two
+	// or more servers without one are left.
 	bare := map[string][]string{} // colliding plain name → servers without a prefix
 	for _, e := range entries {
 		switch {
 		case policy == config.NamingAlways:
+			e.name, e.exact = prefixed(e.in)
+		case policy != config.NamingNever && e.in.Keep != "" && e.in.Keep == e.name:
+			// Keeps its plain name: a newcomer that shares it is prefixed.
+		case policy != config.NamingNever && e.in.Keep != "" && keepsPrefixed(e):
 			e.name, e.exact = prefixed(e.in)
 		case len(servers[e.name]) < 2:
 		case policy != config.NamingNever || (e.in.Explicit && e.in.Prefix != ""):
@@ -170,6 +190,12 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 	}
 
 	return uniquify(entries), nil
+}
+
+// keepsPrefixed reports whether e's Keep is its prefixed name.
+func keepsPrefixed(e *entry) bool {
+	name, _ := prefixed(e.in)
+	return name == e.in.Keep
 }
 
 // CollisionError is naming policy "never" refusing a catalog: tools of the same name
@@ -270,11 +296,15 @@ func andList(names []string) string {
 
 // uniquify is the final pass: whatever collisions sanitizing or prefixing left (a.b vs
 // a_b, equal prefixes, a prefix that looks like another server's prefixed name), every
-// tool ends up with its own name. Per name, the exact derivation wins, then the first by
-// (server, tool); the others get a hash suffix. No tool is ever dropped or shadowed.
+// tool ends up with its own name. Per name, the tool that already has it (Keep) wins,
+// then the exact derivation, then the first by (server, tool); the others get a hash
+// suffix. No tool is ever dropped or shadowed.
 func uniquify(entries []*entry) map[Key]string {
 	sort.SliceStable(entries, func(i, j int) bool {
 		a, b := entries[i], entries[j]
+		if ak, bk := a.name == a.in.Keep, b.name == b.in.Keep; ak != bk {
+			return ak
+		}
 		if a.exact != b.exact {
 			return a.exact
 		}

@@ -217,6 +217,8 @@ func TestCall(t *testing.T) {
 		{"bad stdin on line 2", stdin("{\n  \"zone\" \"UTC\"}"), []string{"current_time", "-"}, exitUsage, nil, []string{"switchboard: ARGS: invalid character '\"' after object key at line 2, column 10"}},
 		{"empty stdin", stdin(""), []string{"current_time", "-"}, exitUsage, nil, []string{"switchboard: ARGS is empty, want a JSON object"}},
 		{"bad arguments for the tool", nil, []string{"current_time", `{"zone": 7}`}, exitFailed, []string{"zone"}, nil},
+		{"args nested too deep", nil, []string{"current_time", `{"zone": ` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`}, exitUsage, nil,
+			[]string{`switchboard: ARGS: arguments nested deeper than 64 levels (the "switchboard.maxArgumentDepth" setting): not sent; flatten them, or raise the setting`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
