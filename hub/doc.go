@@ -121,16 +121,16 @@
 // name for it under the config's "naming" setting ([config.Naming], overridden by
 // [Options].Naming):
 //
-//	auto    (default) the original name; at a fresh start, names that two servers
-//	        share become server__tool for each of them; later, a newcomer's
-//	        colliding tools become server__tool and the running ones stay as named
+//	auto    (default) the original name; a name that two servers share stays
+//	        with the server listed first in the config (or already exposing it)
+//	        and becomes server__tool for the others
 //	always  every tool is server__tool
 //	never   the original name; a name that two servers share is an error naming both
 //
 // A server's "prefix" replaces its name in server__tool. Names are sanitised and,
 // where too long or still colliding, shortened with a short hash suffix. A fresh
-// start names by the set of tools of the servers that come up within their init
-// timeouts, whatever their order in the config and whichever is ready first, so the
+// start names by the config: of the servers that come up within their init timeouts
+// and share a name, the one listed first keeps it, whichever is ready first, so the
 // same config starts with the same names.
 //
 // From then on a name that clients may hold is kept. Under "auto", a server that
@@ -142,10 +142,12 @@
 // [Hub.Replace], a reload that changes it, or recovery from a failure) gets its
 // tools' names back unless another took one meanwhile; a server that leaves the
 // config frees its names. Closing the hub forgets everything: the next start names
-// afresh, so a reload's newcomer that kept a prefix may leave the other server
-// prefixed too after a restart. Prompts are named the same way. A server's "tools"
-// filter (allow and deny globs on original names) decides which of its tools are
-// exposed at all. See [tool.AssignNames] for the rule itself.
+// by the config again, which gives a server added at the end of the config by a
+// reload the same prefixed names after a restart (one inserted before the server
+// whose names it shares takes them at the restart). Prompts are named the same
+// way. A server's "tools" filter (allow and deny globs on original names) decides
+// which of its tools are exposed at all. See [tool.AssignNames] for the rule
+// itself.
 //
 // # The MCP proxy side
 //

@@ -71,7 +71,7 @@ func (h *Hub) buildExtras(live []liveServer, keep bool) (*extras, error) {
 		for _, p := range ls.lists.Prompts {
 			k := tool.Key{Server: cfg.Name, Tool: p.Name}
 			prompts[k] = promptEntry{ls.sup, p}
-			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != "", Keep: kept[k]})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != "", Keep: kept[k], Rank: ls.rank})
 		}
 		countOwners(uriOwners, ls.lists.Resources, func(r *mcp.Resource) string { return r.URI })
 		countOwners(tmplOwners, ls.lists.Templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate })

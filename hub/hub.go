@@ -438,7 +438,7 @@ func (h *Hub) rebuild() error {
 	var live []liveServer
 	seen := make(map[string]upstream.State, len(h.order))
 	defer func() { h.seen = seen }() // also when the names collide: the states were read
-	for _, name := range h.order {
+	for rank, name := range h.order {
 		s := h.sups[name]
 		l := s.Lists()
 		seen[name] = l.State
@@ -447,7 +447,7 @@ func (h *Hub) rebuild() error {
 		default:
 			continue
 		}
-		live = append(live, liveServer{s, l})
+		live = append(live, liveServer{s, l, rank + 1})
 		cfg := s.Config()
 		for _, t := range l.Tools {
 			if !cfg.Tools.Allows(t.Name) {
@@ -455,7 +455,7 @@ func (h *Hub) rebuild() error {
 			}
 			k := tool.Key{Server: name, Tool: t.Name}
 			entries[k] = entry{s, t}
-			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != "", Keep: kept[k]})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != "", Keep: kept[k], Rank: rank + 1})
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
@@ -529,6 +529,7 @@ func (h *Hub) keepExposed(inputs []tool.NameInput, ce *tool.CollisionError) []to
 type liveServer struct {
 	sup   *upstream.Supervisor
 	lists upstream.Lists
+	rank  int // its place in the config, from 1 (tool.NameInput.Rank)
 }
 
 func sameExtras(a, b *extras) bool {

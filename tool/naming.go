@@ -45,6 +45,13 @@ type NameInput struct {
 	// every policy, a tool whose derived name is its Keep wins that name over any
 	// other tool that would have it.
 	Keep string
+	// Rank is the place of the tool's server in the config, from 1 (0: none). Under
+	// policy "auto", of the servers that share a plain name and none of which keeps
+	// it (Keep), the one of the lowest Rank keeps it and the others are prefixed, so
+	// a fresh start names as a config that grew by reloads had named: the servers
+	// listed first keep their names. Without ranks (or with equal ones) every tool
+	// that shares the name is prefixed.
+	Rank int
 }
 
 // PlainName is a tool's name when it needs no prefix: its original name, with every
@@ -126,7 +133,10 @@ type entry struct {
 // AssignNames derives exposed names for all tools under the policy.
 // Returns map Key → exposed name, or a *CollisionError for policy "never" when two
 // servers without a prefix expose the same name (a server's explicit prefix resolves
-// its collisions under "never" too). The result depends only on the set of inputs, not their order.
+// its collisions under "never" too). Under "auto" a name several servers share stays
+// with the tool that keeps it (Keep), else with the server of the lowest Rank, and
+// the others' tools are prefixed. The result depends only on the set of inputs
+// (their Keep and Rank included), not their order.
 func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error) {
 	switch policy {
 	case "", config.NamingAuto, config.NamingNever, config.NamingAlways:
@@ -166,9 +176,13 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 	}
 
 	// Cross-server collisions on the plain name: auto prefixes every tool involved
-	// but those that keep the name they have. never prefixes only the tools of
-	// servers with an explicit prefix (the user asked for it), and refuses when two
-	// or more servers without one are left.
+	// but those that keep the name they have, and the first server's (firstServers).
+	// never prefixes only the tools of servers with an explicit prefix (the user
+	// asked for it), and refuses when two or more servers without one are left.
+	var first map[string]string
+	if policy == "" || policy == config.NamingAuto {
+		first = firstServers(entries, servers)
+	}
 	bare := map[string][]string{} // colliding plain name → servers without a prefix
 	for _, e := range entries {
 		switch {
@@ -179,6 +193,8 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 		case policy != config.NamingNever && e.in.Keep != "" && keepsPrefixed(e):
 			e.name, e.exact = prefixed(e.in)
 		case len(servers[e.name]) < 2:
+		case first[e.name] == e.in.Server:
+			// The first server in the config keeps a name no one has kept.
 		case policy != config.NamingNever || (e.in.Explicit && e.in.Prefix != ""):
 			e.name, e.exact = prefixed(e.in)
 		default:
@@ -190,6 +206,46 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 	}
 
 	return uniquify(entries), nil
+}
+
+// firstServers returns, for each plain name several servers share and no tool keeps
+// (Keep), the server that keeps it under "auto": the one of the lowest Rank above 0,
+// when no other server has that Rank. Tools that keep their prefixed name are not
+// candidates.
+func firstServers(entries []*entry, servers map[string]map[string]bool) map[string]string {
+	kept := map[string]bool{}
+	for _, e := range entries {
+		if e.in.Keep != "" && e.in.Keep == e.name {
+			kept[e.name] = true
+		}
+	}
+	type best struct {
+		server string
+		rank   int
+		tie    bool
+	}
+	lowest := map[string]*best{}
+	for _, e := range entries {
+		if len(servers[e.name]) < 2 || kept[e.name] || e.in.Rank <= 0 || (e.in.Keep != "" && keepsPrefixed(e)) {
+			continue
+		}
+		b := lowest[e.name]
+		switch {
+		case b == nil:
+			lowest[e.name] = &best{server: e.in.Server, rank: e.in.Rank}
+		case e.in.Rank < b.rank:
+			*b = best{server: e.in.Server, rank: e.in.Rank}
+		case e.in.Rank == b.rank && e.in.Server != b.server:
+			b.tie = true
+		}
+	}
+	first := make(map[string]string, len(lowest))
+	for name, b := range lowest {
+		if !b.tie {
+			first[name] = b.server
+		}
+	}
+	return first
 }
 
 // keepsPrefixed reports whether e's Keep is its prefixed name.

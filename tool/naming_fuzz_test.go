@@ -28,6 +28,7 @@ func FuzzAssignNames(f *testing.F) {
 	f.Fuzz(func(t *testing.T, spec string) {
 		var tools []NameInput
 		keys := map[Key]bool{}
+		ranks := map[string]int{} // a server's place: its first line's, from 1
 		for i, line := range strings.Split(spec, "\n") {
 			if i >= 64 {
 				break
@@ -36,7 +37,10 @@ func FuzzAssignNames(f *testing.F) {
 			if len(p) < 3 {
 				continue
 			}
-			in := NameInput{Key: Key{p[0], p[2]}, Prefix: p[1], Explicit: p[1] != ""}
+			if ranks[p[0]] == 0 {
+				ranks[p[0]] = len(ranks) + 1
+			}
+			in := NameInput{Key: Key{p[0], p[2]}, Prefix: p[1], Explicit: p[1] != "", Rank: ranks[p[0]]}
 			if len(p) == 4 {
 				in.Keep = p[3]
 			}

@@ -95,6 +95,12 @@ func kept(in NameInput, name string) NameInput {
 	return in
 }
 
+// ranked gives in its server's place in the config.
+func ranked(in NameInput, rank int) NameInput {
+	in.Rank = rank
+	return in
+}
+
 // explicit marks in's prefix as set by the user (a server's "prefix").
 func explicit(in NameInput) NameInput {
 	in.Explicit = true
@@ -315,6 +321,33 @@ func TestAssignNames(t *testing.T) {
 			want: map[Key]string{
 				{"a", "x"}: "a__x", {"c", "x"}: "c__x", {"q", "a__x"}: "a__x_" + hash8("q\x00a__x"),
 			},
+		},
+		{
+			name:   "auto: the first server in the config keeps a shared name, whatever the input order",
+			policy: config.NamingAuto,
+			tools:  []NameInput{ranked(in("kg", "create_entities"), 2), ranked(in("memory", "create_entities"), 1), ranked(in("z", "create_entities"), 3), ranked(in("z", "y"), 3)},
+			want: map[Key]string{
+				{"memory", "create_entities"}: "create_entities", {"kg", "create_entities"}: "kg__create_entities",
+				{"z", "create_entities"}: "z__create_entities", {"z", "y"}: "y",
+			},
+		},
+		{
+			name:   "auto: a kept name wins over the first server's rank",
+			policy: config.NamingAuto,
+			tools:  []NameInput{ranked(kept(in("kg", "x"), "x"), 2), ranked(in("memory", "x"), 1)},
+			want:   map[Key]string{{"kg", "x"}: "x", {"memory", "x"}: "memory__x"},
+		},
+		{
+			name:   "auto: equal ranks (or none) leave no server first: every sharer is prefixed",
+			policy: config.NamingAuto,
+			tools:  []NameInput{ranked(in("a", "x"), 1), ranked(in("b", "x"), 1), in("c", "y"), in("d", "y")},
+			want:   map[Key]string{{"a", "x"}: "a__x", {"b", "x"}: "b__x", {"c", "y"}: "c__y", {"d", "y"}: "d__y"},
+		},
+		{
+			name:   "never: ranks change nothing",
+			policy: config.NamingNever,
+			tools:  []NameInput{ranked(in("a", "x"), 1), ranked(explicit(inP("b", "bp", "x")), 2)},
+			want:   map[Key]string{{"a", "x"}: "x", {"b", "x"}: "bp__x"},
 		},
 		{
 			name:   "always: a kept plain name gives way to the policy",
