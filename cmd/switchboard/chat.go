@@ -53,6 +53,13 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 		Args: exactArgs(0, "no arguments (the message goes in -m)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			// The API's rule for the ids clients choose: a session made here is reachable
+			// there too.
+			if sessionID != "" {
+				if err := session.CheckID(sessionID); err != nil {
+					return commandLineError("--session %q: %v", sessionID, err)
+				}
+			}
 			s, err := a.openService(0)
 			if err != nil {
 				return err
@@ -147,7 +154,7 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&message, "message", "m", "", "run one turn with this message and exit")
-	f.StringVar(&sessionID, "session", "", "continue this session (created with this id when it does not exist)")
+	f.StringVar(&sessionID, "session", "", "continue this session (created with this id when it does not exist: 1 to 128 characters of A-Z a-z 0-9 _ . -)")
 	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
 	flags.addModel(cmd)
 	flags.addStore(cmd, true)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,6 +266,24 @@ func TestChatErrors(t *testing.T) {
 			r := s.run("--config", cfg, "chat", c.flag, c.value, "-m", "hi")
 			r.wantCode(t, exitUsage)
 			r.wantStderr(t, c.want)
+		}
+	})
+	// The API's rule for the ids clients choose (session.CheckID): a session created
+	// here must be reachable at /v1/sessions/{id}.
+	t.Run("bad session ids", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		cfg := chatConfig(t, s, "openai", "http://127.0.0.1:1/v1")
+		s.env["OPENAI_API_KEY"] = testKey
+		for _, id := range []string{"..", "../x", "two words", strings.Repeat("x", 300)} {
+			r := s.run("--config", cfg, "chat", "--session", id, "-m", "hi")
+			r.wantCode(t, exitUsage)
+			r.wantStderr(t, "--session "+strconv.Quote(id)+": want 1 to 128 characters of A-Z a-z 0-9 _ . - (not . or ..)")
+		}
+		r := s.run("--config", cfg, "sessions", "--json")
+		r.wantCode(t, exitOK)
+		if strings.TrimSpace(r.stdout) != "[]" {
+			t.Errorf("a session was stored under a refused id: %s", r.stdout)
 		}
 	})
 }
