@@ -305,7 +305,8 @@ func TestChatSurvivesKill(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := s.run("--config", cfg, "chat", "--session", "crash", "-m", `call sleep {"ms": 600000}`)
+	// At info level the CLI logs the server's stderr, where the sleep says it started.
+	r := s.run("--log-level", "info", "--config", cfg, "chat", "--session", "crash", "-m", `call sleep {"ms": 600000}`)
 	if r.code != -1 && !strings.Contains(r.String(), "killed") {
 		t.Fatalf("chat was not killed: exit %d\n%s", r.code, r)
 	}
@@ -374,7 +375,7 @@ func TestChatSessionTimeout(t *testing.T) {
 }`)
 	s.run("--config", cfg, "chat", "--session", "old", "-m", "hi").wantCode(t, exitOK)
 	// A turn that outlasts the old session's second of grace, by a sleeping tool.
-	r := s.run("--config", cfg, "chat", "--session", "busy", "-m", `call sleep {"ms": 2500}`)
+	r := s.run("--log-level", "info", "--config", cfg, "chat", "--session", "busy", "-m", `call sleep {"ms": 2500}`)
 	r.wantCode(t, exitOK)
 	r.wantStderr(t, `msg="session removed after idling" session=old`)
 	r = s.run("--config", cfg, "sessions", "--json")

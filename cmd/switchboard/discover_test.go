@@ -70,15 +70,16 @@ func TestConfigDiscovery(t *testing.T) {
 	}
 }
 
-// TestConfigNotices checks what stderr says about the config at the default log level:
-// the file loaded, or that the demo runs, where a config was looked for and what to do.
+// TestConfigNotices checks what stderr says about the config: that the demo runs, where
+// a config was looked for and what to do (a warning, at the default level), or the file
+// loaded (at info level).
 func TestConfigNotices(t *testing.T) {
 	t.Parallel()
 	t.Run("demo", func(t *testing.T) {
 		t.Parallel()
 		r := newSandbox(t).run("tools")
 		r.wantCode(t, exitOK)
-		r.wantStderr(t, "no config found (looked in mcp.json, .mcp.json, .vscode/mcp.json, .cursor/mcp.json, "+
+		r.wantStderr(t, "level=WARN", "no config found (looked in mcp.json, .mcp.json, .vscode/mcp.json, .cursor/mcp.json, "+
 			"~/.config/Claude/claude_desktop_config.json, ~/.cursor/mcp.json); "+
 			"using the built-in demo servers clock and notes — point --config at your mcp.json")
 		// check says it too: its report names only "<built-in demo>".
@@ -90,11 +91,11 @@ func TestConfigNotices(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		writeFile(t, filepath.Join(s.Work, ".vscode", "mcp.json"), `{"servers": {"clock": `+demoEntry(t, "clock")+`}}`)
-		r := s.run("tools")
+		r := s.run("--log-level", "info", "tools")
 		r.wantCode(t, exitOK)
 		r.wantStderr(t, `msg="config: .vscode/mcp.json (servers shape, 1 server)"`)
 		// check's report names the file already: not twice.
-		r = s.run("check")
+		r = s.run("--log-level", "info", "check")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "config: .vscode/mcp.json (servers)\n")
 		if strings.Contains(r.stderr, "config: .vscode/mcp.json") {
@@ -105,7 +106,7 @@ func TestConfigNotices(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		writeFile(t, filepath.Join(s.Home, ".cursor", "mcp.json"), `{"mcpServers": {"clock": `+demoEntry(t, "clock")+`, "notes": `+demoEntry(t, "notes")+`}}`)
-		r := s.run("tools")
+		r := s.run("--log-level", "info", "tools")
 		r.wantCode(t, exitOK)
 		r.wantStderr(t, `msg="config: ~/.cursor/mcp.json (Cursor's user config, mcpServers shape, 2 servers)"`)
 	})

@@ -32,8 +32,10 @@ func (a *app) mcpCommand() *cobra.Command {
 		deferred    deferredFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve every configured server's tools as one MCP server (stdio or HTTP)",
+		Use: "mcp",
+		// Long-running: it says what it does as it runs.
+		Annotations: map[string]string{logLevelKey: "info"},
+		Short:       "Serve every configured server's tools as one MCP server (stdio or HTTP)",
 		Long: `Mcp starts every server and serves the merged catalog as one MCP server: over
 stdio by default, or with --listen over Streamable HTTP at /mcp and legacy SSE at /sse.
 

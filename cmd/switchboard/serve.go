@@ -26,8 +26,10 @@ func (a *app) serveCommand() *cobra.Command {
 		flags             agentFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the HTTP API: servers, tools, search, chat sessions and the MCP gateway",
+		Use: "serve",
+		// Long-running: it says what it does as it runs.
+		Annotations: map[string]string{logLevelKey: "info"},
+		Short:       "Serve the HTTP API: servers, tools, search, chat sessions and the MCP gateway",
 		Long: `Serve starts every configured server and answers HTTP on --addr (loopback
 ` + config.DefaultServeAddr + ` by default):
 
