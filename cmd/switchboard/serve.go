@@ -153,7 +153,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	if noModel != "" {
 		a.log.Warn("chat turns are off: " + noModel)
 	}
-	store, err := a.openStore(ctx, ss)
+	store, err := a.openStore(ctx, ss, flags.dataDir)
 	if err != nil {
 		return err
 	}

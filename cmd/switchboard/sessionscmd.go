@@ -30,7 +30,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		st, err := a.openStore(ctx, ss)
+		st, err := a.openStore(ctx, ss, flags.dataDir)
 		if err != nil {
 			return err
 		}
