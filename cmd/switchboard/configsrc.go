@@ -156,3 +156,62 @@ func target(s *config.Server) string {
 	}
 	return logging.Redact(strings.Join(parts, " "))
 }
+
+// searchPlaces are the files looked for when neither --config nor $SWITCHBOARD_CONFIG
+// names one, in order, as this machine has them: "./mcp.json", …,
+// "~/.config/Claude/claude_desktop_config.json (Claude Desktop)". config.SearchPlaces
+// is the list; help and messages show it, so they cannot fall behind discovery.
+func searchPlaces() []string {
+	var out []string
+	for _, c := range config.SearchPlaces(nil) {
+		p := tildePath(c.Path)
+		if c.From == "project" {
+			p = "." + string(filepath.Separator) + p
+		} else if c.Host != "" {
+			p += " (" + c.Host + ")"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// configPlacesHelp is the paragraph of the root command's help on where the config
+// comes from, wrapped at width; a place is never broken across lines.
+func configPlacesHelp(width int) string {
+	units := strings.Fields("The config is --config FILE (or claude, cursor or vscode: that host's config), else $" + config.EnvConfig + ", else the first file found of")
+	places := searchPlaces()
+	for i, p := range places {
+		sep := ","
+		if i == len(places)-1 {
+			sep = ";"
+		}
+		// The path stays whole (it may hold a space); the host's name may break.
+		path, host, _ := strings.Cut(p+sep, " (")
+		units = append(units, path)
+		if host != "" {
+			units = append(units, strings.Fields("("+host)...)
+		}
+	}
+	units = append(units, strings.Fields("else the built-in demo servers ("+strings.Join(demo.Names(), " and ")+"), so that every command works on a fresh machine.")...)
+	var b strings.Builder
+	line := 0
+	for _, u := range units {
+		if line > 0 && line+1+len(u) > width {
+			b.WriteByte('\n')
+			line = 0
+		}
+		if line > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(u)
+		line += len(u)
+	}
+	return b.String()
+}
+
+// configFlagHelp is the --config flag's help: the same places as configPlacesHelp.
+func configFlagHelp() string {
+	return "config file, or claude, cursor or vscode for that host's config (default $" + config.EnvConfig +
+		", then the first of " + strings.Join(searchPlaces(), ", ") + ", else the built-in demo servers)"
+}

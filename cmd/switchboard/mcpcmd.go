@@ -276,7 +276,7 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool, extra ...s
 		}
 		args = append(args, "--config", abs)
 	} else {
-		warn("no config file (--config, $SWITCHBOARD_CONFIG or ./mcp.json): the snippet runs the built-in demo servers")
+		warn("no config file (--config, $%s, %s): the snippet runs the built-in demo servers", config.EnvConfig, strings.Join(searchPlaces(), ", "))
 	}
 	args = append(args, extra...)
 	url := ""

@@ -65,8 +65,7 @@ func (a *app) rootCommand() *cobra.Command {
 starts and supervises every MCP server in it, and serves all of their tools as one
 catalog.
 
-The config is taken from --config, else $SWITCHBOARD_CONFIG, else ./mcp.json, else the
-built-in demo servers (clock and notes), so every command works on a fresh machine.
+` + configPlacesHelp(86) + `
 
 Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		SilenceUsage:  true,
@@ -79,7 +78,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})
 	pf := root.PersistentFlags()
-	pf.StringVarP(&a.configPath, "config", "c", "", "config file, or claude, cursor or vscode for that host's config (default $SWITCHBOARD_CONFIG, then ./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, the Claude Desktop and Cursor user configs, else the built-in demo)")
+	pf.StringVarP(&a.configPath, "config", "c", "", configFlagHelp())
 	pf.StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn, error (default warn, so that a one-shot command prints its answer and warnings only; info for serve and mcp)")
 	pf.StringVar(&a.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&a.logFile, "log-file", "", "write logs to this file (rotated by size) instead of stderr")
