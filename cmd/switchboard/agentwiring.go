@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -59,7 +58,8 @@ func (a *app) openStore(ctx context.Context, ss config.SessionSettings, dataDir 
 	case "postgres":
 		st, err := postgres.Open(ctx, ss.DSN)
 		if err != nil {
-			return nil, &exitError{code: exitFailed, err: fmt.Errorf("session store: %w", err)}
+			// Its errors name the store and its host already.
+			return nil, &exitError{code: exitFailed, err: err}
 		}
 		return st, nil
 	}

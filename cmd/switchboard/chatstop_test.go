@@ -98,7 +98,8 @@ func TestChatInterruptedAtPrompt(t *testing.T) {
 
 // TestDataDirRefused: a --data-dir (or the config's sessions.path) that cannot hold the
 // session store is a usage error, exit 2, said once: it was exit 1 with "session store
-// X: session store X: mkdir …" twice over.
+// X: session store X: mkdir …" twice over. A PostgreSQL store out of reach is said once
+// too.
 func TestDataDirRefused(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
@@ -125,8 +126,15 @@ func TestDataDirRefused(t *testing.T) {
 			t.Errorf("%v: %d error lines, want one\n%s", c.args, n, r)
 		}
 	}
+	// A store that cannot be reached is a failure (exit 1), said once too, with no password.
+	r := s.run("sessions", "--store", "postgres", "--dsn", "postgres://u:pw-Vv3@127.0.0.1:1/db?connect_timeout=5")
+	r.wantCode(t, exitFailed)
+	r.wantStderr(t, "switchboard: session store postgres 127.0.0.1:1/db: ")
+	if n := strings.Count(r.stderr, "session store"); n != 1 || strings.Contains(r.stderr, "pw-Vv3") {
+		t.Errorf(`"session store" said %d times (want once), or the password shown`+"\n%s", n, r)
+	}
 	inConfig := s.writeConfig("settings.json", `{"mcpServers": {}, "switchboard": {"sessions": {"path": `+jsonString(filepath.Join(file, "s.db"))+`}}}`)
-	r := s.run("--config", inConfig, "sessions")
+	r = s.run("--config", inConfig, "sessions")
 	r.wantCode(t, exitUsage)
 	r.wantStderr(t, `switchboard: session store `+filepath.Join(file, "s.db")+` (the config's "sessions": {"path"}): mkdir `+file+": not a directory")
 }
