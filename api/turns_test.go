@@ -38,8 +38,8 @@ func newSession(t *testing.T, e *env, body any) string {
 	return s.ID
 }
 
-// TestSessions: create (random id, or the client's), list, get with the history,
-// delete, and 404 for a session that is not there; a turn in JSON runs the tool the
+// TestSessions: create (random id, or the client's, never "." or ".."), list, get with
+// the history, delete, and 404 for a session that is not there; a turn in JSON runs the tool the
 // model calls and answers with the steps.
 func TestSessions(t *testing.T) {
 	t.Parallel()
@@ -51,6 +51,10 @@ func TestSessions(t *testing.T) {
 	}
 	e.do("POST", "/v1/sessions", map[string]any{"id": "my-session"}).want(t, 409)
 	e.do("POST", "/v1/sessions", map[string]any{"id": "no/slashes"}).want(t, 400)
+	// "." and ".." would be created and then out of reach: a URL is cleaned of them.
+	for _, id := range []string{".", ".."} {
+		e.do("POST", "/v1/sessions", map[string]any{"id": id}).want(t, 400, `want 1 to 128 characters`, "not . or ..")
+	}
 	e.do("GET", "/v1/sessions", nil).want(t, 200, id, `"my-session"`, `"user": "ann"`)
 
 	var rp struct {

@@ -44,7 +44,9 @@ func (a *app) settle(ctx context.Context, h *hub.Hub) error {
 	cancel()
 	if err != nil && ctx.Err() == nil {
 		if pending := h.Pending(); len(pending) > 0 {
-			a.log.Info("waiting for " + waitingFor(h, pending))
+			// A warning: a server this slow to start is worth knowing about, and the
+			// command would otherwise seem to hang.
+			a.log.Warn("waiting for " + waitingFor(h, pending))
 		}
 	}
 	if err := h.Start(ctx); err != nil {
