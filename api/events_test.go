@@ -249,6 +249,9 @@ func TestEventsCallsMaskSecrets(t *testing.T) {
 	s.until(t, "snapshot")
 	r := e.do("POST", "/v1/tools/fail/call", map[string]any{"arguments": map[string]string{"text": "the vault refused the key $VAULT_KEY"}})
 	r.want(t, http.StatusOK, `"isError": true`)
+	if strings.Contains(r.body, secret) {
+		t.Errorf("the call's reply shows the secret: %s", r.body)
+	}
 	c := decodeEvent[eventCall](t, last(s.until(t, "call")))
 	if !c.IsError || c.Error != "the vault refused the key "+logging.Mask {
 		t.Errorf("call event's error %q, want the key masked", c.Error)

@@ -309,6 +309,9 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, logging.Redact(err.Error()))
 	} else {
 		h.exposeContent(r.sup.Name(), res.Content...)
+		if res.IsError {
+			maskErrorText(res)
+		}
 	}
 	h.callObs.report(CallEvent{Server: r.sup.Name(), Tool: r.original, Name: name, Duration: time.Since(start), IsError: res.IsError})
 	return res, nil
@@ -321,6 +324,22 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 // command line) checks first to tell the client its request was wrong.
 func (h *Hub) CheckArguments(args json.RawMessage) error {
 	return tool.CheckDepth(args, int(h.maxDepth.Load()))
+}
+
+// maskErrorText masks the configured secrets in a failed result's text, as in the
+// text of a failed call's error: a server that quotes its key in an error ("the
+// vault refused key …") must not show it to the model, the API's clients or the
+// stored history. A successful result is the tool's answer and stays as it is.
+func maskErrorText(res *tool.Result) {
+	for i, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			if masked := logging.Redact(tc.Text); masked != tc.Text {
+				cp := *tc
+				cp.Text = masked
+				res.Content[i] = &cp
+			}
+		}
+	}
 }
 
 // Status reports every server in config order. A server whose supervisor has just
