@@ -47,8 +47,9 @@ type Options struct {
 	Sessions *session.Janitor
 	// Gateway serves /mcp and /sse (gateway.Gateway.Handler); nil leaves them out.
 	Gateway http.Handler
-	// Token, when set, must arrive as "Authorization: Bearer TOKEN" on every request
-	// but /healthz, /readyz and the dashboard's files (its page asks for the token).
+	// Token, when set, must arrive as "Authorization: Bearer TOKEN" (the scheme in
+	// any case) on every request but /healthz, /readyz and the dashboard's files (its
+	// page asks for the token).
 	Token string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
 	// call the API; "" answers no cross-origin request.

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"log/slog"
 	"net"
@@ -11,6 +10,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // RequestIDHeader carries a request's id: the client's when it sent one, else one
@@ -197,12 +198,12 @@ func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler)
 	})
 }
 
-// requireToken answers 401 unless the request carries the bearer token. The
-// comparison takes constant time; the token is never logged.
+// requireToken answers 401 unless the request carries the bearer token (the scheme
+// in any case, as RFC 7235 has it). The comparison takes constant time; the token is
+// never logged.
 func (s *Server) requireToken(next http.Handler) http.Handler {
-	want := []byte("Bearer " + s.opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		if !httpguard.Bearer(r, s.opts.Token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			writeError(w, r, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (Authorization: Bearer TOKEN)")
 			return

@@ -187,10 +187,13 @@ func TestHTTPTransportsAndToken(t *testing.T) {
 				t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
 			}
 		}
-		client := &http.Client{Transport: bearer{"s3cret-token"}}
-		cs, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: b.URL(), HTTPClient: client})
-		if got, _ := callText(t, cs, "echo", map[string]any{"text": "authorised"}); got != "authorised" {
-			t.Errorf("echo with token = %q", got)
+		// The scheme in any case, as RFC 7235 has it.
+		for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+			client := &http.Client{Transport: bearer{scheme, "s3cret-token"}}
+			cs, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: b.URL(), HTTPClient: client})
+			if got, _ := callText(t, cs, "echo", map[string]any{"text": "authorised"}); got != "authorised" {
+				t.Errorf("echo with %q and the token = %q", scheme, got)
+			}
 		}
 	})
 
@@ -234,11 +237,11 @@ func TestHTTPTransportsAndToken(t *testing.T) {
 	})
 }
 
-type bearer struct{ token string }
+type bearer struct{ scheme, token string }
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
+	r.Header.Set("Authorization", b.scheme+" "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
 }
 

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // HTTPOptions configure the HTTP handler; nil means defaults.
@@ -18,7 +19,8 @@ type HTTPOptions struct {
 	// Stateless serves Streamable HTTP without sessions: a server's requests reach
 	// clients of 2026-07-28 as input requests (see mrtr_clients.go), older clients not at all.
 	Stateless bool
-	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN".
+	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN"
+	// (the scheme in any case).
 	Token string
 	// SessionTimeout is how long a Streamable HTTP session lives with none of its
 	// requests under way (an open GET stream counts as one): a client that ended
@@ -70,13 +72,11 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	return h
 }
 
-// requireToken answers 401 unless the request carries the bearer token. The
-// comparison takes constant time.
+// requireToken answers 401 unless the request carries the bearer token (the scheme
+// in any case, as RFC 7235 has it). The comparison takes constant time.
 func requireToken(next http.Handler, token string) http.Handler {
-	want := []byte("Bearer " + token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		if !httpguard.Bearer(r, token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
 			return
