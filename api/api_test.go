@@ -303,6 +303,12 @@ func TestSearch(t *testing.T) {
 	}
 	e.do("GET", "/v1/search?q=(&regex=1", nil).want(t, 400)
 	e.do("GET", "/v1/search?q=time&limit=many", nil).want(t, 400, "limit")
+	// limit is 1 to 50, as documented: 0 is not quietly the default.
+	for _, l := range []string{"0", "-1", "51"} {
+		e.do("GET", "/v1/search?q=time&limit="+l, nil).want(t, 400, "limit="+l, "from 1 to 50")
+		e.do("GET", "/v1/search?q=time&regex=1&limit="+l, nil).want(t, 400, "limit="+l, "from 1 to 50")
+	}
+	e.do("GET", "/v1/search?q=time&limit=50", nil).want(t, 200, "current_time")
 	e.do("GET", "/v1/search?q=time&regex=maybe", nil).want(t, 400, "regex")
 	e.do("GET", "/v1/search", nil).want(t, 400)
 
