@@ -88,6 +88,9 @@ type Server struct {
 	agent   *agent.Agent
 	handler http.Handler
 	metrics *metrics // GET /metrics
+	// mux routes the table of routes.go; byPattern finds a route by its pattern.
+	mux       *http.ServeMux
+	byPattern map[string]*route
 
 	// base is the context of every request: Shutdown cancels it once the grace is over.
 	base   context.Context

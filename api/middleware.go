@@ -5,10 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
-	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
@@ -20,15 +17,29 @@ const RequestIDHeader = "X-Request-Id"
 
 type ctxKey int
 
-const logKey ctxKey = iota
+const infoKey ctxKey = iota
+
+// requestInfo is what requestLog learns of a request before it is served.
+type requestInfo struct {
+	log   *slog.Logger // its lines carry the request id
+	route *route       // nil: no route takes it (noRoute answers)
+}
 
 // logOf is the logger of the request that ctx belongs to (its lines carry the
 // request id), or the server's.
 func (s *Server) logOf(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(logKey).(*slog.Logger); ok {
-		return l
+	if in, ok := ctx.Value(infoKey).(*requestInfo); ok {
+		return in.log
 	}
 	return s.log
+}
+
+// routeOf is the route that takes r, or nil.
+func routeOf(r *http.Request) *route {
+	if in, ok := r.Context().Value(infoKey).(*requestInfo); ok {
+		return in.route
+	}
+	return nil
 }
 
 // requestID is the client's id when it is a reasonable one (printable ASCII, at most
@@ -51,17 +62,19 @@ func printable(s string) bool {
 	return true
 }
 
-// requestLog gives the request its id (header and logger) and logs one line when it
-// ends: method, path, the route's pattern, status and duration. Probes log at debug.
-// A handler's panic is logged and answered 500 instead of killing the connection
-// silently.
+// requestLog gives the request its id (header and logger) and its route, and logs
+// one line when it ends: method, path, the route's pattern, status and duration.
+// Probes log at debug. A handler's panic is logged and answered 500 instead of
+// killing the connection silently.
 func (s *Server) requestLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
 		w.Header().Set(RequestIDHeader, id)
 		log := s.log.With("request_id", id)
-		r = r.WithContext(context.WithValue(r.Context(), logKey, log))
+		// The route is known from here on, so that every error, the middleware's
+		// too, takes the form its clients read.
+		r = r.WithContext(context.WithValue(r.Context(), infoKey, &requestInfo{log: log, route: s.resolve(r)}))
 		rec := &recorder{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -126,33 +139,15 @@ func (r *recorder) status() int {
 }
 
 // checkHost refuses a request that reached a loopback address under a Host that is
-// not loopback: a page of another site whose name was rebound to 127.0.0.1 (DNS
-// rebinding) would otherwise reach a service that trusts the machine. As the MCP
-// SDK's Streamable HTTP handler does for the gateway; see the spec's security best
-// practices (2025-11-25, "Local MCP Server Compromise").
+// not loopback (DNS rebinding: httpguard.CheckHost).
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
-			if isLoopback(local.String()) && !isLoopback(r.Host) {
-				writeError(w, r, http.StatusForbidden, "forbidden", "invalid Host header "+quote(r.Host)+" for a loopback address")
-				return
-			}
+		if err := httpguard.CheckHost(r); err != nil {
+			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// isLoopback reports whether a host or host:port names the loopback interface.
-func isLoopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // cors answers browsers of the configured origin: the headers that let them read

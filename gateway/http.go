@@ -38,8 +38,10 @@ type HTTPOptions struct {
 const DefaultMaxRequestBytes = mcp.DefaultMaxRequestBodyBytes
 
 // Handler serves the gateway over Streamable HTTP at /mcp and legacy SSE at /sse.
-// DNS-rebinding protection stays on: the SDK refuses a non-localhost Host on a
-// loopback connection, and cross-origin browser requests are refused here.
+// DNS-rebinding protection stays on: a non-localhost Host on a loopback connection
+// and cross-origin browser requests are refused here (and by the SDK, behind). Its
+// own refusals (401, 403, 404) carry a JSON-RPC error with no id, which MCP clients
+// show (httpguard.JSONRPCError).
 func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	var o HTTPOptions
 	if opts != nil {
@@ -65,11 +67,43 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	}
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", carried(mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxRequestBytes}))) // the GET stream is the session
-	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpguard.JSONRPCError(w, http.StatusNotFound, "no endpoint "+r.URL.Path+": the gateway serves /mcp (Streamable HTTP) and /sse (legacy SSE)")
+	})
+	h := crossOrigin(http.NewCrossOriginProtection(), mux)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
 	}
-	return h
+	return checkHost(h)
+}
+
+// checkHost refuses a request that reached a loopback address under a Host that is
+// not loopback: a page of another site whose name was rebound to 127.0.0.1 (DNS
+// rebinding). The SDK's handlers refuse it too, in text; this is the refusal an MCP
+// client can read. See the spec's security best practices (2025-11-25, "Local MCP
+// Server Compromise").
+func checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := httpguard.CheckHost(r); err != nil {
+			httpguard.JSONRPCError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// crossOrigin refuses cross-origin browser requests that change something (POST,
+// DELETE), as http.CrossOriginProtection does, with a JSON-RPC error: "If the Origin
+// header is present and invalid, servers MUST respond with HTTP 403 Forbidden"
+// (2025-11-25, Streamable HTTP, "Security Warning").
+func crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := cop.Check(r); err != nil {
+			httpguard.JSONRPCError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // requireToken answers 401 unless the request carries the bearer token (the scheme
@@ -78,7 +112,7 @@ func requireToken(next http.Handler, token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !httpguard.Bearer(r, token) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			httpguard.JSONRPCError(w, http.StatusUnauthorized, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
 			return
 		}
 		next.ServeHTTP(w, r)
