@@ -52,7 +52,8 @@ type Options struct {
 	// page asks for the token).
 	Token string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
-	// call the API; "" answers no cross-origin request.
+	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
+	// request.
 	CORSOrigin string
 	// MaxRequestBytes caps a request body (413 past it); default DefaultMaxRequestBytes.
 	MaxRequestBytes int64

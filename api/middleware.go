@@ -179,17 +179,18 @@ func (s *Server) cors(next http.Handler) http.Handler {
 
 // crossOrigin refuses cross-origin browser requests that change something (POST,
 // DELETE) unless they come from the configured origin: a page elsewhere could send
-// them without reading the answer.
+// them without reading the answer. A request it lets through is marked as checked,
+// so that the gateway at /mcp and /sse does not refuse what the API allows (it
+// checks requests itself when served on its own).
 func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handler {
-	if s.opts.CORSOrigin == "*" {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := cop.Check(r); err != nil {
-			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
-			return
+		if s.opts.CORSOrigin != "*" {
+			if err := cop.Check(r); err != nil {
+				writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+				return
+			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(httpguard.WithOriginChecked(r.Context())))
 	})
 }
 

@@ -95,9 +95,15 @@ func checkHost(next http.Handler) http.Handler {
 // crossOrigin refuses cross-origin browser requests that change something (POST,
 // DELETE), as http.CrossOriginProtection does, with a JSON-RPC error: "If the Origin
 // header is present and invalid, servers MUST respond with HTTP 403 Forbidden"
-// (2025-11-25, Streamable HTTP, "Security Warning").
+// (2025-11-25, Streamable HTTP, "Security Warning"). Mounted in package api's
+// server, which checked the request already against the origins it trusts (serve's
+// --cors), the gateway leaves it at that.
 func crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpguard.OriginChecked(r.Context()) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if err := cop.Check(r); err != nil {
 			httpguard.JSONRPCError(w, http.StatusForbidden, err.Error())
 			return
