@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -57,6 +58,13 @@ type Options struct {
 	CORSOrigin string
 	// MaxRequestBytes caps a request body (413 past it); default DefaultMaxRequestBytes.
 	MaxRequestBytes int64
+	// ReadTimeout bounds reading a request's body (408 past it), WriteTimeout sending
+	// a response once it begins (an event stream has none: a turn's, /v1/events, the
+	// gateway's), IdleTimeout a keep-alive connection without a request. Defaults 1
+	// minute, 1 minute and 2 minutes; negative: none. How long a handler takes to
+	// answer (a turn, a tool call) is not bounded by them. They hold for Serve; a
+	// Handler mounted in a server of your own has that server's.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// ApprovalTimeout bounds the wait for a person to decide a call that needs
 	// approval; default config.DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
@@ -156,12 +164,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.handler = h
-	s.srv = &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return s.base },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	s.srv = httpguard.Timeouts{Read: opts.ReadTimeout, Write: opts.WriteTimeout, Idle: opts.IdleTimeout}.Server(h)
+	s.srv.BaseContext = func(net.Listener) context.Context { return s.base }
+	s.srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	return s, nil
 }
 

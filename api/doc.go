@@ -95,7 +95,11 @@
 // rebinding) would otherwise reach a service that trusts the machine, which the MCP
 // specification warns about (2025-11-25, security best practices). Cross-origin
 // browser requests that change something are refused, and CORS headers are sent only
-// for Options.CORSOrigin.
+// for Options.CORSOrigin. A slow client holds a connection only so long: a body must
+// arrive within Options.ReadTimeout (408 past it), a response be read within
+// Options.WriteTimeout of its first byte (event streams excepted), and an idle
+// keep-alive connection closes after Options.IdleTimeout; a request refused before
+// its body is read gets its answer at once.
 //
 // # The MCP gateway
 //

@@ -79,6 +79,12 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any, optio
 		if errors.As(err, &tooBig) {
 			return errorf(http.StatusRequestEntityTooLarge, "too_large", "request body over the limit of %d bytes", tooBig.Limit)
 		}
+		var slow *httpguard.BodyTimeoutError
+		if errors.As(err, &slow) {
+			// What is left of the body is not waited for: the connection closes.
+			w.Header().Set("Connection", "close")
+			return errorf(http.StatusRequestTimeout, "timeout", "%v: send it right after the headers", slow)
+		}
 		return errorf(http.StatusBadRequest, "bad_request", "reading the request body: %v", err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {

@@ -143,6 +143,7 @@ func (r *recorder) status() int {
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := httpguard.CheckHost(r); err != nil {
+			httpguard.Unread(w, r)
 			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
 			return
 		}
@@ -186,6 +187,7 @@ func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.CORSOrigin != "*" {
 			if err := cop.Check(r); err != nil {
+				httpguard.Unread(w, r)
 				writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
 				return
 			}
@@ -196,10 +198,12 @@ func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler)
 
 // requireToken answers 401 unless the request carries the bearer token (the scheme
 // in any case, as RFC 7235 has it). The comparison takes constant time; the token is
-// never logged.
+// never logged. The 401 goes out before the body is read, at once: nothing a client
+// without the token sends is waited for (httpguard.Unread).
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !httpguard.Bearer(r, s.opts.Token) {
+			httpguard.Unread(w, r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			writeError(w, r, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (Authorization: Bearer TOKEN)")
 			return

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // route is one entry of the route table: a method+path pattern of net/http's
@@ -137,6 +139,7 @@ func (s *Server) resolve(r *http.Request) *route {
 // noRoute answers a request that no route takes: 405 with Allow when another method
 // is taken at its path, else 404.
 func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	httpguard.Unread(w, r)
 	p := r.URL.EscapedPath()
 	if clean := cleanPath(p); r.Method != http.MethodConnect && clean != p {
 		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf(`no endpoint %s %s: a path is taken as sent, "//", "." and ".." included (its clean form is %s)`, r.Method, p, clean))

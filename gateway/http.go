@@ -32,6 +32,12 @@ type HTTPOptions struct {
 	// MaxRequestBytes caps the body of one request (a JSON-RPC message or batch);
 	// a larger one gets 413. Default 4 MiB, as the MCP SDK's; negative: no cap.
 	MaxRequestBytes int64
+	// ReadTimeout bounds reading a request's body, WriteTimeout sending a response
+	// once it begins (an event stream has none: the GET streams, and a POST answered
+	// as a stream while a call runs), IdleTimeout a keep-alive connection without a
+	// request. Defaults 1 minute, 1 minute and 2 minutes; negative: none. They hold
+	// for Listen and Serve; a Handler mounted elsewhere has its server's.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
 // DefaultMaxRequestBytes is the request body cap when HTTPOptions.MaxRequestBytes is 0.
@@ -68,6 +74,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", carried(mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxRequestBytes}))) // the GET stream is the session
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpguard.Unread(w, r)
 		httpguard.JSONRPCError(w, http.StatusNotFound, "no endpoint "+r.URL.Path+": the gateway serves /mcp (Streamable HTTP) and /sse (legacy SSE)")
 	})
 	h := crossOrigin(http.NewCrossOriginProtection(), mux)
@@ -85,6 +92,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 func checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := httpguard.CheckHost(r); err != nil {
+			httpguard.Unread(w, r)
 			httpguard.JSONRPCError(w, http.StatusForbidden, err.Error())
 			return
 		}
@@ -105,6 +113,7 @@ func crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handle
 			return
 		}
 		if err := cop.Check(r); err != nil {
+			httpguard.Unread(w, r)
 			httpguard.JSONRPCError(w, http.StatusForbidden, err.Error())
 			return
 		}
@@ -113,10 +122,12 @@ func crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handle
 }
 
 // requireToken answers 401 unless the request carries the bearer token (the scheme
-// in any case, as RFC 7235 has it). The comparison takes constant time.
+// in any case, as RFC 7235 has it). The comparison takes constant time. The 401 goes
+// out at once, before the body is read (httpguard.Unread).
 func requireToken(next http.Handler, token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !httpguard.Bearer(r, token) {
+			httpguard.Unread(w, r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			httpguard.JSONRPCError(w, http.StatusUnauthorized, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
 			return
@@ -167,9 +178,13 @@ func (g *Gateway) Listen(addr string, opts *HTTPOptions) (*Bridge, error) {
 // serves once its servers are up, so that an address in use is found before any
 // server starts. Serve does not check that ln is loopback or opts has a token.
 func (g *Gateway) Serve(ln net.Listener, opts *HTTPOptions) *Bridge {
+	var t httpguard.Timeouts
+	if opts != nil {
+		t = httpguard.Timeouts{Read: opts.ReadTimeout, Write: opts.WriteTimeout, Idle: opts.IdleTimeout}
+	}
 	b := &Bridge{
 		ln:   ln,
-		srv:  &http.Server{Handler: g.Handler(opts), ReadHeaderTimeout: 10 * time.Second},
+		srv:  t.Server(g.Handler(opts)),
 		done: make(chan error, 1),
 	}
 	go func() { b.done <- b.srv.Serve(ln) }()
