@@ -46,8 +46,8 @@ const DefaultMaxRequestBytes = mcp.DefaultMaxRequestBodyBytes
 // Handler serves the gateway over Streamable HTTP at /mcp and legacy SSE at /sse.
 // DNS-rebinding protection stays on: a non-localhost Host on a loopback connection
 // and cross-origin browser requests are refused here (and by the SDK, behind). Its
-// own refusals (401, 403, 404) carry a JSON-RPC error with no id, which MCP clients
-// show (httpguard.JSONRPCError).
+// own refusals (401, 403, 404) carry a JSON-RPC error with no id, as the Streamable
+// HTTP transport allows (httpguard.JSONRPCError), rather than net/http's text.
 func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	var o HTTPOptions
 	if opts != nil {
@@ -86,8 +86,8 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 
 // checkHost refuses a request that reached a loopback address under a Host that is
 // not loopback: a page of another site whose name was rebound to 127.0.0.1 (DNS
-// rebinding). The SDK's handlers refuse it too, in text; this is the refusal an MCP
-// client can read. See the spec's security best practices (2025-11-25, "Local MCP
+// rebinding). The SDK's handlers refuse it too, in text; this refusal comes first, as
+// a JSON-RPC error. See the spec's security best practices (2025-11-25, "Local MCP
 // Server Compromise").
 func checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
