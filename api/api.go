@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -47,14 +48,23 @@ type Options struct {
 	Sessions *session.Janitor
 	// Gateway serves /mcp and /sse (gateway.Gateway.Handler); nil leaves them out.
 	Gateway http.Handler
-	// Token, when set, must arrive as "Authorization: Bearer TOKEN" on every request
-	// but /healthz, /readyz and the dashboard's files (its page asks for the token).
+	// Token, when set, must arrive as "Authorization: Bearer TOKEN" (the scheme in
+	// any case) on every request but /healthz, /readyz and the dashboard's files (its
+	// page asks for the token).
 	Token string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
-	// call the API; "" answers no cross-origin request.
+	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
+	// request.
 	CORSOrigin string
 	// MaxRequestBytes caps a request body (413 past it); default DefaultMaxRequestBytes.
 	MaxRequestBytes int64
+	// ReadTimeout bounds reading a request's body (408 past it), WriteTimeout sending
+	// a response once it begins (an event stream has none: a turn's, /v1/events, the
+	// gateway's), IdleTimeout a keep-alive connection without a request. Defaults 1
+	// minute, 1 minute and 2 minutes; negative: none. How long a handler takes to
+	// answer (a turn, a tool call) is not bounded by them. They hold for Serve; a
+	// Handler mounted in a server of your own has that server's.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// ApprovalTimeout bounds the wait for a person to decide a call that needs
 	// approval; default config.DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
@@ -87,6 +97,9 @@ type Server struct {
 	agent   *agent.Agent
 	handler http.Handler
 	metrics *metrics // GET /metrics
+	// mux routes the table of routes.go; byPattern finds a route by its pattern.
+	mux       *http.ServeMux
+	byPattern map[string]*route
 
 	// base is the context of every request: Shutdown cancels it once the grace is over.
 	base   context.Context
@@ -153,12 +166,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s.handler = h
 	s.unwatch = opts.Hub.Subscribe(s.live.servers.observe)
-	s.srv = &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return s.base },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	s.srv = httpguard.Timeouts{Read: opts.ReadTimeout, Write: opts.WriteTimeout, Idle: opts.IdleTimeout}.Server(h)
+	s.srv.BaseContext = func(net.Listener) context.Context { return s.base }
+	s.srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	return s, nil
 }
 

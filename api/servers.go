@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -276,15 +277,17 @@ type searchResult struct {
 }
 
 // searchTools ranks the catalog against ?q= (or matches the regular expression with
-// &regex=1), as the tool_search tools of deferred mode do; &limit=N (default 5, or 10
-// for a regex; at most search.MaxLimit).
+// &regex=1), as the tool_search tools of deferred mode do; &limit=N (1 to
+// search.MaxLimit; left out: 5, or 10 for a regex).
 func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit := 0
+	limit := 0 // the search's default
 	if l := q.Get("limit"); l != "" {
+		// 0 is refused, not taken as the default: the search package reads 0 as
+		// "unset", but a client that writes limit=0 asked for something else.
 		n, err := strconv.Atoi(l)
-		if err != nil {
-			writeError(w, r, http.StatusBadRequest, "bad_request", "limit="+l+": want a whole number")
+		if err != nil || n < 1 || n > search.MaxLimit {
+			writeError(w, r, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit=%s: want a whole number from 1 to %d (or no limit, for the default)", l, search.MaxLimit))
 			return
 		}
 		limit = n
