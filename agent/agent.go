@@ -153,7 +153,8 @@ type Step struct {
 //
 // Everything is stored as soon as it is complete, so a process that dies mid-turn
 // loses nothing already said; the next Run answers the calls left without a result
-// (InterruptedText) before it adds the user's message.
+// (InterruptedText) before it adds the user's message. A turn cancelled through ctx
+// answers its calls cut short with InterruptedText itself before it returns.
 //
 // The error is the store's (session.ErrBusy when another turn holds the session,
 // session.ErrNotFound), the model's (*llm.Error), or ctx's when it is done, wrapped

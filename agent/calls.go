@@ -20,9 +20,11 @@ const maxNamesListed = 20
 
 // runCalls runs the calls of one step, at most ParallelTools at once, stores each
 // result as soon as it is ready and returns them in call order. Every failure is an
-// error result; the error is the store's, or ctx's when the turn was cancelled (the
-// results of calls cut short are then not stored: the next turn answers them with
-// InterruptedText).
+// error result; the error is the store's, or ctx's when the turn was cancelled. A
+// cancelled turn answers the calls it cut short, and those it never started, with
+// InterruptedText before it returns: the session's history is whole when the caller
+// hears of the cancellation (a service shutting down answers its client then), not
+// only once a next turn repairs it.
 func (r *run) runCalls(step int, calls []llm.Call) ([]llm.Message, error) {
 	// Looked up afresh: a tool that joined since the request was sent may be called.
 	lookup := r.lookup()
@@ -40,14 +42,10 @@ func (r *run) runCalls(step int, calls []llm.Call) ([]llm.Message, error) {
 			select {
 			case sem <- struct{}{}:
 			case <-r.ctx.Done():
-				return
+				return // never started: answered below
 			}
 			defer func() { <-sem }()
-			res := r.call(step, c, lookup)
-			if r.ctx.Err() != nil && res.IsError {
-				return // cut short by the cancellation, most likely: not a result to keep
-			}
-			msg := toolMessage(c, res)
+			msg := toolMessage(c, r.call(step, c, lookup))
 			if err := r.store(llm.Usage{}, msg); err != nil {
 				errMu.Lock()
 				storeErr = errors.Join(storeErr, err)
@@ -59,13 +57,19 @@ func (r *run) runCalls(step int, calls []llm.Call) ([]llm.Message, error) {
 	}
 	wg.Wait()
 	if err := r.ctx.Err(); err != nil {
-		kept := results[:0]
-		for _, m := range results {
-			if m.Role != "" {
-				kept = append(kept, m)
+		var owed []llm.Message
+		for i, c := range calls {
+			if results[i].Role == "" {
+				results[i] = interrupted(c)
+				owed = append(owed, results[i])
 			}
 		}
-		return kept, err
+		if len(owed) > 0 {
+			if serr := r.store(llm.Usage{}, owed...); serr != nil {
+				r.log.Warn("could not store the interrupted calls' results: the next turn answers them", "calls", len(owed), "error", serr)
+			}
+		}
+		return results, err
 	}
 	return results, storeErr
 }
@@ -93,6 +97,11 @@ func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) 
 	start := time.Now()
 	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	res := r.execute(step, c, lookup, &start)
+	if r.ctx.Err() != nil && res.IsError {
+		// Cut short by the cancellation, most likely: its error says nothing of the
+		// tool, and the result is lost.
+		res = tool.ErrorResult("%s", InterruptedText)
+	}
 	d := time.Since(start)
 	if r.opts.OnEvent != nil {
 		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,

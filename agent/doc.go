@@ -52,7 +52,9 @@
 // back in call order). A process that dies mid-step leaves calls without results;
 // the session's next turn answers them with [InterruptedText] first, as the
 // providers reject a history with unanswered calls. Cancelling Run's context stops
-// the model's stream and the calls under way; what completed before stays stored.
+// the model's stream and the calls under way; what completed before stays stored,
+// and the calls cut short (or never started) are answered with [InterruptedText]
+// before Run returns.
 //
 // One turn at a time per session: a Run on a session whose turn is held (in this
 // process or, with a shared store, another) fails at once with session.ErrBusy.

@@ -20,7 +20,7 @@ const (
 	// ToolFinished: the call is answered: Duration (the call's own, from its
 	// approval on: the time the approval hook took is not counted), IsError and
 	// Result (the result's text as the model gets it) are set. Every started call
-	// finishes (one cut short by a cancellation with an error).
+	// finishes (one cut short by a cancellation with InterruptedText).
 	ToolFinished EventKind = "tool_finished"
 	// StepUsage: Usage is the token count of step Step's request.
 	StepUsage EventKind = "step_usage"

@@ -5,11 +5,12 @@ import (
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// InterruptedText is the error result that answers a call whose result was never
-// stored: the process died, or the turn was cancelled, while it ran. OpenAI and
-// Anthropic both reject a history with an unanswered call, so the next turn answers
-// it with this before anything else.
-const InterruptedText = "interrupted: the call's result was lost when the previous turn stopped"
+// InterruptedText is the error result that answers a call whose result was lost: the
+// turn was cancelled while it ran (or before it started), or the process died. OpenAI
+// and Anthropic both reject a history with an unanswered call, so a cancelled turn
+// stores this for each such call before it returns, and a turn after a crash before
+// anything else.
+const InterruptedText = "interrupted: the turn stopped before the call's result came back"
 
 // unanswered returns the error results owed to the calls of the last assistant
 // message with calls that no tool message answers, in call order. Only the last one

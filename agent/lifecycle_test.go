@@ -41,8 +41,10 @@ func wait(t *testing.T, done <-chan error) error {
 }
 
 // TestCancelMidTool: cancelling the turn while a call runs cancels the call; Run
-// returns ctx's error with the finished call's result stored, nothing of the cut
-// one; the next turn answers the cut call as interrupted. No goroutine outlives Run.
+// returns ctx's error with the finished call's result stored and the cut one's
+// answered as interrupted, then and there (the next turn did it before, and a service
+// shutting down answered its client with the history still owing a result); the next
+// turn sends both. No goroutine outlives Run.
 func TestCancelMidTool(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		local := tool.NewLocal()
@@ -86,8 +88,14 @@ func TestCancelMidTool(t *testing.T) {
 		if err := goleak.Find(append(httpConns, before)...); err != nil {
 			t.Errorf("goroutines left by the cancelled turn: %v", err)
 		}
-		if got := storedCallIDs(history(t, store, id)); !reflect.DeepEqual(got, []string{"call_quick"}) {
-			t.Errorf("stored results %v, want only the finished call's", got)
+		h := history(t, store, id)
+		if got := storedCallIDs(h); !reflect.DeepEqual(got, []string{"call_quick", "call_block"}) {
+			t.Errorf("stored results %v, want the finished call's, then the cut one's", got)
+		} else if cut := h[len(h)-1]; !cut.Result.IsError || tool.Text(cut.Result) != agent.InterruptedText {
+			t.Errorf("the cut call's stored result %+v, want %q", cut.Result, agent.InterruptedText)
+		}
+		if fin := rec.of(agent.ToolFinished); len(fin) != 2 || fin[1].Name != "block" || !fin[1].IsError || fin[1].Result != agent.InterruptedText {
+			t.Errorf("tool_finished events %+v, want the cut call's with %q", fin, agent.InterruptedText)
 		}
 
 		if _, err := a.Run(testCtx(t), id, "what happened?"); err != nil {

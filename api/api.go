@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 	"github.com/switchboard-mcp/switchboard/session"
 )
 
@@ -47,14 +48,23 @@ type Options struct {
 	Sessions *session.Janitor
 	// Gateway serves /mcp and /sse (gateway.Gateway.Handler); nil leaves them out.
 	Gateway http.Handler
-	// Token, when set, must arrive as "Authorization: Bearer TOKEN" on every request
-	// but /healthz, /readyz and the dashboard's files (its page asks for the token).
+	// Token, when set, must arrive as "Authorization: Bearer TOKEN" (the scheme in
+	// any case) on every request but /healthz, /readyz and the dashboard's files (its
+	// page asks for the token).
 	Token string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
-	// call the API; "" answers no cross-origin request.
+	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
+	// request.
 	CORSOrigin string
 	// MaxRequestBytes caps a request body (413 past it); default DefaultMaxRequestBytes.
 	MaxRequestBytes int64
+	// ReadTimeout bounds reading a request's body (408 past it), WriteTimeout sending
+	// a response once it begins (an event stream has none: a turn's, /v1/events, the
+	// gateway's), IdleTimeout a keep-alive connection without a request. Defaults 1
+	// minute, 1 minute and 2 minutes; negative: none. How long a handler takes to
+	// answer (a turn, a tool call) is not bounded by them. They hold for Serve; a
+	// Handler mounted in a server of your own has that server's.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// ApprovalTimeout bounds the wait for a person to decide a call that needs
 	// approval; default config.DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
@@ -87,6 +97,9 @@ type Server struct {
 	agent   *agent.Agent
 	handler http.Handler
 	metrics *metrics // GET /metrics
+	// mux routes the table of routes.go; byPattern finds a route by its pattern.
+	mux       *http.ServeMux
+	byPattern map[string]*route
 
 	// base is the context of every request: Shutdown cancels it once the grace is over.
 	base   context.Context
@@ -103,7 +116,8 @@ type Server struct {
 	turnsMu sync.Mutex
 	turns   map[string]*turn // the turn running in each session, by session id
 
-	live liveState // GET /v1/events: the recent calls, the heartbeat (events.go)
+	live    liveState // GET /v1/events: the servers' changes, the recent calls, the heartbeat (events.go)
+	unwatch func()    // ends live.servers' subscription to the hub
 }
 
 // New builds the API. It fails only on a bad CORSOrigin, or an Options.Registry that
@@ -151,12 +165,10 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.handler = h
-	s.srv = &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return s.base },
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	s.unwatch = opts.Hub.Subscribe(s.live.servers.observe)
+	s.srv = httpguard.Timeouts{Read: opts.ReadTimeout, Write: opts.WriteTimeout, Idle: opts.IdleTimeout}.Server(h)
+	s.srv.BaseContext = func(net.Listener) context.Context { return s.base }
+	s.srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	return s, nil
 }
 
@@ -171,10 +183,16 @@ func (s *Server) Serve(ln net.Listener) error {
 	return nil
 }
 
+// answerGrace bounds the wait, once Shutdown has cancelled the requests still under
+// way, for them to answer (a turn's 503 "cancelled", a stream's error event) and for
+// their turns to store what they did, before every connection is closed.
+const answerGrace = 5 * time.Second
+
 // Shutdown stops accepting connections at once and cuts the open streams (they never
 // finish by themselves), lets the requests and turns under way finish until ctx is
-// done, then cancels them and closes every connection. It returns when every handler
-// has returned; the error says whether requests had to be cancelled.
+// done, then cancels them, lets them answer (at most answerGrace) and closes every
+// connection. It returns when every handler has returned; the error says whether
+// requests had to be cancelled.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.streamsMu.Lock()
 	s.closing = true
@@ -183,11 +201,19 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.streamsMu.Unlock()
 	err := s.srv.Shutdown(ctx) // returns once every connection is idle: responses sent
+	s.cancel()
 	if err != nil {
 		err = fmt.Errorf("api: requests still under way at the end of the grace, cancelled: %w", err)
+		// Closing the connections now would cut the answers of the requests just
+		// cancelled: a turn's client would get an empty reply, a stream no error
+		// event. Shutdown again waits for their responses to be sent (a handler's
+		// return is not enough: net/http writes what it buffered after it).
+		actx, cancel := context.WithTimeout(context.Background(), answerGrace)
+		_ = s.srv.Shutdown(actx)
+		cancel()
 	}
-	s.cancel()
 	s.metrics.stopCalls()
+	s.unwatch()
 	_ = s.srv.Close()
 	// Every handler returns once its context is done; none may outlive the Server.
 	<-s.all.idle()

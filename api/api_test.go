@@ -92,7 +92,7 @@ func TestRequestID(t *testing.T) {
 }
 
 // TestToken: with a token, every endpoint but the probes wants it (401 without or with
-// another), compared in full; the token never shows in the log.
+// another), compared in full, its scheme in any case; the token never shows in the log.
 func TestToken(t *testing.T) {
 	t.Parallel()
 	const token = "tok-Zq8Rr3Ss9"
@@ -108,6 +108,13 @@ func TestToken(t *testing.T) {
 		}
 	}
 	e.do("GET", "/v1/tools", nil).want(t, 200, "current_time")
+	// The scheme in any case (RFC 7235), and more than one space after it.
+	for _, auth := range []string{"bearer " + token, "BEARER " + token, "bEaReR " + token, "Bearer   " + token} {
+		e.do("GET", "/v1/tools", nil, "Authorization: "+auth).want(t, 200, "current_time")
+	}
+	for _, auth := range []string{"Basic " + token, "Bearer" + token, "Bearer"} {
+		e.do("GET", "/v1/tools", nil, "Authorization: "+auth).want(t, 401)
+	}
 	e.do("POST", "/v1/tools/current_time/call", `{"arguments": {"zone": "UTC"}}`, "Authorization: ").want(t, 401)
 	if strings.Contains(e.logs.String(), token) {
 		t.Errorf("the log shows the token")
@@ -255,6 +262,8 @@ func TestTools(t *testing.T) {
 		{`{"arguments": [1]}`, `"arguments" must be a JSON object`},
 		{`{"args": {}}`, `unknown field "args"`},
 		{`[1, 2]`, "want an object"},
+		// Refused before any server sees it: a stdio server dies on 1,000 levels.
+		{`{"arguments": {"zone": ` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}}`, "arguments nested deeper than 64 levels"},
 	} {
 		r := e.do("POST", "/v1/tools/current_time/call", c.body)
 		r.want(t, 400)
@@ -296,6 +305,12 @@ func TestSearch(t *testing.T) {
 	}
 	e.do("GET", "/v1/search?q=(&regex=1", nil).want(t, 400)
 	e.do("GET", "/v1/search?q=time&limit=many", nil).want(t, 400, "limit")
+	// limit is 1 to 50, as documented: 0 is not quietly the default.
+	for _, l := range []string{"0", "-1", "51"} {
+		e.do("GET", "/v1/search?q=time&limit="+l, nil).want(t, 400, "limit="+l, "from 1 to 50")
+		e.do("GET", "/v1/search?q=time&regex=1&limit="+l, nil).want(t, 400, "limit="+l, "from 1 to 50")
+	}
+	e.do("GET", "/v1/search?q=time&limit=50", nil).want(t, 200, "current_time")
 	e.do("GET", "/v1/search?q=time&regex=maybe", nil).want(t, 400, "regex")
 	e.do("GET", "/v1/search", nil).want(t, 400)
 

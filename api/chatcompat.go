@@ -143,7 +143,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	log := s.logOf(r.Context()).With("completion", id)
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
-	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended}
+	// OnEvent takes the place of the agent's (the API's onEvent, for sessions): the
+	// turn is observed as a chat's, and a stream adds its own (streamCompletion).
+	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended,
+		OnEvent: func(e agent.Event) { s.observe(e, sourceChat) }}
 	opts.Temperature = req.Temperature
 	switch {
 	case req.MaxCompletionTokens != nil:
@@ -152,10 +155,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		opts.MaxTokens = *req.MaxTokens
 	}
 	if !req.Stream {
-		res, err := s.agent.RunTurn(r.Context(), id, opts)
+		res, err := s.runCompletion(r.Context(), id, opts)
 		if err != nil {
 			log.Info("chat completion failed", "error", err)
-			writeOpenAIError(w, turnError(err))
+			writeOpenAIError(w, s.completionError(err))
 			return
 		}
 		log.Info("chat completion done", "steps", len(res.Steps))
@@ -163,6 +166,22 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.streamCompletion(w, r, c, opts, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+}
+
+// runCompletion is a chat completion's turn, counted as runTurn counts a session's.
+func (s *Server) runCompletion(ctx context.Context, id string, opts agent.TurnOptions) (*agent.Turn, error) {
+	t, err := s.agent.RunTurn(ctx, id, opts)
+	s.metrics.turnEnded(err)
+	return t, err
+}
+
+// completionError is turnError for a chat completion: one cancelled because the
+// server shuts down and its grace is over says so (nothing of it is kept).
+func (s *Server) completionError(err error) *apiError {
+	if s.shutDown(err) {
+		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the completion was cancelled; send the request again once the server is back")
+	}
+	return turnError(err)
 }
 
 // approveUnattended decides calls in a chat completion: nobody can be asked through
@@ -393,7 +412,9 @@ func (c *completion) chunk(delta map[string]any, finish string, usage *chatUsage
 func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *completion, opts agent.TurnOptions, withUsage bool) {
 	log := s.logOf(r.Context()).With("completion", c.id)
 	t := &turn{wake: make(chan struct{}, 1)}
+	observe := opts.OnEvent
 	opts.OnEvent = func(e agent.Event) {
+		observe(e)
 		if e.Kind == agent.TextDelta && e.Text != "" {
 			t.push("text", e)
 		}
@@ -404,7 +425,7 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *com
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := s.agent.RunTurn(r.Context(), c.id, opts)
+		res, err := s.runCompletion(r.Context(), c.id, opts)
 		done <- outcome{res, err}
 	}()
 	rc := http.NewResponseController(w)
@@ -456,7 +477,7 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *com
 			sendText()
 			if o.err != nil {
 				log.Info("chat completion failed", "error", o.err)
-				e := turnError(o.err)
+				e := s.completionError(o.err)
 				if !started {
 					writeOpenAIError(w, e)
 					return

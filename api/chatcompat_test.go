@@ -273,3 +273,38 @@ func TestChatCompletionsFailures(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 }
+
+// TestChatCompletionsRecentCalls: the catalog calls of a chat completion are recent
+// calls, streamed or not (a streamed one's were missing), from "chat" with the
+// completion's id, as GET /v1/calls and the events list them.
+func TestChatCompletionsRecentCalls(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{model: true})
+	ctx := chatCtx(t)
+	c := openAIClient(e, "unused")
+	params := openai.ChatCompletionNewParams{Model: "m", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(convertCall)}}
+	res, err := c.Chat.Completions.New(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream := c.Chat.Completions.NewStreaming(ctx, params)
+	acc := openai.ChatCompletionAccumulator{}
+	for stream.Next() {
+		acc.AddChunk(stream.Current())
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var calls struct {
+		Calls []eventCall `json:"calls"`
+	}
+	e.do("GET", "/v1/calls", nil).decode(t, &calls)
+	if len(calls.Calls) != 2 {
+		t.Fatalf("GET /v1/calls = %+v, want the two completions' calls", calls.Calls)
+	}
+	for i, id := range []string{res.ID, acc.ID} {
+		if c := calls.Calls[i]; c.Tool != "convert_time" || c.Server != "clock" || c.Source != "chat" || c.Session != id || c.IsError {
+			t.Errorf("call %d = %+v, want convert_time on clock from chat %s", i, c, id)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"regexp"
 
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -33,9 +32,6 @@ func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 }
 
-// sessionIDPattern: ids chosen by clients go into URL paths and logs.
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // createSession creates a session: {} or {"id", "system", "metadata"}, all optional
 // (a random id; the agent's system prompt). 201 with the session.
 func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
@@ -52,9 +48,12 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, e)
 		return
 	}
-	if body.ID != "" && !sessionIDPattern.MatchString(body.ID) {
-		writeError(w, r, http.StatusBadRequest, "bad_request", `"id": want 1 to 128 characters of A-Z a-z 0-9 _ . -`)
-		return
+	// An id chosen by the client follows the rule chat --session follows too.
+	if body.ID != "" {
+		if err := session.CheckID(body.ID); err != nil {
+			writeError(w, r, http.StatusBadRequest, "bad_request", `"id": `+err.Error())
+			return
+		}
 	}
 	sess := &session.Session{ID: body.ID, System: body.System, Metadata: body.Metadata}
 	if err := sessions.Create(r.Context(), sess); err != nil {

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"io/fs"
 	"net/http"
+	"strings"
 )
 
 // The dashboard is three static files (api/dashboard: index.html, app.js,
@@ -52,6 +53,12 @@ func (s *Server) dashboardAssets() http.HandlerFunc {
 		if r.URL.Path == "/dashboard/" || r.URL.Path == "/dashboard/index.html" {
 			// One address for the page; no directory listing.
 			http.Redirect(w, r, "/", http.StatusMovedPermanently)
+			return
+		}
+		// A file that is not there is the API's JSON 404, not the file server's text
+		// (fs.Stat refuses a name that is not a valid path too).
+		if _, err := fs.Stat(sub, strings.TrimPrefix(r.URL.Path, "/dashboard/")); err != nil {
+			writeError(w, r, http.StatusNotFound, "not_found", "no file "+r.URL.Path+" (the dashboard's files are /dashboard/app.js and /dashboard/style.css)")
 			return
 		}
 		dashboardHeaders(w)

@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // The page and its assets are served without the token (they hold no data), with a
@@ -225,6 +226,51 @@ func TestDashboardBrowser(t *testing.T) {
 		waitJS(t, ctx, "the whole list again", `document.querySelectorAll("#tools button").length === 8`)
 	})
 
+	t.Run("required fields", func(t *testing.T) {
+		form := `form.tool-form[data-tool="convert_time"]`
+		do(t, ctx, "sending the convert_time form empty",
+			chromedp.Click(chromedp.CSS(`#tools button[data-tool="convert_time"]`)),
+			chromedp.WaitVisible(chromedp.CSS(form)),
+			chromedp.Click(chromedp.CSS(form+` button[type="submit"]`)))
+		waitJS(t, ctx, "the message beside each required field", `!document.getElementById("arg-convert_time-time-error").hidden`)
+		shown := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('`+form+` .field-error:not([hidden])')].map(p => [p.id, p.textContent]))`)
+		if len(shown) != 2 || !strings.Contains(shown["arg-convert_time-time-error"], "Required: give time a value") ||
+			!strings.Contains(shown["arg-convert_time-to-error"], "Required: give to a value") {
+			t.Errorf("messages shown %v, want one beside time and one beside to (from is optional)", shown)
+		}
+		if id := eval[string](t, ctx, `document.activeElement.id`); id != "arg-convert_time-time" {
+			t.Errorf("focus on %q, want the first required field left empty", id)
+		}
+		screenshot(t, ctx, "required-fields")
+
+		do(t, ctx, "filling time only", chromedp.SendKeys(chromedp.CSS("#arg-convert_time-time"), "2026-01-02T03:04:05Z"),
+			chromedp.Click(chromedp.CSS(form+` button[type="submit"]`)))
+		waitJS(t, ctx, "the time's message gone", `document.getElementById("arg-convert_time-time-error").hidden`)
+		if msg := eval[string](t, ctx, `(p => p.hidden ? "" : p.textContent)(document.getElementById("arg-convert_time-to-error"))`); msg == "" {
+			t.Errorf("no message beside the empty required field to")
+		}
+
+		// Arguments as JSON are checked against the same list.
+		do(t, ctx, "giving arguments as JSON without to",
+			chromedp.Click(chromedp.CSS(form+" details summary")),
+			chromedp.SendKeys(chromedp.CSS("#raw-convert_time"), `{"time": "2026-01-02T03:04:05Z"}`),
+			chromedp.Click(chromedp.CSS(form+` button[type="submit"]`)))
+		waitJS(t, ctx, "the message beside the JSON", `!document.getElementById("raw-convert_time-error").hidden`)
+		if msg := eval[string](t, ctx, `document.getElementById("raw-convert_time-error").textContent`); msg != "Required argument missing: to" {
+			t.Errorf("message beside the JSON %q", msg)
+		}
+		if got := eval[string](t, ctx, `document.querySelector('`+form+` .result-box').textContent`); got != "" {
+			t.Errorf("the form shows %q, want nothing sent", got)
+		}
+		var calls struct {
+			Calls []eventCall `json:"calls"`
+		}
+		e.do("GET", "/v1/calls", nil).decode(t, &calls)
+		if len(calls.Calls) != 0 {
+			t.Errorf("calls made: %+v, want none sent without its required arguments", calls.Calls)
+		}
+	})
+
 	t.Run("call", func(t *testing.T) {
 		do(t, ctx, "filling the convert_time form",
 			chromedp.Click(chromedp.CSS(`#tools button[data-tool="convert_time"]`)),
@@ -286,6 +332,38 @@ func TestDashboardBrowser(t *testing.T) {
 		}
 		screenshot(t, ctx, "chat")
 	})
+}
+
+// A server that keeps crashing shows as flapping, not as a ready badge with a growing
+// restart count.
+func TestDashboardFlapping(t *testing.T) {
+	ctx := browser(t)
+	e := start(t, setup{servers: []config.Server{testserver.Stdio(t, "ts")}})
+	card := `document.querySelector('article.server[data-server="ts"]')`
+	do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/"))
+	waitJS(t, ctx, "the server ready", card+` && `+card+`.dataset.state === "ready"`)
+	for i := 1; i <= 3; i++ {
+		e.do("POST", "/v1/tools/crash/call", nil) // the server exits: the call fails
+		testenv.WaitFor(t, "the server ready again", 30*time.Second, func() bool {
+			var srv eventServer
+			e.do("GET", "/v1/servers/ts", nil).decode(t, &srv)
+			return srv.State == "ready" && srv.Restarts == i
+		})
+		if i == 1 {
+			waitJS(t, ctx, "one restart shown", card+`.querySelector(".facts").textContent.includes("1 restart")`)
+			if badge := eval[string](t, ctx, card+`.querySelector(".state").textContent`); badge != "ready" {
+				t.Errorf("badge %q after one crash, want ready", badge)
+			}
+		}
+	}
+	waitJS(t, ctx, "the flapping badge", card+`.querySelector(".state").textContent === "flapping" && `+card+`.dataset.flapping === "true"`)
+	if facts := eval[string](t, ctx, card+`.querySelector(".facts").textContent`); !strings.Contains(facts, "flapping: 3 restarts in 5 min") {
+		t.Errorf("facts %q, want the restarts that make it flapping", facts)
+	}
+	if title := eval[string](t, ctx, card+`.querySelector(".state").title`); !strings.Contains(title, "ready, but it lost its connection 3 times") {
+		t.Errorf("badge title %q", title)
+	}
+	screenshot(t, ctx, "flapping")
 }
 
 // A call that needs approval shows Allow and Deny in the chat; allowing it lets the

@@ -79,10 +79,13 @@
 // Every error is {"error": {"code", "message"}} with the status that fits: 400 for
 // malformed JSON (naming the problem and its byte offset), unknown fields or bad
 // parameters; 401 without the token; 403 for a request refused as cross-site; 404
-// for an unknown tool (with "suggestions"), server or session; 409 for a busy
-// session; 413 past Options.MaxRequestBytes; 503 when no model is configured (saying
-// how to configure one). Every response carries X-Request-Id (the client's, or a new
-// one), and the request's log line has it as request_id.
+// for an unknown tool (with "suggestions"), server, session or endpoint (a path with
+// "//", "." or ".." is not redirected to its clean form); 405 with Allow for another
+// method; 409 for a busy session; 413 past Options.MaxRequestBytes; 503 when no
+// model is configured (saying how to configure one). The OpenAI-compatible endpoints
+// answer in OpenAI's error form, and /mcp and /sse with a JSON-RPC error with no id:
+// what their clients read. Every response carries X-Request-Id (the client's, or a
+// new one), and the request's log line has it as request_id.
 //
 // # Security
 //
@@ -92,7 +95,11 @@
 // rebinding) would otherwise reach a service that trusts the machine, which the MCP
 // specification warns about (2025-11-25, security best practices). Cross-origin
 // browser requests that change something are refused, and CORS headers are sent only
-// for Options.CORSOrigin.
+// for Options.CORSOrigin. A slow client holds a connection only so long: a body must
+// arrive within Options.ReadTimeout (408 past it), a response be read within
+// Options.WriteTimeout of its first byte (event streams excepted), and an idle
+// keep-alive connection closes after Options.IdleTimeout; a request refused before
+// its body is read gets its answer at once.
 //
 // # The MCP gateway
 //
@@ -118,8 +125,9 @@
 // # Dashboard and events
 //
 // GET / is a dashboard built into the binary (api/dashboard: one HTML, one script,
-// one style sheet; nothing fetched from elsewhere): the servers' live state, the
-// catalog with search and a form per tool, the recent calls, and a chat panel over
+// one style sheet; nothing fetched from elsewhere): the servers' live state (a server
+// that keeps losing its connection is "flapping"), the catalog with search and a form
+// per tool, the recent calls, and a chat panel over
 // the sessions API. It is served without the token and asks for it when the API
 // answers 401, then sends it as a bearer header. GET /v1/events is what keeps it live,
 // server-sent events anyone can follow: "snapshot" first, then "server" at each state

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -18,7 +19,7 @@ import (
 // a "snapshot" event (every server, the recent calls, whether a model is configured)
 // and goes on with a "server" event on every state change of a server (and every new
 // tool list) and a "call" event for every tool call made through the API (POST
-// /v1/tools/{name}/call or a session's turn). An idle stream gets a comment every
+// /v1/tools/{name}/call, a session's turn or a chat completion's). An idle stream gets a comment every
 // 15 s so that proxies keep it open. It ends when the client leaves and at Shutdown.
 //
 // The token, when one is set, comes in the Authorization header like everywhere
@@ -26,10 +27,12 @@ import (
 // can send headers (EventSource cannot), so no URL ever carries the token into a
 // log or a browser's history.
 
-// liveState is what the event streams share: the recent calls, and how often an idle
+// liveState is what the event streams share: the servers' changes (and whether they
+// flap), the recent calls, and how often an idle
 // stream gets a comment (keepAlive unless a test sets it, so that it need not wait
 // 15 s). The zero value is ready to use.
 type liveState struct {
+	servers   serverWatch
 	calls     callLog
 	heartbeat atomic.Int64 // a time.Duration; 0 is keepAlive
 }
@@ -53,14 +56,21 @@ type callRecord struct {
 	ID         int64     `json:"id"`
 	Tool       string    `json:"tool"`
 	Server     string    `json:"server,omitempty"`
-	Source     string    `json:"source"`            // "api" (POST /v1/tools/{name}/call) or "session"
-	Session    string    `json:"session,omitempty"` // the session of a turn's call
+	Source     string    `json:"source"`            // sourceAPI, sourceSession or sourceChat
+	Session    string    `json:"session,omitempty"` // the session of a turn's call, the completion's id of a chat's
 	Start      time.Time `json:"start"`
 	DurationMs float64   `json:"durationMs"`
 	IsError    bool      `json:"isError"`
 	// Error is the start of a failed call's message.
 	Error string `json:"error,omitempty"`
 }
+
+// Where a recorded call came from (callRecord.Source).
+const (
+	sourceAPI     = "api"     // POST /v1/tools/{name}/call
+	sourceSession = "session" // a session's turn
+	sourceChat    = "chat"    // a turn of POST /v1/chat/completions
+)
 
 // callLog keeps the last maxRecentCalls calls and tells its subscribers of each new
 // one. The zero value is ready to use.
@@ -71,10 +81,14 @@ type callLog struct {
 	subs map[*feed]struct{}
 }
 
-// record adds one call; text is the result's text, kept (shortened) when it failed.
+// record adds one call; text is the result's text, kept (shortened) when it failed,
+// with the secrets masked: a server may quote its own credentials in an error result,
+// as it may in a JSON-RPC error (which the hub masks), and the recent calls go to
+// whoever watches the dashboard. Masked before it is shortened, so that no cut
+// leaves the start of a secret unmasked.
 func (l *callLog) record(c callRecord, text string) {
 	if c.IsError {
-		c.Error = shorten(text, 300)
+		c.Error = shorten(logging.Redact(text), 300)
 	}
 	l.mu.Lock()
 	l.last++
@@ -225,10 +239,7 @@ func (s *Server) serverEventOf(c serverChange) serverEvent {
 // streamEvents serves GET /v1/events (see above).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	f := &feed{wake: make(chan struct{}, 1)}
-	unsubHub := s.opts.Hub.Subscribe(func(e upstream.Event) {
-		f.push(sseEvent{"server", serverChange{e}})
-	})
-	defer unsubHub()
+	defer s.live.servers.subscribe(f)()
 	defer s.live.calls.subscribe(f)()
 
 	rc := http.NewResponseController(w)
@@ -287,16 +298,17 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {
 
 // recordAPICall records a call of POST /v1/tools/{name}/call.
 func (s *Server) recordAPICall(name string, start time.Time, res *tool.Result) {
-	c := callRecord{Tool: name, Source: "api", Start: start, DurationMs: msSince(start), IsError: res.IsError}
+	c := callRecord{Tool: name, Source: sourceAPI, Start: start, DurationMs: msSince(start), IsError: res.IsError}
 	if t, ok := s.opts.Hub.Lookup(name); ok {
 		c.Server = t.Server
 	}
 	s.live.calls.record(c, tool.Text(res))
 }
 
-// recordTurnCall records a call that a session's turn made (agent.ToolFinished).
-func (s *Server) recordTurnCall(e agent.Event) {
-	c := callRecord{Tool: e.Name, Source: "session", Session: e.Session, Start: time.Now().Add(-e.Duration),
+// recordTurnCall records a call that a turn made (agent.ToolFinished), from source:
+// a session's, or a chat completion's.
+func (s *Server) recordTurnCall(e agent.Event, source string) {
+	c := callRecord{Tool: e.Name, Source: source, Session: e.Session, Start: time.Now().Add(-e.Duration),
 		DurationMs: float64(e.Duration.Microseconds()) / 1000, IsError: e.IsError}
 	if t, ok := s.opts.Hub.Lookup(e.Name); ok {
 		c.Server = t.Server

@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // watch opens GET /v1/events with the env's token; the stream is closed when the
@@ -53,6 +56,10 @@ type eventServer struct {
 	Restarts     int    `json:"restarts"`
 	Change       string `json:"change"`
 	ToolsChanged bool   `json:"toolsChanged"`
+	// Flapping and RecentRestarts: it lost its connection that often of late.
+	Flapping       bool       `json:"flapping"`
+	RecentRestarts int        `json:"recentRestarts"`
+	FlappingUntil  *time.Time `json:"flappingUntil"`
 }
 
 type eventCall struct {
@@ -226,4 +233,59 @@ func TestEventsToken(t *testing.T) {
 	if strings.Contains(e.logs.String(), token) {
 		t.Errorf("the token is in the log:\n%s", e.logs)
 	}
+}
+
+// A failed call whose result quotes a configured secret (a server repeating its own
+// key in an error) is a recent call with the secret masked, in GET /v1/calls and the
+// events, as the same text is in a JSON-RPC error: it was shown in clear.
+func TestEventsCallsMaskSecrets(t *testing.T) {
+	t.Parallel()
+	const secret = "vault-key-Zq81xPw" // shaped like no well-known token: masked as configured
+	srv := testserver.Stdio(t, "vault")
+	srv.Env = map[string]string{"VAULT_KEY": secret}
+	logging.AddSecrets((&config.Config{Servers: []config.Server{srv}}).Secrets()...) // as serve does with its config
+	e := start(t, setup{servers: []config.Server{srv}})
+	s := e.watch()
+	s.until(t, "snapshot")
+	r := e.do("POST", "/v1/tools/fail/call", map[string]any{"arguments": map[string]string{"text": "the vault refused the key $VAULT_KEY"}})
+	r.want(t, http.StatusOK, `"isError": true`)
+	if strings.Contains(r.body, secret) {
+		t.Errorf("the call's reply shows the secret: %s", r.body)
+	}
+	c := decodeEvent[eventCall](t, last(s.until(t, "call")))
+	if !c.IsError || c.Error != "the vault refused the key "+logging.Mask {
+		t.Errorf("call event's error %q, want the key masked", c.Error)
+	}
+	calls := e.do("GET", "/v1/calls", nil)
+	calls.want(t, http.StatusOK, "the vault refused the key "+logging.Mask)
+	if strings.Contains(calls.body, secret) {
+		t.Errorf("GET /v1/calls shows the secret: %s", calls.body)
+	}
+}
+
+// A server that keeps crashing is flapping: from its third lost connection within
+// five minutes, its "server" events and GET /v1/servers/{name} say so, with until
+// when (its ready state and growing restart count hid it); two are not enough.
+func TestServersFlapping(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{servers: []config.Server{testserver.Stdio(t, "ts")}})
+	s := e.watch()
+	s.until(t, "snapshot")
+	for i := 1; i <= 3; i++ {
+		e.do("POST", "/v1/tools/crash/call", nil) // the server exits: the call fails
+		var srv eventServer
+		for srv.State != "ready" {
+			srv = decodeEvent[eventServer](t, last(s.until(t, "server")))
+		}
+		if srv.Restarts != i || srv.RecentRestarts != i || srv.Flapping != (i == 3) || (srv.FlappingUntil != nil) != (i == 3) {
+			t.Errorf("ready again after crash %d: %+v, want %d restarts, flapping from the third", i, srv, i)
+		}
+	}
+	var srv eventServer
+	e.do("GET", "/v1/servers/ts", nil).decode(t, &srv)
+	if !srv.Flapping || srv.RecentRestarts != 3 || srv.FlappingUntil == nil || srv.FlappingUntil.Before(time.Now()) ||
+		srv.FlappingUntil.After(time.Now().Add(5*time.Minute)) {
+		t.Errorf("GET /v1/servers/ts = %+v, want flapping for up to 5 minutes", srv)
+	}
+	e.do("GET", "/v1/servers", nil).want(t, http.StatusOK, `"flapping": true`)
 }

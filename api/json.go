@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // errorBody is every error's JSON: {"error": {"code", "message"}}, with the names
@@ -33,8 +35,21 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, code, messag
 	writeAPIError(w, r, &apiError{Status: status, Code: code, Message: message})
 }
 
-func writeAPIError(w http.ResponseWriter, _ *http.Request, e *apiError) {
-	writeJSON(w, e.Status, errorBody{*e})
+// writeAPIError writes e in the form the request's route answers in: the API's, or
+// OpenAI's at the OpenAI-compatible endpoints, or JSON-RPC's at the MCP gateway's.
+func writeAPIError(w http.ResponseWriter, r *http.Request, e *apiError) {
+	form := apiErrors
+	if rt := routeOf(r); rt != nil {
+		form = rt.errors
+	}
+	switch form {
+	case openAIErrors:
+		writeOpenAIError(w, e)
+	case mcpErrors:
+		httpguard.JSONRPCError(w, e.Status, e.Message)
+	default:
+		writeJSON(w, e.Status, errorBody{*e})
+	}
 }
 
 // writeJSON writes v indented by two spaces, as the CLI's --json output, so that
@@ -63,6 +78,12 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any, optio
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			return errorf(http.StatusRequestEntityTooLarge, "too_large", "request body over the limit of %d bytes", tooBig.Limit)
+		}
+		var slow *httpguard.BodyTimeoutError
+		if errors.As(err, &slow) {
+			// What is left of the body is not waited for: the connection closes.
+			w.Header().Set("Connection", "close")
+			return errorf(http.StatusRequestTimeout, "timeout", "%v: send it right after the headers", slow)
 		}
 		return errorf(http.StatusBadRequest, "bad_request", "reading the request body: %v", err)
 	}
@@ -123,5 +144,3 @@ func trimJSONPrefix(s string) string {
 	}
 	return s
 }
-
-func quote(s string) string { return strconv.Quote(s) }

@@ -66,7 +66,7 @@ func newMetrics(s *Server, reg *prometheus.Registry) (*metrics, error) {
 		}, []string{"direction"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "switchboard_http_requests_total",
-			Help: `HTTP requests answered, by route (the pattern that matched, "none" for a request refused before routing) and status code.`,
+			Help: `HTTP requests answered, by route (the pattern that matched, "none" for a request that no route takes or that was refused before routing) and status code.`,
 		}, []string{"route", "code"}),
 		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "switchboard_http_request_duration_seconds",

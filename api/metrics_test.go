@@ -139,7 +139,7 @@ func TestMetrics(t *testing.T) {
 	s.check(t, 1, "switchboard_http_requests_total", "route=POST /v1/sessions/{id}/messages", "code=200")
 	s.check(t, 1, "switchboard_http_requests_total", "route=POST /v1/sessions/{id}/messages", "code=502")
 	s.check(t, 1, "switchboard_http_requests_total", "route=GET /v1/tools", "code=401")
-	s.check(t, 1, "switchboard_http_requests_total", "route=/", "code=404")
+	s.check(t, 1, "switchboard_http_requests_total", "route=none", "code=404") // no route takes it
 	s.check(t, 1, "switchboard_http_requests_total", "route=none", "code=403")
 	s.check(t, 1, "switchboard_http_requests_total", "route=GET /metrics", "code=401")
 	if m := s.metric("switchboard_http_request_duration_seconds", "route=POST /v1/tools/{name}/call"); m == nil || m.Histogram.GetSampleCount() != 2 {

@@ -3,14 +3,12 @@ package api
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/hex"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/netip"
-	"strings"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // RequestIDHeader carries a request's id: the client's when it sent one, else one
@@ -19,15 +17,29 @@ const RequestIDHeader = "X-Request-Id"
 
 type ctxKey int
 
-const logKey ctxKey = iota
+const infoKey ctxKey = iota
+
+// requestInfo is what requestLog learns of a request before it is served.
+type requestInfo struct {
+	log   *slog.Logger // its lines carry the request id
+	route *route       // nil: no route takes it (noRoute answers)
+}
 
 // logOf is the logger of the request that ctx belongs to (its lines carry the
 // request id), or the server's.
 func (s *Server) logOf(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(logKey).(*slog.Logger); ok {
-		return l
+	if in, ok := ctx.Value(infoKey).(*requestInfo); ok {
+		return in.log
 	}
 	return s.log
+}
+
+// routeOf is the route that takes r, or nil.
+func routeOf(r *http.Request) *route {
+	if in, ok := r.Context().Value(infoKey).(*requestInfo); ok {
+		return in.route
+	}
+	return nil
 }
 
 // requestID is the client's id when it is a reasonable one (printable ASCII, at most
@@ -50,17 +62,19 @@ func printable(s string) bool {
 	return true
 }
 
-// requestLog gives the request its id (header and logger) and logs one line when it
-// ends: method, path, the route's pattern, status and duration. Probes log at debug.
-// A handler's panic is logged and answered 500 instead of killing the connection
-// silently.
+// requestLog gives the request its id (header and logger) and its route, and logs
+// one line when it ends: method, path, the route's pattern, status and duration.
+// Probes log at debug. A handler's panic is logged and answered 500 instead of
+// killing the connection silently.
 func (s *Server) requestLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := requestID(r)
 		w.Header().Set(RequestIDHeader, id)
 		log := s.log.With("request_id", id)
-		r = r.WithContext(context.WithValue(r.Context(), logKey, log))
+		// The route is known from here on, so that every error, the middleware's
+		// too, takes the form its clients read.
+		r = r.WithContext(context.WithValue(r.Context(), infoKey, &requestInfo{log: log, route: s.resolve(r)}))
 		rec := &recorder{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -125,33 +139,16 @@ func (r *recorder) status() int {
 }
 
 // checkHost refuses a request that reached a loopback address under a Host that is
-// not loopback: a page of another site whose name was rebound to 127.0.0.1 (DNS
-// rebinding) would otherwise reach a service that trusts the machine. As the MCP
-// SDK's Streamable HTTP handler does for the gateway; see the spec's security best
-// practices (2025-11-25, "Local MCP Server Compromise").
+// not loopback (DNS rebinding: httpguard.CheckHost).
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
-			if isLoopback(local.String()) && !isLoopback(r.Host) {
-				writeError(w, r, http.StatusForbidden, "forbidden", "invalid Host header "+quote(r.Host)+" for a loopback address")
-				return
-			}
+		if err := httpguard.CheckHost(r); err != nil {
+			httpguard.Unread(w, r)
+			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// isLoopback reports whether a host or host:port names the loopback interface.
-func isLoopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // cors answers browsers of the configured origin: the headers that let them read
@@ -183,26 +180,30 @@ func (s *Server) cors(next http.Handler) http.Handler {
 
 // crossOrigin refuses cross-origin browser requests that change something (POST,
 // DELETE) unless they come from the configured origin: a page elsewhere could send
-// them without reading the answer.
+// them without reading the answer. A request it lets through is marked as checked,
+// so that the gateway at /mcp and /sse does not refuse what the API allows (it
+// checks requests itself when served on its own).
 func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handler {
-	if s.opts.CORSOrigin == "*" {
-		return next
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := cop.Check(r); err != nil {
-			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
-			return
+		if s.opts.CORSOrigin != "*" {
+			if err := cop.Check(r); err != nil {
+				httpguard.Unread(w, r)
+				writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+				return
+			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(httpguard.WithOriginChecked(r.Context())))
 	})
 }
 
-// requireToken answers 401 unless the request carries the bearer token. The
-// comparison takes constant time; the token is never logged.
+// requireToken answers 401 unless the request carries the bearer token (the scheme
+// in any case, as RFC 7235 has it). The comparison takes constant time; the token is
+// never logged. The 401 goes out before the body is read, at once: nothing a client
+// without the token sends is waited for (httpguard.Unread).
 func (s *Server) requireToken(next http.Handler) http.Handler {
-	want := []byte("Bearer " + s.opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+		if !httpguard.Bearer(r, s.opts.Token) {
+			httpguard.Unread(w, r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
 			writeError(w, r, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (Authorization: Bearer TOKEN)")
 			return

@@ -1,7 +1,12 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
+	"path"
+	"strings"
+
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // route is one entry of the route table: a method+path pattern of net/http's
@@ -14,7 +19,24 @@ type route struct {
 	// stream: the request is a stream that stays open until the client leaves; at
 	// shutdown it is cut at once instead of being waited for.
 	stream bool
+	// errors is the form of the route's errors, the middleware's (401, 403) as well
+	// as the handler's: the one its clients read.
+	errors errorForm
 }
+
+// errorForm is the JSON an error is written in (writeAPIError).
+type errorForm int
+
+const (
+	// apiErrors: {"error": {"code", "message"}}, the API's own.
+	apiErrors errorForm = iota
+	// openAIErrors: {"error": {"message", "type", "param", "code"}}, which OpenAI's
+	// clients read (chatcompat.go).
+	openAIErrors
+	// mcpErrors: a JSON-RPC error response with no id, which MCP clients read
+	// (httpguard.JSONRPCError).
+	mcpErrors
+)
 
 // routes is the table of every endpoint, in one place: the middleware wraps each
 // (see buildHandler), and what counts requests by route reads the pattern.
@@ -48,27 +70,29 @@ func (s *Server) routes() []route {
 		{pattern: "POST /v1/sessions/{id}/approvals/{call_id}", handler: s.decideApproval},
 
 		// OpenAI-compatible (chatcompat.go): any OpenAI client, pointed here, gets the catalog's tools.
-		{pattern: "POST /v1/chat/completions", handler: s.chatCompletions},
-		{pattern: "GET /v1/models", handler: s.listModels},
+		{pattern: "POST /v1/chat/completions", handler: s.chatCompletions, errors: openAIErrors},
+		{pattern: "GET /v1/models", handler: s.listModels, errors: openAIErrors},
 
-		// Anything else is a JSON 404 (behind the token: it tells nothing for free).
-		{pattern: "/", handler: s.notFound},
+		// Any other path is a JSON 404, and another method on a path here a JSON 405
+		// (noRoute), behind the token: it tells nothing for free.
 	}
 	if gw := s.opts.Gateway; gw != nil {
 		// GET opens a server-to-client stream (Streamable HTTP) or the session itself
 		// (legacy SSE); the other methods are requests that finish.
 		rs = append(rs,
-			route{pattern: "GET /mcp", handler: gw.ServeHTTP, stream: true},
-			route{pattern: "/mcp", handler: gw.ServeHTTP},
-			route{pattern: "GET /sse", handler: gw.ServeHTTP, stream: true},
-			route{pattern: "/sse", handler: gw.ServeHTTP},
+			route{pattern: "GET /mcp", handler: gw.ServeHTTP, stream: true, errors: mcpErrors},
+			route{pattern: "/mcp", handler: gw.ServeHTTP, errors: mcpErrors},
+			route{pattern: "GET /sse", handler: gw.ServeHTTP, stream: true, errors: mcpErrors},
+			route{pattern: "/sse", handler: gw.ServeHTTP, errors: mcpErrors},
 		)
 	}
 	return rs
 }
 
-// buildHandler puts every route behind its middleware, outermost first: request id
-// and log line, DNS-rebinding check, CORS, cross-origin protection, token.
+// buildHandler puts every route behind its middleware, outermost first: request id,
+// route and log line, DNS-rebinding check, CORS, then the route's own: request count,
+// cross-origin protection, token. A request that no route takes goes to noRoute,
+// behind the same middleware.
 func (s *Server) buildHandler() (http.Handler, error) {
 	cop := http.NewCrossOriginProtection()
 	if o := s.opts.CORSOrigin; o != "" && o != "*" {
@@ -76,19 +100,88 @@ func (s *Server) buildHandler() (http.Handler, error) {
 			return nil, err
 		}
 	}
-	mux := http.NewServeMux()
-	for _, rt := range s.routes() {
-		var h http.Handler = rt.handler
+	guard := func(rt route, h http.Handler) http.Handler {
 		if !rt.public && s.opts.Token != "" {
 			h = s.requireToken(h)
 		}
 		h = s.crossOrigin(cop, h)
-		h = s.track(rt.stream, h)
-		mux.Handle(rt.pattern, h)
+		return s.track(rt.stream, h)
 	}
-	return s.requestLog(s.checkHost(s.cors(mux))), nil
+	s.mux = http.NewServeMux()
+	s.byPattern = map[string]*route{}
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.pattern, guard(rt, rt.handler))
+		s.byPattern[rt.pattern] = &rt
+	}
+	noRoute := guard(route{}, http.HandlerFunc(s.noRoute))
+	dispatch := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if routeOf(r) == nil {
+			noRoute.ServeHTTP(w, r)
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	})
+	return s.requestLog(s.checkHost(s.cors(dispatch))), nil
 }
 
-func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+// resolve is the route that takes r, or nil: none matches its path (a 404) or its
+// method (a 405), or its path is not clean. ServeMux would answer those itself, in
+// text, and redirect a path with "//", "." or ".." to its clean form (so that
+// /v1/sessions/../x answered a 307 to /v1/x); every error here is JSON instead.
+func (s *Server) resolve(r *http.Request) *route {
+	if p := r.URL.EscapedPath(); r.Method != http.MethodConnect && cleanPath(p) != p {
+		return nil
+	}
+	_, pattern := s.mux.Handler(r)
+	return s.byPattern[pattern]
+}
+
+// noRoute answers a request that no route takes: 405 with Allow when another method
+// is taken at its path, else 404.
+func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
+	httpguard.Unread(w, r)
+	p := r.URL.EscapedPath()
+	if clean := cleanPath(p); r.Method != http.MethodConnect && clean != p {
+		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf(`no endpoint %s %s: a path is taken as sent, "//", "." and ".." included (its clean form is %s)`, r.Method, p, clean))
+		return
+	}
+	// The mux's own answer says which methods the path takes (in Allow).
+	h, _ := s.mux.Handler(r)
+	probe := &headerProbe{header: http.Header{}}
+	h.ServeHTTP(probe, r)
+	if allow := probe.header.Get("Allow"); probe.code == http.StatusMethodNotAllowed && allow != "" {
+		w.Header().Set("Allow", allow)
+		writeError(w, r, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, allow))
+		return
+	}
 	writeError(w, r, http.StatusNotFound, "not_found", "no endpoint "+r.Method+" "+r.URL.Path)
+}
+
+// headerProbe is a ResponseWriter that keeps the status and headers and drops the body.
+type headerProbe struct {
+	header http.Header
+	code   int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(code int)        { p.code = code }
+
+// cleanPath is p as ServeMux matches it: rooted, with "//", "." and ".." resolved
+// and a trailing slash kept (net/http's own cleanPath).
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		if len(p) == len(np)+1 && strings.HasPrefix(p, np) {
+			return p
+		}
+		np += "/"
+	}
+	return np
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -87,11 +88,23 @@ type serverInfo struct {
 	upstream.Status
 	Reason   string `json:"reason,omitempty"`
 	Required bool   `json:"required,omitempty"`
+	// RecentRestarts counts the connections it lost within flapWindow; Flapping says
+	// they are flapRestarts or more, until FlappingUntil unless it loses another
+	// (flapping.go).
+	RecentRestarts int        `json:"recentRestarts,omitempty"`
+	Flapping       bool       `json:"flapping,omitempty"`
+	FlappingUntil  *time.Time `json:"flappingUntil,omitempty"`
 }
 
 func (s *Server) serverInfo(st upstream.Status) serverInfo {
 	srv, _ := s.opts.Hub.Server(st.Name)
-	return serverInfo{Status: st, Reason: s.opts.Hub.NotReadyReason(st), Required: srv.Required}
+	info := serverInfo{Status: st, Reason: s.opts.Hub.NotReadyReason(st), Required: srv.Required}
+	var until time.Time
+	info.RecentRestarts, until = s.live.servers.flapping(st.Name)
+	if !until.IsZero() {
+		info.Flapping, info.FlappingUntil = true, &until
+	}
+	return info
 }
 
 func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
@@ -204,7 +217,8 @@ type callResult struct {
 }
 
 // callTool calls one tool with {"arguments": {...}}. A tool's own failure is a 200
-// with isError, as MCP reports it; an unknown tool is a 404 with the closest names.
+// with isError, as MCP reports it; an unknown tool is a 404 with the closest names;
+// arguments nested past the hub's bound are a 400, and reach no server.
 // A call waits for the server that owns the tool while it is still starting.
 func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	var body struct {
@@ -221,8 +235,12 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "bad_request", `"arguments" must be a JSON object`)
 		return
 	}
-	name := r.PathValue("name")
 	h := s.opts.Hub
+	if err := h.CheckArguments(args); err != nil {
+		writeError(w, r, http.StatusBadRequest, "bad_request", err.Error())
+		return
+	}
+	name := r.PathValue("name")
 	if _, err := h.WaitTool(r.Context(), name); err != nil {
 		var unknown *hub.UnknownToolError
 		if errors.As(err, &unknown) {
@@ -259,15 +277,17 @@ type searchResult struct {
 }
 
 // searchTools ranks the catalog against ?q= (or matches the regular expression with
-// &regex=1), as the tool_search tools of deferred mode do; &limit=N (default 5, or 10
-// for a regex; at most search.MaxLimit).
+// &regex=1), as the tool_search tools of deferred mode do; &limit=N (1 to
+// search.MaxLimit; left out: 5, or 10 for a regex).
 func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	limit := 0
+	limit := 0 // the search's default
 	if l := q.Get("limit"); l != "" {
+		// 0 is refused, not taken as the default: the search package reads 0 as
+		// "unset", but a client that writes limit=0 asked for something else.
 		n, err := strconv.Atoi(l)
-		if err != nil {
-			writeError(w, r, http.StatusBadRequest, "bad_request", "limit="+l+": want a whole number")
+		if err != nil || n < 1 || n > search.MaxLimit {
+			writeError(w, r, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit=%s: want a whole number from 1 to %d (or no limit, for the default)", l, search.MaxLimit))
 			return
 		}
 		limit = n

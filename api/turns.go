@@ -105,12 +105,10 @@ func (s *Server) turnOf(id string) *turn {
 	return s.turns[id]
 }
 
-// onEvent is the agent's OnEvent: each event goes to the stream of its session's turn.
+// onEvent is the agent's OnEvent: each event is observed, and goes to the stream of
+// its session's turn.
 func (s *Server) onEvent(e agent.Event) {
-	s.metrics.event(e)
-	if e.Kind == agent.ToolFinished {
-		s.recordTurnCall(e) // the recent calls of GET /v1/events: every turn's
-	}
+	s.observe(e, sourceSession)
 	t := s.turnOf(e.Session)
 	if t == nil {
 		return
@@ -125,6 +123,15 @@ func (s *Server) onEvent(e agent.Event) {
 			"isError": e.IsError, "durationMs": float64(e.Duration.Microseconds()) / 1000})
 	case agent.TurnUsage:
 		t.push("usage", e.Usage)
+	}
+}
+
+// observe is what the API takes of every turn's events, a session's or a chat
+// completion's (source): the metrics, and the recent calls of GET /v1/events.
+func (s *Server) observe(e agent.Event, source string) {
+	s.metrics.event(e)
+	if e.Kind == agent.ToolFinished {
+		s.recordTurnCall(e, source)
 	}
 }
 
@@ -262,6 +269,21 @@ func turnError(err error) *apiError {
 	return errorf(http.StatusInternalServerError, "turn_failed", "%v", err)
 }
 
+// endedError is turnError for a turn that ran: one cancelled because the server shuts
+// down and its grace is over says so, and what was kept.
+func (s *Server) endedError(err error) *apiError {
+	if s.shutDown(err) {
+		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the turn was cancelled; "+
+			"what it completed is kept in the session (the calls it cut short are answered as interrupted); send the next message once the server is back")
+	}
+	return turnError(err)
+}
+
+// shutDown reports whether err is the cancellation of Shutdown, at the end of its grace.
+func (s *Server) shutDown(err error) bool {
+	return s.base.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded))
+}
+
 // postMessage runs a turn with {"content": "…"}: a JSON reply with the answer and the
 // steps, or with "Accept: text/event-stream" the turn's events as they happen (text,
 // tool_call, tool_result, approval_required, usage, then done or error).
@@ -295,7 +317,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		s.endTurn(id, t)
 		if err != nil {
 			log.Info("turn failed", "error", err)
-			writeAPIError(w, r, turnError(err))
+			writeAPIError(w, r, s.endedError(err))
 			return
 		}
 		log.Info("turn done", "steps", len(res.Steps))
@@ -365,7 +387,7 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, t *turn, id,
 			send(t.take())
 			if o.err != nil {
 				log.Info("turn failed", "error", o.err)
-				e := turnError(o.err)
+				e := s.endedError(o.err)
 				if !started {
 					writeAPIError(w, r, e)
 					return

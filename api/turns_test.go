@@ -1,8 +1,10 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -10,10 +12,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 const convertCall = `call convert_time {"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}`
@@ -33,8 +38,8 @@ func newSession(t *testing.T, e *env, body any) string {
 	return s.ID
 }
 
-// TestSessions: create (random id, or the client's), list, get with the history,
-// delete, and 404 for a session that is not there; a turn in JSON runs the tool the
+// TestSessions: create (random id, or the client's, never "." or ".."), list, get with
+// the history, delete, and 404 for a session that is not there; a turn in JSON runs the tool the
 // model calls and answers with the steps.
 func TestSessions(t *testing.T) {
 	t.Parallel()
@@ -46,6 +51,10 @@ func TestSessions(t *testing.T) {
 	}
 	e.do("POST", "/v1/sessions", map[string]any{"id": "my-session"}).want(t, 409)
 	e.do("POST", "/v1/sessions", map[string]any{"id": "no/slashes"}).want(t, 400)
+	// "." and ".." would be created and then out of reach: a URL is cleaned of them.
+	for _, id := range []string{".", ".."} {
+		e.do("POST", "/v1/sessions", map[string]any{"id": id}).want(t, 400, `want 1 to 128 characters`, "not . or ..")
+	}
 	e.do("GET", "/v1/sessions", nil).want(t, 200, id, `"my-session"`, `"user": "ann"`)
 
 	var rp struct {
@@ -333,4 +342,91 @@ func (h headerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("Authorization", h.header)
 	}
 	return h.next.RoundTrip(r)
+}
+
+// TestShutdownTurns: a turn still running at the end of the shutdown grace ends as
+// documented, not with an empty reply or a stream cut short: the session turn's JSON
+// is a 503 "cancelled", its stream ends with an error event, and a chat completion's
+// is OpenAI's error (a body, or an error chunk once its stream began). The call cut
+// short is answered as interrupted in the session at once, not by the next turn.
+func TestShutdownTurns(t *testing.T) {
+	t.Parallel()
+	sleep := fakellm.Reply{Text: "Sleeping on it.", Calls: []fakellm.Call{{ID: "c1", Name: "sleep", Arguments: `{"ms": 60000}`}}}
+	for _, tc := range []struct {
+		name   string
+		path   string // "" for the session's messages
+		stream bool
+	}{
+		{"session", "", false},
+		{"session stream", "", true},
+		{"chat completion", "/v1/chat/completions", false},
+		{"chat completion stream", "/v1/chat/completions", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sessions := session.NewJanitor(session.NewMemory(), nil)
+			e := start(t, setup{servers: []config.Server{testserver.Stdio(t, "ts")}, script: fakellm.Queue(sleep),
+				opts: api.Options{Sessions: sessions}})
+			id, path := "", tc.path
+			var body any = map[string]any{"model": "m", "stream": tc.stream, "messages": []any{map[string]string{"role": "user", "content": "sleep"}}}
+			if path == "" {
+				id = newSession(t, e, nil)
+				path, body = "/v1/sessions/"+id+"/messages", map[string]string{"content": "sleep"}
+			}
+			got := make(chan response, 1)
+			go func() { got <- post(e, path, body, tc.stream) }()
+			waitLog(t, e, "testserver: sleep started")
+			if err := e.shutdown(200 * time.Millisecond); err == nil {
+				t.Errorf("Shutdown = nil, want the turn reported cancelled")
+			}
+			r := <-got
+			switch {
+			case !tc.stream && tc.path == "":
+				r.want(t, http.StatusServiceUnavailable)
+				if code, msg, _ := r.errorOf(t); code != "cancelled" || !strings.Contains(msg, "shutting down") {
+					t.Errorf("error %s: %s, want cancelled, saying the server is shutting down", code, msg)
+				}
+			case !tc.stream:
+				r.want(t, http.StatusServiceUnavailable, `"code": "cancelled"`, `"type": "server_error"`, "shutting down")
+			case tc.path == "":
+				r.want(t, http.StatusOK, "event: tool_call", "event: error\ndata: {\"error\":{\"code\":\"cancelled\"", "shutting down")
+				if strings.Contains(r.body, "event: done") {
+					t.Errorf("a done event after the cancellation: %s", r.body)
+				}
+			default:
+				r.want(t, http.StatusOK, `"content":"Sleeping"`, `data: {"error":{"message":"`, `"code":"cancelled"`, "shutting down")
+			}
+			if id == "" {
+				return
+			}
+			stored, err := sessions.Store().Get(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(stored.Messages); n != 3 || stored.Messages[2].CallID != "c1" || !stored.Messages[2].Result.IsError ||
+				tool.Text(stored.Messages[2].Result) != agent.InterruptedText {
+				t.Errorf("stored %+v, want the call cut short answered as interrupted", stored.Messages)
+			}
+		})
+	}
+}
+
+// post sends body as JSON to path (asking for a stream when stream is set) and reads
+// the whole response; off the test's goroutine, it reports a failure in the body.
+func post(e *env, path string, body any, stream bool) response {
+	data, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, e.url+path, bytes.NewReader(data))
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return response{body: err.Error()}
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return response{status: res.StatusCode, body: string(b) + "\nreading the body: " + err.Error()}
+	}
+	return response{status: res.StatusCode, header: res.Header, body: string(b)}
 }

@@ -75,16 +75,7 @@ type Discovery struct {
 //
 // An error means a shortcut whose file does not exist (or an unknown home).
 func Discover(o *DiscoverOptions) (*Discovery, error) {
-	var opts DiscoverOptions
-	if o != nil {
-		opts = *o
-	}
-	if opts.LookupEnv == nil {
-		opts.LookupEnv = os.LookupEnv
-	}
-	if opts.GOOS == "" {
-		opts.GOOS = runtime.GOOS
-	}
+	opts := o.withDefaults()
 	d := &Discovery{}
 	if f := opts.Flag; f != "" {
 		host := strings.ToLower(f)
@@ -100,10 +91,7 @@ func Discover(o *DiscoverOptions) (*Discovery, error) {
 		d.Found = &d.Candidates[0]
 		return d, nil
 	}
-	d.Candidates = opts.projectCandidates()
-	if user, err := opts.userCandidates(); err == nil {
-		d.Candidates = append(d.Candidates, user...)
-	}
+	d.Candidates = opts.searchPlaces()
 	for i := range d.Candidates {
 		if isFile(d.Candidates[i].Path) {
 			d.Found = &d.Candidates[i]
@@ -111,6 +99,38 @@ func Discover(o *DiscoverOptions) (*Discovery, error) {
 		}
 	}
 	return d, nil
+}
+
+// SearchPlaces are the files [Discover] looks at, in order, when neither --config nor
+// $SWITCHBOARD_CONFIG names one: the project files in the working directory, then the
+// hosts' user configs (left out when there is no home directory). It is the one list
+// that discovery follows and that help texts and messages show.
+func SearchPlaces(o *DiscoverOptions) []Candidate {
+	opts := o.withDefaults()
+	return opts.searchPlaces()
+}
+
+// withDefaults is o (nil: the zero options) with its defaults filled in.
+func (o *DiscoverOptions) withDefaults() DiscoverOptions {
+	var opts DiscoverOptions
+	if o != nil {
+		opts = *o
+	}
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	if opts.GOOS == "" {
+		opts.GOOS = runtime.GOOS
+	}
+	return opts
+}
+
+func (o *DiscoverOptions) searchPlaces() []Candidate {
+	places := o.projectCandidates()
+	if user, err := o.userCandidates(); err == nil {
+		places = append(places, user...)
+	}
+	return places
 }
 
 func isShortcut(s string) bool { return slices.Contains(Shortcuts, s) }

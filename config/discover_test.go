@@ -98,15 +98,20 @@ func TestDiscover(t *testing.T) {
 	}
 }
 
-// TestDiscoverOrder pins the documented order of the places looked in.
+// TestDiscoverOrder pins the documented order of the places looked in, which
+// SearchPlaces (what help texts show) gives too.
 func TestDiscoverOrder(t *testing.T) {
-	d, err := Discover(&DiscoverOptions{Home: "/h", GOOS: "linux", LookupEnv: envOf(nil).LookupEnv})
+	opts := &DiscoverOptions{Home: "/h", GOOS: "linux", LookupEnv: envOf(nil).LookupEnv}
+	d, err := Discover(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
 	for _, c := range d.Candidates {
 		got = append(got, filepath.ToSlash(c.Path)+" ("+c.From+" "+c.Host+")")
+	}
+	if places := SearchPlaces(opts); !slices.Equal(places, d.Candidates) {
+		t.Errorf("SearchPlaces = %+v, want Discover's candidates %+v", places, d.Candidates)
 	}
 	want := []string{
 		"mcp.json (project )",

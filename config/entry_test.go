@@ -149,12 +149,12 @@ func TestDurations(t *testing.T) {
 
 	// The same forms through a config, with JSON numbers.
 	cfg := mustParse(t, `{"a": {"command": "c", "timeout": 10, "toolTimeout": "30", "heartbeat": 0.5},
-		"switchboard": {"heartbeat": 5, "retryFailed": "2m"}}`, nil)
+		"switchboard": {"heartbeat": 5, "retryFailed": "2m", "maxArgumentDepth": 16}}`, nil)
 	a := cfg.Server("a")
 	if a.InitTimeout != 10*time.Second || a.ToolTimeout != 30*time.Second || a.Heartbeat != 500*time.Millisecond {
 		t.Errorf("a = %+v", a)
 	}
-	if cfg.Settings.Heartbeat != 5*time.Second || cfg.Settings.RetryFailed != 2*time.Minute {
+	if cfg.Settings.Heartbeat != 5*time.Second || cfg.Settings.RetryFailed != 2*time.Minute || cfg.Settings.MaxArgumentDepth != 16 {
 		t.Errorf("Settings = %+v", cfg.Settings)
 	}
 

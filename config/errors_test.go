@@ -48,6 +48,8 @@ func TestErrors(t *testing.T) {
 			[]string{`mcp.json:1:28: switchboard.naming: unknown naming "sometimes" (want auto, never or always)`}},
 		{"settings naming type", `{"switchboard": {"naming": 1}}`, nil, []string{`mcp.json:1:28: switchboard.naming: want a string`}},
 		{"settings heartbeat", `{"switchboard": {"heartbeat": "soon"}}`, nil, []string{`mcp.json:1:31: switchboard.heartbeat: "soon" is not a duration`}},
+		{"settings maxArgumentDepth", `{"switchboard": {"maxArgumentDepth": 0}}`, nil,
+			[]string{`mcp.json:1:38: switchboard.maxArgumentDepth: want a whole number of at least 1`}},
 
 		// Names.
 		{"empty name", `{"servers": {"": {"command": "c"}}}`, nil, []string{"mcp.json:1:14: servers: empty server name"}},

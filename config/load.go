@@ -404,6 +404,10 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 			st.Heartbeat = disableOnZero(p.duration(v, path, zeroOff))
 		case "retryFailed":
 			st.RetryFailed = disableOnZero(p.duration(v, path, zeroOff))
+		case "maxArgumentDepth":
+			if n, ok := p.count(v, path, 1); ok {
+				st.MaxArgumentDepth = n
+			}
 		case "model":
 			p.modelSettings(v, path, &st.Model)
 		case "agent":

@@ -109,6 +109,10 @@ type Settings struct {
 	// RetryFailed is how often failed servers are retried (unset: [DefaultRetryFailed]);
 	// 0 in the file disables it and is stored as -1.
 	RetryFailed time.Duration `json:"retryFailed,omitempty"`
+	// MaxArgumentDepth bounds how deep a tool call's arguments may nest objects and
+	// arrays; a deeper call is refused before it reaches a server (unset:
+	// [DefaultMaxArgumentDepth]).
+	MaxArgumentDepth int `json:"maxArgumentDepth,omitempty"`
 	// Model, Agent and Sessions configure the agent (switchboard chat, serve).
 	Model    ModelSettings   `json:"model,omitzero"`
 	Agent    AgentSettings   `json:"agent,omitzero"`

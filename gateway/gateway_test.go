@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -182,15 +183,19 @@ func TestHTTPTransportsAndToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp.Body.Close()
 			if resp.StatusCode != http.StatusUnauthorized {
 				t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
 			}
+			wantJSONRPCError(t, resp, "bearer token")
 		}
-		client := &http.Client{Transport: bearer{"s3cret-token"}}
-		cs, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: b.URL(), HTTPClient: client})
-		if got, _ := callText(t, cs, "echo", map[string]any{"text": "authorised"}); got != "authorised" {
-			t.Errorf("echo with token = %q", got)
+
+		// The scheme in any case, as RFC 7235 has it.
+		for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+			client := &http.Client{Transport: bearer{scheme, "s3cret-token"}}
+			cs, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: b.URL(), HTTPClient: client})
+			if got, _ := callText(t, cs, "echo", map[string]any{"text": "authorised"}); got != "authorised" {
+				t.Errorf("echo with %q and the token = %q", scheme, got)
+			}
 		}
 	})
 
@@ -215,11 +220,20 @@ func TestHTTPTransportsAndToken(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp.Body.Close()
 			if resp.StatusCode != http.StatusForbidden {
 				t.Errorf("host %q origin %q: status %d, want 403", h.host, h.origin, resp.StatusCode)
 			}
+			wantJSONRPCError(t, resp, "")
 		}
+		// A path the gateway does not serve: a JSON-RPC 404, not net/http's text.
+		resp, err := http.Post(strings.TrimSuffix(b.URL(), "/mcp")+"/other", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("POST /other: status %d, want 404", resp.StatusCode)
+		}
+		wantJSONRPCError(t, resp, "/mcp")
 	})
 
 	t.Run("non-loopback needs a token", func(t *testing.T) {
@@ -234,11 +248,31 @@ func TestHTTPTransportsAndToken(t *testing.T) {
 	})
 }
 
-type bearer struct{ token string }
+// wantJSONRPCError fails unless resp's body is a JSON-RPC error with no id whose
+// message has sub: the refusal an MCP client can read. It closes the body.
+func wantJSONRPCError(t *testing.T, resp *http.Response, sub string) {
+	t.Helper()
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var b struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      *json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || json.Unmarshal(data, &b) != nil ||
+		b.JSONRPC != "2.0" || b.ID != nil || b.Error.Code == 0 || !strings.Contains(b.Error.Message, sub) {
+		t.Errorf("status %d, Content-Type %q: %s; want a JSON-RPC error with no id naming %q", resp.StatusCode, ct, data, sub)
+	}
+}
+
+type bearer struct{ scheme, token string }
 
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
+	r.Header.Set("Authorization", b.scheme+" "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
 }
 

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // HTTPOptions configure the HTTP handler; nil means defaults.
@@ -18,7 +19,8 @@ type HTTPOptions struct {
 	// Stateless serves Streamable HTTP without sessions: a server's requests reach
 	// clients of 2026-07-28 as input requests (see mrtr_clients.go), older clients not at all.
 	Stateless bool
-	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN".
+	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN"
+	// (the scheme in any case).
 	Token string
 	// SessionTimeout is how long a Streamable HTTP session lives with none of its
 	// requests under way (an open GET stream counts as one): a client that ended
@@ -30,14 +32,22 @@ type HTTPOptions struct {
 	// MaxRequestBytes caps the body of one request (a JSON-RPC message or batch);
 	// a larger one gets 413. Default 4 MiB, as the MCP SDK's; negative: no cap.
 	MaxRequestBytes int64
+	// ReadTimeout bounds reading a request's body, WriteTimeout sending a response
+	// once it begins (an event stream has none: the GET streams, and a POST answered
+	// as a stream while a call runs), IdleTimeout a keep-alive connection without a
+	// request. Defaults 1 minute, 1 minute and 2 minutes; negative: none. They hold
+	// for Listen and Serve; a Handler mounted elsewhere has its server's.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
 // DefaultMaxRequestBytes is the request body cap when HTTPOptions.MaxRequestBytes is 0.
 const DefaultMaxRequestBytes = mcp.DefaultMaxRequestBodyBytes
 
 // Handler serves the gateway over Streamable HTTP at /mcp and legacy SSE at /sse.
-// DNS-rebinding protection stays on: the SDK refuses a non-localhost Host on a
-// loopback connection, and cross-origin browser requests are refused here.
+// DNS-rebinding protection stays on: a non-localhost Host on a loopback connection
+// and cross-origin browser requests are refused here (and by the SDK, behind). Its
+// own refusals (401, 403, 404) carry a JSON-RPC error with no id, as the Streamable
+// HTTP transport allows (httpguard.JSONRPCError), rather than net/http's text.
 func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	var o HTTPOptions
 	if opts != nil {
@@ -63,22 +73,63 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	}
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", carried(mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxRequestBytes}))) // the GET stream is the session
-	var h http.Handler = http.NewCrossOriginProtection().Handler(mux)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		httpguard.Unread(w, r)
+		httpguard.JSONRPCError(w, http.StatusNotFound, "no endpoint "+r.URL.Path+": the gateway serves /mcp (Streamable HTTP) and /sse (legacy SSE)")
+	})
+	h := crossOrigin(http.NewCrossOriginProtection(), mux)
 	if o.Token != "" {
 		h = requireToken(h, o.Token)
 	}
-	return h
+	return checkHost(h)
 }
 
-// requireToken answers 401 unless the request carries the bearer token. The
-// comparison takes constant time.
-func requireToken(next http.Handler, token string) http.Handler {
-	want := []byte("Bearer " + token)
+// checkHost refuses a request that reached a loopback address under a Host that is
+// not loopback: a page of another site whose name was rebound to 127.0.0.1 (DNS
+// rebinding). The SDK's handlers refuse it too, in text; this refusal comes first, as
+// a JSON-RPC error. See the spec's security best practices (2025-11-25, "Local MCP
+// Server Compromise").
+func checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := []byte(r.Header.Get("Authorization"))
-		if subtle.ConstantTimeCompare(got, want) != 1 {
+		if err := httpguard.CheckHost(r); err != nil {
+			httpguard.Unread(w, r)
+			httpguard.JSONRPCError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// crossOrigin refuses cross-origin browser requests that change something (POST,
+// DELETE), as http.CrossOriginProtection does, with a JSON-RPC error: "If the Origin
+// header is present and invalid, servers MUST respond with HTTP 403 Forbidden"
+// (2025-11-25, Streamable HTTP, "Security Warning"). Mounted in package api's
+// server, which checked the request already against the origins it trusts (serve's
+// --cors), the gateway leaves it at that.
+func crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if httpguard.OriginChecked(r.Context()) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err := cop.Check(r); err != nil {
+			httpguard.Unread(w, r)
+			httpguard.JSONRPCError(w, http.StatusForbidden, err.Error())
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireToken answers 401 unless the request carries the bearer token (the scheme
+// in any case, as RFC 7235 has it). The comparison takes constant time. The 401 goes
+// out at once, before the body is read (httpguard.Unread).
+func requireToken(next http.Handler, token string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !httpguard.Bearer(r, token) {
+			httpguard.Unread(w, r)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			httpguard.JSONRPCError(w, http.StatusUnauthorized, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -127,9 +178,13 @@ func (g *Gateway) Listen(addr string, opts *HTTPOptions) (*Bridge, error) {
 // serves once its servers are up, so that an address in use is found before any
 // server starts. Serve does not check that ln is loopback or opts has a token.
 func (g *Gateway) Serve(ln net.Listener, opts *HTTPOptions) *Bridge {
+	var t httpguard.Timeouts
+	if opts != nil {
+		t = httpguard.Timeouts{Read: opts.ReadTimeout, Write: opts.WriteTimeout, Idle: opts.IdleTimeout}
+	}
 	b := &Bridge{
 		ln:   ln,
-		srv:  &http.Server{Handler: g.Handler(opts), ReadHeaderTimeout: 10 * time.Second},
+		srv:  t.Server(g.Handler(opts)),
 		done: make(chan error, 1),
 	}
 	go func() { b.done <- b.srv.Serve(ln) }()

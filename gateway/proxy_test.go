@@ -373,15 +373,16 @@ func TestProxyPromptsResourcesCompletions(t *testing.T) {
 	}
 }
 
-// Two copies of one server: prompt names get the server prefix, resource URIs and
-// templates the reversible switchboard:// form, and every request finds its way.
+// Two copies of one server: the second's prompt names get its prefix (the first in
+// the config keeps them, as with tools), resource URIs and templates the
+// reversible switchboard:// form, and every request finds its way.
 func TestProxyCollidingServers(t *testing.T) {
 	t.Parallel()
 	_, c := proxy(t, conf(t, "a"), conf(t, "b"))
 	cs := c.cs
 
 	names := promptNames(t, cs)
-	for _, want := range []string{"a__test_simple_prompt", "b__test_simple_prompt"} {
+	for _, want := range []string{"test_simple_prompt", "b__test_simple_prompt"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("prompt %q missing from %v", want, names)
 		}

@@ -24,7 +24,7 @@ func TestObserveCalls(t *testing.T) {
 		got = append(got, e)
 		mu.Unlock()
 	})
-	callText(t, h, "a__echo", map[string]any{"text": "x"})
+	callText(t, h, "echo", map[string]any{"text": "x"})
 	callError(t, h, "b__fail", map[string]any{})
 	callError(t, h, "b__crash", map[string]any{})
 	callError(t, h, "no_such_tool", nil)
@@ -42,13 +42,13 @@ func TestObserveCalls(t *testing.T) {
 		}
 		keys = append(keys, key{e.Server, e.Tool, e.Name, e.IsError})
 	}
-	want := []key{{"a", "echo", "a__echo", false}, {"b", "fail", "b__fail", true}, {"b", "crash", "b__crash", true}}
+	want := []key{{"a", "echo", "echo", false}, {"b", "fail", "b__fail", true}, {"b", "crash", "b__crash", true}}
 	if !slices.Equal(keys, want) {
 		t.Errorf("reported %+v, want %+v", keys, want)
 	}
 
 	cancel()
-	callText(t, h, "a__echo", map[string]any{"text": "y"})
+	callText(t, h, "echo", map[string]any{"text": "y"})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != len(events) {

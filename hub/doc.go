@@ -46,6 +46,7 @@
 // after Start, a reload, a tool added by list_changed) is logged, and the names keep
 // the server that exposed them first: the newcomer's colliding tools are left out
 // until the config resolves them, and the rest of the catalog follows its servers.
+// Under "auto" the newcomer's colliding tools are prefixed instead (see Names).
 //
 // # Tools and calls
 //
@@ -59,6 +60,13 @@
 // server's "toolTimeout" (60 s by default) and ctx. A server that is reconnecting
 // keeps its tools listed, and a call to it waits for the new connection; a call is
 // sent again after a reconnect only when it provably never reached the server.
+//
+// Arguments that nest objects and arrays deeper than the config's "maxArgumentDepth"
+// (64 levels by default; [Options].MaxArgumentDepth overrides it) are refused with an
+// error result and never sent: a stdio server built on the MCP Go SDK ends its session
+// on a message nested 1,000 levels deep, and every call under way on it is lost with
+// it. [Hub.CheckArguments] tells a caller that answers its own client (an HTTP API, a
+// command line) beforehand.
 //
 // The MCP specification (2025-11-25, CallToolResult) asks servers to report a tool's
 // own failures in the result:
@@ -113,16 +121,33 @@
 // name for it under the config's "naming" setting ([config.Naming], overridden by
 // [Options].Naming):
 //
-//	auto    (default) the original name; names that two servers share become
-//	        server__tool for each of them
+//	auto    (default) the original name; a name that two servers share stays
+//	        with the server listed first in the config (or already exposing it)
+//	        and becomes server__tool for the others
 //	always  every tool is server__tool
 //	never   the original name; a name that two servers share is an error naming both
 //
 // A server's "prefix" replaces its name in server__tool. Names are sanitised and,
-// where too long or still colliding, shortened with a short hash suffix; the mapping
-// depends only on the set of tools, so it is stable across restarts of the same
-// config. A server's "tools" filter (allow and deny globs on original names) decides
-// which of its tools are exposed at all. See [tool.AssignNames] for the rule itself.
+// where too long or still colliding, shortened with a short hash suffix. A fresh
+// start names by the config: of the servers that come up within their init timeouts
+// and share a name, the one listed first keeps it, whichever is ready first, so the
+// same config starts with the same names.
+//
+// From then on a name that clients may hold is kept. Under "auto", a server that
+// joins a running hub (a reload, [Hub.Add], a slow server past its init timeout) or
+// a tool that a server adds never renames a tool a running server exposes: when the
+// newcomer's tool shares a name with it, the newcomer's is prefixed, and a warning
+// names those tools. A running tool also keeps a prefix it got at the start after
+// the server it collided with has gone. A server that restarts ([Hub.Restart],
+// [Hub.Replace], a reload that changes it, or recovery from a failure) gets its
+// tools' names back unless another took one meanwhile; a server that leaves the
+// config frees its names. Closing the hub forgets everything: the next start names
+// by the config again, which gives a server added at the end of the config by a
+// reload the same prefixed names after a restart (one inserted before the server
+// whose names it shares takes them at the restart). Prompts are named the same
+// way. A server's "tools" filter (allow and deny globs on original names) decides
+// which of its tools are exposed at all. See [tool.AssignNames] for the rule
+// itself.
 //
 // # The MCP proxy side
 //

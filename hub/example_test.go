@@ -80,8 +80,9 @@ func Example() {
 
 // Reload applies a new config by difference: the server that did not change keeps
 // running, the new one starts and joins the catalog when it is ready. Two servers
-// now offer the same tools, and the default naming policy ("auto") prefixes the
-// names that collide with their server's name.
+// now offer the same tools: under the default naming policy ("auto") the running
+// server keeps its names, which clients may hold, and the newcomer's colliding tools
+// take its name as a prefix. (A fresh start with both would prefix both.)
 func ExampleHub_Reload() {
 	switchboard, _ := os.Executable() // the examples' stand-in for the switchboard binary
 	clock := map[string]any{"command": switchboard, "args": []string{"demo-server", "clock"}}
@@ -133,9 +134,9 @@ func ExampleHub_Reload() {
 	// clock ready
 	// backup ready
 	// clock kept running: true
-	// clock__add_duration → clock/add_duration
-	// clock__convert_time → clock/convert_time
-	// clock__current_time → clock/current_time
+	// add_duration → clock/add_duration
+	// convert_time → clock/convert_time
+	// current_time → clock/current_time
 	// backup__add_duration → backup/add_duration
 	// backup__convert_time → backup/convert_time
 	// backup__current_time → backup/current_time

@@ -48,9 +48,16 @@ func emptyExtras() *extras {
 	return &extras{promptRoutes: map[string]route{}, resRoutes: map[string]route{}, listed: map[tool.Key]bool{}}
 }
 
-// buildExtras derives the snapshot from the servers in config order; h.mu held.
-func (h *Hub) buildExtras(live []liveServer) (*extras, error) {
+// buildExtras derives the snapshot from the servers in config order; keep: prompts
+// keep the names they have (see keptNames). h.mu held.
+func (h *Hub) buildExtras(live []liveServer, keep bool) (*extras, error) {
 	x := emptyExtras()
+	kept := map[tool.Key]string{}
+	if keep {
+		for name, r := range h.ext.Load().promptRoutes {
+			kept[tool.Key{Server: r.sup.Name(), Tool: r.original}] = name
+		}
+	}
 	type promptEntry struct {
 		sup *upstream.Supervisor
 		p   *mcp.Prompt
@@ -64,7 +71,7 @@ func (h *Hub) buildExtras(live []liveServer) (*extras, error) {
 		for _, p := range ls.lists.Prompts {
 			k := tool.Key{Server: cfg.Name, Tool: p.Name}
 			prompts[k] = promptEntry{ls.sup, p}
-			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != ""})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != "", Keep: kept[k], Rank: ls.rank})
 		}
 		countOwners(uriOwners, ls.lists.Resources, func(r *mcp.Resource) string { return r.URI })
 		countOwners(tmplOwners, ls.lists.Templates, func(t *mcp.ResourceTemplate) string { return t.URITemplate })

@@ -37,6 +37,10 @@ type Options struct {
 	Upstream *upstream.Options
 	// Naming overrides the config's naming policy when set.
 	Naming config.Naming
+	// MaxArgumentDepth overrides the config's "maxArgumentDepth" when set: a call
+	// whose arguments nest objects and arrays deeper is refused before it reaches a
+	// server. 0 means the config's setting, else [config.DefaultMaxArgumentDepth].
+	MaxArgumentDepth int
 }
 
 // Hub is many upstream MCP servers as one tool.Toolset.
@@ -47,6 +51,10 @@ type Hub struct {
 	naming config.Naming
 	// fixedNaming: Options.Naming set the policy, so configs (and reloads) do not.
 	fixedNaming bool
+	// maxDepth is the arguments' nesting bound (0: the default); read by Call without
+	// h.mu. fixedDepth: Options set it, so configs do not.
+	maxDepth   atomic.Int64
+	fixedDepth bool
 
 	mu    sync.Mutex // guards sups, order, closed and catalog rebuilds
 	sups  map[string]*upstream.Supervisor
@@ -56,6 +64,9 @@ type Hub struct {
 	closed   bool
 	// promptWarned is the prompt collision last warned about (naming "never").
 	promptWarned string
+	// pins: the name each tool was exposed under since the start-up, kept while its
+	// server stays in the config (see keptNames).
+	pins map[tool.Key]string
 	// seen is each server's state as the last rebuild read it. A supervisor is
 	// ready a moment before the hub's rebuild puts its tools in the catalog; Status
 	// reports it ready only once that rebuild has run, so that a server shown ready
@@ -105,6 +116,9 @@ type Hub struct {
 type catalog struct {
 	tools  []tool.Tool
 	routes map[string]route
+	// startEnd: the catalog was built during the start-up, which ends then at the
+	// latest; its names are not yet kept (see keptNames). Zero after the start-up.
+	startEnd time.Time
 }
 
 type route struct {
@@ -126,12 +140,14 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		log:         o.Logger,
 		naming:      o.Naming,
 		fixedNaming: o.Naming != "",
+		fixedDepth:  o.MaxArgumentDepth != 0,
 		sups:        map[string]*upstream.Supervisor{},
 		subs:        map[int]func(upstream.Event){},
 		subURIs:     map[tool.Key]string{},
 		holds:       map[tool.Key]int{},
 	}
 	h.peers.Store(&[]*peerLink{})
+	h.maxDepth.Store(int64(o.MaxArgumentDepth))
 	if o.Upstream != nil {
 		h.base = *o.Upstream
 	}
@@ -162,6 +178,9 @@ func (h *Hub) applySettings(st config.Settings) {
 	}
 	if !h.fixedNaming {
 		h.naming = st.Naming // "" means auto
+	}
+	if !h.fixedDepth {
+		h.maxDepth.Store(int64(st.MaxArgumentDepth)) // 0 means the default
 	}
 }
 
@@ -267,8 +286,9 @@ func (h *Hub) Lookup(name string) (tool.Tool, bool) {
 	return cat.tools[r.index], true
 }
 
-// Call routes one call by exposed name. Unknown tools and server failures come back as
-// error results that name the server; a Go error means the hub is closed.
+// Call routes one call by exposed name. Unknown tools, arguments nested past the
+// bound (see [Hub.CheckArguments]) and server failures come back as error results
+// that name the server; a Go error means the hub is closed.
 func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 	r, ok := h.cat.Load().routes[name]
 	if !ok {
@@ -280,15 +300,46 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 		}
 		return tool.ErrorResult("%s", h.UnknownTool(name).Error()), nil
 	}
+	if err := h.CheckArguments(args); err != nil {
+		return tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, err), nil
+	}
 	start := time.Now()
 	res, err := r.sup.Call(ctx, r.original, args)
 	if err != nil {
 		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, logging.Redact(err.Error()))
 	} else {
 		h.exposeContent(r.sup.Name(), res.Content...)
+		if res.IsError {
+			maskErrorText(res)
+		}
 	}
 	h.callObs.report(CallEvent{Server: r.sup.Name(), Tool: r.original, Name: name, Duration: time.Since(start), IsError: res.IsError})
 	return res, nil
+}
+
+// CheckArguments returns a *[tool.DepthError] when args nest objects and arrays
+// deeper than the hub's bound (Options.MaxArgumentDepth, else the config's
+// "maxArgumentDepth", else 64). Call refuses such arguments with an error result
+// before anything is sent; a caller that answers its own client (an HTTP API, a
+// command line) checks first to tell the client its request was wrong.
+func (h *Hub) CheckArguments(args json.RawMessage) error {
+	return tool.CheckDepth(args, int(h.maxDepth.Load()))
+}
+
+// maskErrorText masks the configured secrets in a failed result's text, as in the
+// text of a failed call's error: a server that quotes its key in an error ("the
+// vault refused key …") must not show it to the model, the API's clients or the
+// stored history. A successful result is the tool's answer and stays as it is.
+func maskErrorText(res *tool.Result) {
+	for i, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			if masked := logging.Redact(tc.Text); masked != tc.Text {
+				cp := *tc
+				cp.Text = masked
+				res.Content[i] = &cp
+			}
+		}
+	}
 }
 
 // Status reports every server in config order. A server whose supervisor has just
@@ -401,10 +452,12 @@ func (h *Hub) rebuild() error {
 	}
 	entries := map[tool.Key]entry{}
 	var inputs []tool.NameInput
+	now := time.Now()
+	kept := h.keptNames(h.cat.Load(), now)
 	var live []liveServer
 	seen := make(map[string]upstream.State, len(h.order))
 	defer func() { h.seen = seen }() // also when the names collide: the states were read
-	for _, name := range h.order {
+	for rank, name := range h.order {
 		s := h.sups[name]
 		l := s.Lists()
 		seen[name] = l.State
@@ -413,7 +466,7 @@ func (h *Hub) rebuild() error {
 		default:
 			continue
 		}
-		live = append(live, liveServer{s, l})
+		live = append(live, liveServer{s, l, rank + 1})
 		cfg := s.Config()
 		for _, t := range l.Tools {
 			if !cfg.Tools.Allows(t.Name) {
@@ -421,7 +474,7 @@ func (h *Hub) rebuild() error {
 			}
 			k := tool.Key{Server: name, Tool: t.Name}
 			entries[k] = entry{s, t}
-			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != ""})
+			inputs = append(inputs, tool.NameInput{Key: k, Prefix: cfg.Prefix, Explicit: cfg.Prefix != "", Keep: kept[k], Rank: rank + 1})
 		}
 	}
 	names, err := tool.AssignNames(h.naming, inputs)
@@ -432,7 +485,7 @@ func (h *Hub) rebuild() error {
 	}
 	if err == nil {
 		var x *extras
-		if x, err = h.buildExtras(live); err == nil {
+		if x, err = h.buildExtras(live, kept != nil); err == nil {
 			if old := h.ext.Swap(x); !sameExtras(old, x) {
 				defer h.notifier.Notify()
 			}
@@ -441,7 +494,8 @@ func (h *Hub) rebuild() error {
 	if err != nil {
 		return err
 	}
-	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names))}
+	h.warnPrefixed(inputs, names, kept)
+	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names)), startEnd: h.startEnd(now)}
 	converted := make(map[*mcp.Tool]tool.Tool, len(inputs))
 	for _, in := range inputs {
 		e, exposed := entries[in.Key], names[in.Key]
@@ -455,6 +509,9 @@ func (h *Hub) rebuild() error {
 		cat.tools = append(cat.tools, t)
 	}
 	h.converted = converted
+	if cat.startEnd.IsZero() {
+		h.pin(cat)
+	}
 	old := h.cat.Swap(cat)
 	if !sameTools(old.tools, cat.tools) {
 		h.notifier.Notify()
@@ -491,6 +548,7 @@ func (h *Hub) keepExposed(inputs []tool.NameInput, ce *tool.CollisionError) []to
 type liveServer struct {
 	sup   *upstream.Supervisor
 	lists upstream.Lists
+	rank  int // its place in the config, from 1 (tool.NameInput.Rank)
 }
 
 func sameExtras(a, b *extras) bool {

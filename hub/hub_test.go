@@ -364,15 +364,17 @@ func TestNamingPolicies(t *testing.T) {
 		h, _ := startHub(t, cfg, nil)
 		checkCatalog(t, h)
 		names := byName(h)
+		// The first server in the config keeps the names both have; the other's
+		// are prefixed.
 		for _, n := range testserverTools {
-			for _, s := range []string{"a", "b"} {
-				tl, ok := names[s+"__"+n]
-				if !ok || tl.Server != s || tl.OriginalName != n {
-					t.Errorf("%s__%s = %+v, %v", s, n, tl, ok)
-				}
+			if tl, ok := names[n]; !ok || tl.Server != "a" || tl.OriginalName != n {
+				t.Errorf("%s = %+v, %v; want a's, unprefixed", n, tl, ok)
 			}
-			if _, ok := names[n]; ok {
-				t.Errorf("colliding tool %q exposed unprefixed", n)
+			if tl, ok := names["b__"+n]; !ok || tl.Server != "b" || tl.OriginalName != n {
+				t.Errorf("b__%s = %+v, %v", n, tl, ok)
+			}
+			if _, ok := names["a__"+n]; ok {
+				t.Errorf("a__%s exposed: the first server's tools keep their names", n)
 			}
 		}
 		if tl, ok := names["only_in_a"]; !ok || tl.Server != "a" {
@@ -382,9 +384,9 @@ func TestNamingPolicies(t *testing.T) {
 			t.Errorf("catalog has %d tools: %v", len(names), namesOf(h))
 		}
 		// Routing: each prefixed name reaches its own process.
-		pidA, pidB := pidOf(t, h, "a__pid"), pidOf(t, h, "b__pid")
+		pidA, pidB := pidOf(t, h, "pid"), pidOf(t, h, "b__pid")
 		if pidA != testserver.ReadPID(t, pfA) || pidB != testserver.ReadPID(t, pfB) || pidA == pidB {
-			t.Errorf("a__pid = %d, b__pid = %d; pidfiles say %d and %d", pidA, pidB, testserver.ReadPID(t, pfA), testserver.ReadPID(t, pfB))
+			t.Errorf("pid = %d, b__pid = %d; pidfiles say %d and %d", pidA, pidB, testserver.ReadPID(t, pfA), testserver.ReadPID(t, pfB))
 		}
 		if got := callText(t, h, "only_in_a", map[string]any{"text": "solo"}); got != "solo" {
 			t.Errorf("only_in_a = %q", got)
@@ -499,10 +501,14 @@ func TestNamingPolicies(t *testing.T) {
 		t.Parallel()
 		a, b, pfA, _ := servers(t)
 		a.Prefix = "alpha"
-		h, _ := startHub(t, cfgOf(a, b), nil) // naming unset: auto
+		// naming unset: auto; b comes first in the config and keeps the shared names.
+		h, _ := startHub(t, cfgOf(b, a), nil)
 		checkCatalog(t, h)
 		names := byName(h)
-		for _, want := range []string{"alpha__echo", "b__echo", "alpha__pid", "only_in_a"} {
+		if tl := names["echo"]; tl.Server != "b" {
+			t.Errorf("echo = %+v, want b's", tl)
+		}
+		for _, want := range []string{"alpha__echo", "alpha__pid", "only_in_a"} {
 			if _, ok := names[want]; !ok {
 				t.Errorf("%s missing: %v", want, namesOf(h))
 			}
@@ -692,11 +698,13 @@ func TestLateServerJoins(t *testing.T) {
 	}
 	waitTools(t, h, "late_tool", func(m map[string]tool.Tool) bool { _, ok := m["late_tool"]; return ok })
 	checkCatalog(t, h)
-	// Now echo exists twice and is prefixed under auto.
+	// Now echo exists twice: under auto the first server in the config keeps it,
+	// the other's is prefixed (late joined within its init timeout: the start-up
+	// names by the config, not by who was ready first).
 	names := byName(h)
-	for _, want := range []string{"early__echo", "late__echo", "early_tool", "late_tool"} {
-		if _, ok := names[want]; !ok {
-			t.Errorf("%s missing: %v", want, namesOf(h))
+	for want, server := range map[string]string{"echo": "early", "late__echo": "late", "early_tool": "early", "late_tool": "late"} {
+		if tl, ok := names[want]; !ok || tl.Server != server {
+			t.Errorf("%s = %+v, %v; want %s's: %v", want, tl, ok, server, namesOf(h))
 		}
 	}
 	if got := callText(t, h, "late_tool", map[string]any{"text": "better late"}); got != "better late" {
@@ -725,8 +733,8 @@ func TestAddRemove(t *testing.T) {
 		return a && b
 	})
 	checkCatalog(t, h)
-	if _, ok := byName(h)["base__echo"]; !ok {
-		t.Errorf("base's echo not prefixed after extra joined: %v", namesOf(h))
+	if tl, ok := byName(h)["echo"]; !ok || tl.Server != "base" {
+		t.Errorf("base's echo renamed when extra joined: %v", namesOf(h))
 	}
 	pid := pidOf(t, h, "extra__pid")
 	if want := testserver.ReadPID(t, pf); pid != want {
@@ -749,7 +757,7 @@ func TestAddRemove(t *testing.T) {
 		t.Errorf("extra's tools still listed: %v", got)
 	}
 	if _, ok := byName(h)["echo"]; !ok {
-		t.Errorf("base's echo not unprefixed again: %v", namesOf(h))
+		t.Errorf("base's echo renamed when extra left: %v", namesOf(h))
 	}
 	if testserver.ProcessAlive(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
@@ -1168,7 +1176,8 @@ func TestSubscribe(t *testing.T) {
 }
 
 // Naming "never" is about tools: two servers with the same prompts (and tools
-// filtered apart) still serve their tools, and the prompts get prefixes.
+// filtered apart) still serve their tools, and the prompts are named as under
+// "auto": the second server's get prefixes.
 func TestNeverNamingPromptCollision(t *testing.T) {
 	t.Parallel()
 	a := config.Server{Name: "a", Transport: config.Stdio, Command: testenv.EverythingServer(t), InitTimeout: 20 * time.Second,
@@ -1185,7 +1194,7 @@ func TestNeverNamingPromptCollision(t *testing.T) {
 	for _, p := range h.Prompts() {
 		names = append(names, p.Name)
 	}
-	if !slices.Contains(names, "a__test_simple_prompt") || !slices.Contains(names, "b__test_simple_prompt") {
+	if !slices.Contains(names, "test_simple_prompt") || !slices.Contains(names, "b__test_simple_prompt") {
 		t.Errorf("prompts = %v", names)
 	}
 

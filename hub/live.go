@@ -48,8 +48,12 @@ func (h *Hub) heldURIs(server string) []string {
 	return uris
 }
 
-// Remove stops a server and drops its tools from the catalog.
-func (h *Hub) Remove(name string) error {
+// Remove stops a server and drops its tools from the catalog; their names are free
+// for any server from then on.
+func (h *Hub) Remove(name string) error { return h.remove(name, true) }
+
+// remove stops a server; forget: its tools' names are not kept for its return.
+func (h *Hub) remove(name string, forget bool) error {
 	h.mu.Lock()
 	sup, ok := h.sups[name]
 	if !ok {
@@ -57,14 +61,19 @@ func (h *Hub) Remove(name string) error {
 		return fmt.Errorf("hub: no server %q", name)
 	}
 	h.detach(name)
+	if forget {
+		h.forget(name)
+	}
 	h.mu.Unlock()
 	sup.Close()
 	return h.refresh()
 }
 
-// Replace restarts a server with a new configuration.
+// Replace restarts a server with a new configuration. Its tools keep their names
+// when they come back, unless another server took one meanwhile (or the new
+// configuration changes its prefix).
 func (h *Hub) Replace(s config.Server) error {
-	if err := h.Remove(s.Name); err != nil {
+	if err := h.remove(s.Name, false); err != nil {
 		return err
 	}
 	return h.Add(s)
@@ -124,7 +133,10 @@ func (h *Hub) detach(name string) {
 // Reload applies a new config by difference: unchanged servers keep running
 // untouched, changed ones restart, removed ones stop, new ones start. The naming
 // policy and the heartbeat and retry settings follow the new config (settings apply
-// to servers started from now on) unless Options fixed them.
+// to servers started from now on) unless Options fixed them. Under naming "auto" no
+// tool of a running server is renamed: a new server's tools that share a name with
+// one take the prefix, and a restarted server's tools come back under the names
+// they had.
 func (h *Hub) Reload(cfg *config.Config) error {
 	h.mu.Lock()
 	if h.closed {
@@ -145,6 +157,9 @@ func (h *Hub) Reload(cfg *config.Config) error {
 		}
 		stop = append(stop, sup)
 		h.detach(name)
+		if !keep {
+			h.forget(name)
+		}
 	}
 	for _, s := range cfg.Servers {
 		if _, running := h.sups[s.Name]; !running {

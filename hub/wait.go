@@ -51,28 +51,10 @@ func (h *Hub) Launch() error {
 func (h *Hub) pending() (sups []*upstream.Supervisor, deadline time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, s := range h.supervisors() {
-		at, ok := h.launched[s]
-		if !ok {
-			continue // added by Add or Reload: nobody waits for it
-		}
-		select {
-		case <-s.Settled():
-			continue
-		default:
-		}
-		// The state can say ready before Settled is closed (the catalog is published
-		// first): a server whose tools are already served is not waited for.
-		if st := s.State(); st == upstream.Ready || st == upstream.Failed || st == upstream.Disabled {
-			continue
-		}
-		end := at.Add(initTimeout(s))
-		if !time.Now().Before(end) {
-			continue
-		}
-		sups = append(sups, s)
-		if deadline.IsZero() || end.Before(deadline) {
-			deadline = end
+	for _, s := range h.inStartup(time.Now()) {
+		sups = append(sups, s.sup)
+		if deadline.IsZero() || s.end.Before(deadline) {
+			deadline = s.end
 		}
 	}
 	return sups, deadline
@@ -142,10 +124,11 @@ func (h *Hub) waitFor(ctx context.Context, done func() bool) error {
 // *tool.CollisionError when naming "never" refuses the catalog; the required servers
 // that are not ready; ctx.Err().
 //
-// Under naming "auto" a name may gain a prefix later, when a colliding server joins:
-// WaitTool resolves the name as the catalog has it at that moment, so "current_time"
-// reaches the first server that offered it, and a later colliding server changes
-// nothing for this call.
+// Under naming "auto" a name may still gain a prefix while the start-up decides the
+// names (a colliding server launched with the hub becomes ready within its init
+// timeout): WaitTool resolves the name as the catalog has it at that moment, so
+// "current_time" reaches the first server that offered it, and a later colliding
+// server changes nothing for this call. After the start-up a name stays with its tool.
 func (h *Hub) WaitTool(ctx context.Context, name string) (t tool.Tool, err error) {
 	done := h.startReporting()
 	defer func() { done(err) }()

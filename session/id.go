@@ -3,6 +3,7 @@ package session
 import (
 	"crypto/rand"
 	"encoding/base32"
+	"fmt"
 	"strings"
 )
 
@@ -16,4 +17,25 @@ func NewID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
 	return strings.ToLower(idEncoding.EncodeToString(b[:]))
+}
+
+// MaxIDLength is the longest session id [CheckID] accepts.
+const MaxIDLength = 128
+
+// CheckID says whether id may name a session that a client or a user chose (the API's
+// POST /v1/sessions, switchboard chat --session): 1 to [MaxIDLength] characters of
+// A-Z a-z 0-9 _ . -, and not "." or "..". An id goes into URL paths
+// (/v1/sessions/{id}), file names and logs as it is: a slash or a space would not, and
+// "." and ".." are path segments that a URL is cleaned of, so such a session would be
+// created and then out of reach. The error says what an id may be.
+func CheckID(id string) error {
+	ok := id != "" && len(id) <= MaxIDLength && id != "." && id != ".."
+	for i := 0; ok && i < len(id); i++ {
+		c := id[i]
+		ok = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("want 1 to %d characters of A-Z a-z 0-9 _ . - (not . or ..)", MaxIDLength)
+	}
+	return nil
 }

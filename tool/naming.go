@@ -38,7 +38,26 @@ type NameInput struct {
 	// Explicit: the user set Prefix for this server, so it resolves the server's
 	// collisions under policy "never" too (where no prefix is ever made up).
 	Explicit bool
+	// Keep is the name the tool already has in a catalog that clients are using (""
+	// for a tool that is new to it). Under policy "auto" the tool keeps that name when
+	// it is its plain or its prefixed name, whatever collisions have come or gone
+	// since: a newcomer whose name collides with it takes the prefix instead. Under
+	// every policy, a tool whose derived name is its Keep wins that name over any
+	// other tool that would have it.
+	Keep string
+	// Rank is the place of the tool's server in the config, from 1 (0: none). Under
+	// policy "auto", of the servers that share a plain name and none of which keeps
+	// it (Keep), the one of the lowest Rank keeps it and the others are prefixed, so
+	// a fresh start names as a config that grew by reloads had named: the servers
+	// listed first keep their names. Without ranks (or with equal ones) every tool
+	// that shares the name is prefixed.
+	Rank int
 }
+
+// PlainName is a tool's name when it needs no prefix: its original name, with every
+// character outside NamePattern's alphabet replaced and shortened with a hash suffix
+// when too long.
+func PlainName(original string) string { return sanitize(original, MaxNameLen) }
 
 // sanitize maps any string into the provider-safe alphabet, shortened to max runes with
 // a stable hash suffix when too long. A max below 1 means MaxNameLen.
@@ -114,7 +133,10 @@ type entry struct {
 // AssignNames derives exposed names for all tools under the policy.
 // Returns map Key → exposed name, or a *CollisionError for policy "never" when two
 // servers without a prefix expose the same name (a server's explicit prefix resolves
-// its collisions under "never" too). The result depends only on the set of inputs, not their order.
+// its collisions under "never" too). Under "auto" a name several servers share stays
+// with the tool that keeps it (Keep), else with the server of the lowest Rank, and
+// the others' tools are prefixed. The result depends only on the set of inputs
+// (their Keep and Rank included), not their order.
 func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error) {
 	switch policy {
 	case "", config.NamingAuto, config.NamingNever, config.NamingAlways:
@@ -134,7 +156,10 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 		if a.Tool != b.Tool {
 			return a.Tool < b.Tool
 		}
-		return a.Prefix < b.Prefix
+		if a.Prefix != b.Prefix {
+			return a.Prefix < b.Prefix
+		}
+		return a.Keep < b.Keep
 	})
 	var entries []*entry
 	servers := map[string]map[string]bool{} // plain name → servers exposing it
@@ -150,15 +175,26 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 		servers[plain][in.Server] = true
 	}
 
-	// Cross-server collisions on the plain name: auto prefixes every tool involved.
-	// never prefixes only the tools of servers with an explicit prefix (the user asked
-	// for it), and refuses when two or more servers without one are left.
+	// Cross-server collisions on the plain name: auto prefixes every tool involved
+	// but those that keep the name they have, and the first server's (firstServers).
+	// never prefixes only the tools of servers with an explicit prefix (the user
+	// asked for it), and refuses when two or more servers without one are left.
+	var first map[string]string
+	if policy == "" || policy == config.NamingAuto {
+		first = firstServers(entries, servers)
+	}
 	bare := map[string][]string{} // colliding plain name → servers without a prefix
 	for _, e := range entries {
 		switch {
 		case policy == config.NamingAlways:
 			e.name, e.exact = prefixed(e.in)
+		case policy != config.NamingNever && e.in.Keep != "" && e.in.Keep == e.name:
+			// Keeps its plain name: a newcomer that shares it is prefixed.
+		case policy != config.NamingNever && e.in.Keep != "" && keepsPrefixed(e):
+			e.name, e.exact = prefixed(e.in)
 		case len(servers[e.name]) < 2:
+		case first[e.name] == e.in.Server:
+			// The first server in the config keeps a name no one has kept.
 		case policy != config.NamingNever || (e.in.Explicit && e.in.Prefix != ""):
 			e.name, e.exact = prefixed(e.in)
 		default:
@@ -170,6 +206,52 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 	}
 
 	return uniquify(entries), nil
+}
+
+// firstServers returns, for each plain name several servers share and no tool keeps
+// (Keep), the server that keeps it under "auto": the one of the lowest Rank above 0,
+// when no other server has that Rank. Tools that keep their prefixed name are not
+// candidates.
+func firstServers(entries []*entry, servers map[string]map[string]bool) map[string]string {
+	kept := map[string]bool{}
+	for _, e := range entries {
+		if e.in.Keep != "" && e.in.Keep == e.name {
+			kept[e.name] = true
+		}
+	}
+	type best struct {
+		server string
+		rank   int
+		tie    bool
+	}
+	lowest := map[string]*best{}
+	for _, e := range entries {
+		if len(servers[e.name]) < 2 || kept[e.name] || e.in.Rank <= 0 || (e.in.Keep != "" && keepsPrefixed(e)) {
+			continue
+		}
+		b := lowest[e.name]
+		switch {
+		case b == nil:
+			lowest[e.name] = &best{server: e.in.Server, rank: e.in.Rank}
+		case e.in.Rank < b.rank:
+			*b = best{server: e.in.Server, rank: e.in.Rank}
+		case e.in.Rank == b.rank && e.in.Server != b.server:
+			b.tie = true
+		}
+	}
+	first := make(map[string]string, len(lowest))
+	for name, b := range lowest {
+		if !b.tie {
+			first[name] = b.server
+		}
+	}
+	return first
+}
+
+// keepsPrefixed reports whether e's Keep is its prefixed name.
+func keepsPrefixed(e *entry) bool {
+	name, _ := prefixed(e.in)
+	return name == e.in.Keep
 }
 
 // CollisionError is naming policy "never" refusing a catalog: tools of the same name
@@ -270,11 +352,15 @@ func andList(names []string) string {
 
 // uniquify is the final pass: whatever collisions sanitizing or prefixing left (a.b vs
 // a_b, equal prefixes, a prefix that looks like another server's prefixed name), every
-// tool ends up with its own name. Per name, the exact derivation wins, then the first by
-// (server, tool); the others get a hash suffix. No tool is ever dropped or shadowed.
+// tool ends up with its own name. Per name, the tool that already has it (Keep) wins,
+// then the exact derivation, then the first by (server, tool); the others get a hash
+// suffix. No tool is ever dropped or shadowed.
 func uniquify(entries []*entry) map[Key]string {
 	sort.SliceStable(entries, func(i, j int) bool {
 		a, b := entries[i], entries[j]
+		if ak, bk := a.name == a.in.Keep, b.name == b.in.Keep; ak != bk {
+			return ak
+		}
 		if a.exact != b.exact {
 			return a.exact
 		}

@@ -13,25 +13,37 @@ import (
 )
 
 // FuzzAssignNames: whatever names servers send (any bytes, any length, any
-// prefix), every policy that succeeds gives each distinct tool one name that
-// matches NamePattern and no other tool's, the same for any input order; "never"
-// fails only with a CollisionError that involves two tools or more.
+// prefix, any name a tool had before), every policy that succeeds gives each
+// distinct tool one name that matches NamePattern and no other tool's, the same for
+// any input order; a tool keeps the name it had when the policy would give it that
+// name (under "auto": its plain or its prefixed name) and no other tool had it;
+// "never" fails only with a CollisionError that involves two tools or more.
 func FuzzAssignNames(f *testing.F) {
 	f.Add("github\t\tcreate_issue\ngitlab\tgithub\tcreate_issue\nfs\tfiles\tread.file\nfs\t\tread_file")
 	f.Add("a__b\t\tc\na\t\tb__c\n日本\t\t🚀 launch\nx\t\t" + strings.Repeat("long", 30))
 	f.Add("s\t\ta.b\ns\t\ta_b\ns\t\ta/b\ns\t\ta b\ns\t\t")
+	// memory keeps create_entities as a newcomer joins; b keeps its prefix after its
+	// collision went; c__x is another's name.
+	f.Add("memory\t\tcreate_entities\tcreate_entities\nkg\t\tcreate_entities\nb\t\tx\tb__x\nc\t\tx\tc__x\nq\t\tc__x")
 	f.Fuzz(func(t *testing.T, spec string) {
 		var tools []NameInput
 		keys := map[Key]bool{}
+		ranks := map[string]int{} // a server's place: its first line's, from 1
 		for i, line := range strings.Split(spec, "\n") {
 			if i >= 64 {
 				break
 			}
-			p := strings.SplitN(line, "\t", 3)
+			p := strings.SplitN(line, "\t", 4)
 			if len(p) < 3 {
 				continue
 			}
-			in := NameInput{Key: Key{p[0], p[2]}, Prefix: p[1], Explicit: p[1] != ""}
+			if ranks[p[0]] == 0 {
+				ranks[p[0]] = len(ranks) + 1
+			}
+			in := NameInput{Key: Key{p[0], p[2]}, Prefix: p[1], Explicit: p[1] != "", Rank: ranks[p[0]]}
+			if len(p) == 4 {
+				in.Keep = p[3]
+			}
 			if keys[in.Key] {
 				continue // a server lists each of its tools once
 			}
@@ -68,6 +80,29 @@ func FuzzAssignNames(f *testing.F) {
 					t.Fatalf("%s: %q names both %v and %v", policy, n, o, k)
 				}
 				seen[n] = k
+			}
+			keeps := map[string]int{}
+			for _, in := range tools {
+				keeps[in.Keep]++
+			}
+			for _, in := range tools {
+				if in.Keep == "" || keeps[in.Keep] > 1 {
+					continue
+				}
+				plain := sanitize(in.Tool, MaxNameLen)
+				pre, _ := prefixed(in)
+				var may bool // the policy may give the tool its Keep
+				switch policy {
+				case config.NamingAuto:
+					may = in.Keep == plain || in.Keep == pre
+				case config.NamingAlways:
+					may = in.Keep == pre
+				case config.NamingNever:
+					continue // who gets a prefix follows the collisions alone
+				}
+				if may && got[in.Key] != in.Keep {
+					t.Fatalf("%s: %v had %q, which the policy gives it, and got %q", policy, in.Key, in.Keep, got[in.Key])
+				}
 			}
 			rev := slices.Clone(tools)
 			slices.Reverse(rev)

@@ -89,6 +89,18 @@ func inP(server, prefix, tool string) NameInput {
 	return NameInput{Key: Key{server, tool}, Prefix: prefix}
 }
 
+// kept gives in the name it has in a running catalog.
+func kept(in NameInput, name string) NameInput {
+	in.Keep = name
+	return in
+}
+
+// ranked gives in its server's place in the config.
+func ranked(in NameInput, rank int) NameInput {
+	in.Rank = rank
+	return in
+}
+
 // explicit marks in's prefix as set by the user (a server's "prefix").
 func explicit(in NameInput) NameInput {
 	in.Explicit = true
@@ -275,6 +287,73 @@ func TestAssignNames(t *testing.T) {
 			name:   "empty input",
 			policy: config.NamingAuto,
 			want:   map[Key]string{},
+		},
+		{
+			name:   "auto: a running tool keeps its plain name, the newcomer takes the prefix",
+			policy: config.NamingAuto,
+			tools:  []NameInput{kept(in("memory", "create_entities"), "create_entities"), in("kg", "create_entities"), in("kg", "other")},
+			want: map[Key]string{
+				{"memory", "create_entities"}: "create_entities", {"kg", "create_entities"}: "kg__create_entities", {"kg", "other"}: "other",
+			},
+		},
+		{
+			name:   "auto: a prefixed name is kept after its collision went",
+			policy: config.NamingAuto,
+			tools:  []NameInput{kept(in("a", "x"), "a__x"), kept(in("a", "y"), "y")},
+			want:   map[Key]string{{"a", "x"}: "a__x", {"a", "y"}: "y"},
+		},
+		{
+			name:   "auto: two newcomers sharing a kept name are both prefixed",
+			policy: config.NamingAuto,
+			tools:  []NameInput{kept(in("a", "x"), "x"), in("b", "x"), in("c", "x")},
+			want:   map[Key]string{{"a", "x"}: "x", {"b", "x"}: "b__x", {"c", "x"}: "c__x"},
+		},
+		{
+			name:   "auto: a Keep the policy would not give is not kept",
+			policy: config.NamingAuto,
+			tools:  []NameInput{kept(in("a", "x"), "something_else"), in("b", "x")},
+			want:   map[Key]string{{"a", "x"}: "a__x", {"b", "x"}: "b__x"},
+		},
+		{
+			name:   "auto: a kept name wins over a newcomer's exact one",
+			policy: config.NamingAuto,
+			tools:  []NameInput{kept(in("a", "x"), "a__x"), in("c", "x"), in("q", "a__x")},
+			want: map[Key]string{
+				{"a", "x"}: "a__x", {"c", "x"}: "c__x", {"q", "a__x"}: "a__x_" + hash8("q\x00a__x"),
+			},
+		},
+		{
+			name:   "auto: the first server in the config keeps a shared name, whatever the input order",
+			policy: config.NamingAuto,
+			tools:  []NameInput{ranked(in("kg", "create_entities"), 2), ranked(in("memory", "create_entities"), 1), ranked(in("z", "create_entities"), 3), ranked(in("z", "y"), 3)},
+			want: map[Key]string{
+				{"memory", "create_entities"}: "create_entities", {"kg", "create_entities"}: "kg__create_entities",
+				{"z", "create_entities"}: "z__create_entities", {"z", "y"}: "y",
+			},
+		},
+		{
+			name:   "auto: a kept name wins over the first server's rank",
+			policy: config.NamingAuto,
+			tools:  []NameInput{ranked(kept(in("kg", "x"), "x"), 2), ranked(in("memory", "x"), 1)},
+			want:   map[Key]string{{"kg", "x"}: "x", {"memory", "x"}: "memory__x"},
+		},
+		{
+			name:   "auto: equal ranks (or none) leave no server first: every sharer is prefixed",
+			policy: config.NamingAuto,
+			tools:  []NameInput{ranked(in("a", "x"), 1), ranked(in("b", "x"), 1), in("c", "y"), in("d", "y")},
+			want:   map[Key]string{{"a", "x"}: "a__x", {"b", "x"}: "b__x", {"c", "y"}: "c__y", {"d", "y"}: "d__y"},
+		},
+		{
+			name:   "never: ranks change nothing",
+			policy: config.NamingNever,
+			tools:  []NameInput{ranked(in("a", "x"), 1), ranked(explicit(inP("b", "bp", "x")), 2)},
+			want:   map[Key]string{{"a", "x"}: "x", {"b", "x"}: "bp__x"},
+		},
+		{
+			name:   "always: a kept plain name gives way to the policy",
+			policy: config.NamingAlways,
+			tools:  []NameInput{kept(in("a", "x"), "x")},
+			want:   map[Key]string{{"a", "x"}: "a__x"},
 		},
 	}
 	for _, tc := range tests {

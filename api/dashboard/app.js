@@ -177,7 +177,8 @@
 
   // ---- servers ----
 
-  const servers = new Map(); // name → {card, parts}
+  const servers = new Map(); // name → {card, parts, flapTimer}
+  const FLAP_WINDOW = "5 min"; // flapWindow in api/flapping.go
 
   function renderSnapshot(snap) {
     const box = $("servers");
@@ -188,7 +189,7 @@
       updateServer(s, false);
     }
     for (const [name, v] of servers) {
-      if (!seen.has(name)) { v.card.remove(); servers.delete(name); }
+      if (!seen.has(name)) { clearTimeout(v.flapTimer); v.card.remove(); servers.delete(name); }
     }
     if (!snap.servers.length) box.textContent = "No servers configured.";
     $("calls").querySelector("tbody").textContent = "";
@@ -235,10 +236,26 @@
       $("servers").append(v.card);
     }
     const p = v.parts;
-    p.state.textContent = s.state;
-    p.state.dataset.state = s.state;
+    // A flapping server (it keeps losing its connection: api/flapping.go) is ready again
+    // a second after each crash; its badge says flapping rather than ready.
+    const flapping = !!s.flapping;
+    const badge = flapping && s.state === "ready" ? "flapping" : s.state;
+    p.state.textContent = badge;
+    p.state.dataset.state = badge;
+    p.state.title = flapping ? `${s.state}, but it lost its connection ${count(s.recentRestarts, "time")} in the last ${FLAP_WINDOW}` : "";
     v.card.dataset.state = s.state;
+    v.card.dataset.flapping = flapping;
     const facts = [s.transport, count(s.tools, "tool"), count(s.restarts, "restart")];
+    if (flapping) facts.push(`flapping: ${count(s.recentRestarts, "restart")} in ${FLAP_WINDOW}`);
+    // It stops being flapping at flappingUntil unless it loses its connection again,
+    // which would be an event of its own: no event says it then.
+    clearTimeout(v.flapTimer);
+    if (flapping && s.flappingUntil) {
+      const wait = Math.max(Date.parse(s.flappingUntil) - Date.now(), 0) + 500;
+      v.flapTimer = setTimeout(() => {
+        if (servers.get(s.name) === v) updateServer({ ...s, flapping: false, flappingUntil: null }, false);
+      }, wait);
+    }
     if (s.serverName) facts.push(`${s.serverName} ${s.serverVersion || ""}`.trim());
     if (s.since) facts.push("since " + clock(s.since));
     p.facts.textContent = "";
@@ -340,12 +357,15 @@
     return "";
   }
 
-  // field makes the input of one property; read() returns [present, value] or throws.
+  // field makes the input of one property; read() returns [present, value] or throws;
+  // missing() says whether a required field is left empty; invalid(msg) shows msg
+  // beside the field ("" clears it).
   function field(t, name, schema, required) {
     const id = `arg-${t.name}-${name}`;
     const type = mainType(schema);
     const label = el("label", { for: id }, name, required ? el("span", { class: "required", text: " *", "aria-hidden": "true" }) : null,
       schema.description ? el("span", { class: "hint", text: schema.description }) : null);
+    const problem = el("p", { class: "field-error error", id: id + "-error", hidden: true });
     let input, read;
     if (Array.isArray(schema.enum)) {
       input = el("select", { id, required });
@@ -373,7 +393,25 @@
         try { return [true, JSON.parse(input.value)]; } catch (e) { throw new Error(`${name}: not JSON (${e.message})`); }
       };
     }
-    return { node: el("div", {}, label, input), read };
+    input.setAttribute("aria-describedby", problem.id);
+    const invalid = (msg) => {
+      problem.textContent = msg;
+      problem.hidden = !msg;
+      if (msg) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+    };
+    // A checkbox is always a value; a select of a required enum has no empty choice.
+    const missing = () => required && input.type !== "checkbox" && (input.value.trim() === "");
+    return { node: el("div", { class: "field" }, label, input, problem), read, missing, invalid, input };
+  }
+
+  // rawProblem is what is wrong with arguments given as JSON, before they are sent:
+  // not an object, or without a property the schema requires; "" when nothing is.
+  function rawProblem(args, required) {
+    if (args === null || typeof args !== "object" || Array.isArray(args)) return "Arguments: want a JSON object, such as {}";
+    const lacking = required.filter((n) => !(n in args));
+    if (!lacking.length) return "";
+    return `Required ${lacking.length === 1 ? "argument" : "arguments"} missing: ${lacking.join(", ")}`;
   }
 
   function toolForm(t) {
@@ -381,7 +419,8 @@
     const props = schema.properties || {};
     const req = new Set(schema.required || []);
     const fields = Object.entries(props).map(([n, s]) => [n, field(t, n, s || {}, req.has(n))]);
-    const raw = el("textarea", { id: `raw-${t.name}`, rows: 4, placeholder: "{}" });
+    const raw = el("textarea", { id: `raw-${t.name}`, rows: 4, placeholder: "{}", "aria-describedby": `raw-${t.name}-error` });
+    const rawError = el("p", { class: "field-error error", id: `raw-${t.name}-error`, hidden: true });
     const result = el("div", { class: "result-box", "aria-live": "polite" });
     const call = el("button", { type: "submit", text: "Call " + t.name });
     const form = el("form", { class: "tool-form", "data-tool": t.name, novalidate: true },
@@ -391,16 +430,36 @@
       ...fields.map(([, f]) => f.node),
       el("details", fields.length ? {} : { open: true },
         el("summary", { text: fields.length ? "Arguments as JSON (used instead of the fields when filled)" : "Arguments (JSON)" }),
-        el("label", { for: `raw-${t.name}`, text: "Arguments" }), raw),
+        el("label", { for: `raw-${t.name}`, text: "Arguments" }), raw, rawError),
       el("div", { class: "row" }, call),
       result);
     form.addEventListener("submit", async (ev) => {
       ev.preventDefault();
+      // The required fields are checked here, before anything is sent: each one left
+      // empty says so beside it, and the first takes the focus.
+      for (const [, f] of fields) f.invalid("");
+      rawError.hidden = true;
+      raw.removeAttribute("aria-invalid");
+      result.textContent = "";
       let args = {};
       try {
         if (raw.value.trim()) {
           args = JSON.parse(raw.value);
+          const problem = rawProblem(args, [...req]);
+          if (problem) {
+            rawError.textContent = problem;
+            rawError.hidden = false;
+            raw.setAttribute("aria-invalid", "true");
+            raw.focus();
+            return;
+          }
         } else {
+          const missing = fields.filter(([, f]) => f.missing());
+          if (missing.length) {
+            for (const [n, f] of missing) f.invalid(`Required: give ${n} a value (the tool needs it).`);
+            missing[0][1].input.focus();
+            return;
+          }
           for (const [n, f] of fields) {
             const [present, v] = f.read();
             if (present) args[n] = v;

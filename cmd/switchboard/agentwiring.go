@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -47,15 +47,19 @@ func newModel(ms config.ModelSettings, log *slog.Logger) (llm.Model, error) {
 }
 
 // openStore opens the session store the settings name: SQLite by default (the
-// settings' path, else the user's state directory), memory, or PostgreSQL.
-func (a *app) openStore(ctx context.Context, ss config.SessionSettings) (session.Store, error) {
+// settings' path, else the user's state directory), memory, or PostgreSQL. dataDir is
+// the --data-dir given, if any (ss.Path is in it), for the messages. A SQLite file
+// whose directory cannot be made or that cannot be written is a usage error (exit 2),
+// named by where its place came from: the flag, the config, or the default.
+func (a *app) openStore(ctx context.Context, ss config.SessionSettings, dataDir string) (session.Store, error) {
 	switch ss.Store {
 	case "memory":
 		return session.NewMemory(), nil
 	case "postgres":
 		st, err := postgres.Open(ctx, ss.DSN)
 		if err != nil {
-			return nil, &exitError{code: exitFailed, err: fmt.Errorf("session store: %w", err)}
+			// Its errors name the store and its host already.
+			return nil, &exitError{code: exitFailed, err: err}
 		}
 		return st, nil
 	}
@@ -66,9 +70,19 @@ func (a *app) openStore(ctx context.Context, ss config.SessionSettings) (session
 			return nil, usageError("session store: %v (give --data-dir)", err)
 		}
 	}
-	st, err := sqlite.Open(path) // creates the file and its directory
+	if err := storeFileWritable(path); err != nil {
+		switch {
+		case dataDir != "":
+			return nil, usageError("--data-dir %s: %v: give a directory that can be created and written to", dataDir, err)
+		case ss.Path != "":
+			return nil, usageError(`session store %s (the config's "sessions": {"path"}): %v: give a file in a directory that can be created and written to`, path, err)
+		}
+		return nil, usageError("session store %s: %v: give --data-dir a directory that can be created and written to", path, err)
+	}
+	// Its errors name the store and its path already.
+	st, err := sqlite.Open(path)
 	if err != nil {
-		return nil, &exitError{code: exitFailed, err: fmt.Errorf("session store %s: %w", path, err)}
+		return nil, &exitError{code: exitFailed, err: err}
 	}
 	a.log.Debug("sessions stored in " + path)
 	return st, nil
@@ -95,4 +109,19 @@ func (a *app) deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms c
 	}
 	p.Embeddings = emb
 	return p, nil
+}
+
+// storeFileWritable makes the directory of the SQLite file at path and the file itself
+// (empty: SQLite takes an empty file as a new database) unless they exist, and checks
+// that the file opens for writing. The error is the OS's, which names the path: "mkdir
+// x: not a directory", "open x/sessions.db: is a directory", "permission denied".
+func storeFileWritable(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }

@@ -48,11 +48,22 @@ API key is read from the environment variable the config names (apiKeyEnv; by de
 OPENAI_API_KEY or ANTHROPIC_API_KEY), never from the command line. Tools whose server
 lists them under "approve" are asked about on the terminal before they run.
 
+Ctrl-C (SIGINT), in a turn or at the prompt, ends chat: it says which session keeps
+what was said so far, and exits 130 (143 for SIGTERM).
+
 Exit codes: 0 the turn finished, 1 the model could not be reached (the message names
-the base URL and the HTTP status), 2 usage or configuration error.`,
+the base URL and the HTTP status), 2 usage or configuration error (a --data-dir that
+cannot hold the sessions too), 130 interrupted.`,
 		Args: exactArgs(0, "no arguments (the message goes in -m)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			// The API's rule for the ids clients choose: a session made here is reachable
+			// there too.
+			if sessionID != "" {
+				if err := session.CheckID(sessionID); err != nil {
+					return commandLineError("--session %q: %v", sessionID, err)
+				}
+			}
 			s, err := a.openService(0)
 			if err != nil {
 				return err
@@ -74,7 +85,7 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			if err != nil {
 				return err
 			}
-			store, err := a.openStore(ctx, ss)
+			store, err := a.openStore(ctx, ss, flags.dataDir)
 			if err != nil {
 				return err
 			}
@@ -85,7 +96,8 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			if err != nil {
 				return err
 			}
-			out := &chatOutput{stdout: a.stdout, stderr: a.stderr, json: asJSON}
+			stopped := &chatStop{id: id, kept: ss.Store != "memory"}
+			out := &chatOutput{stdout: a.stdout, stderr: a.stderr, json: asJSON, ctx: ctx}
 			// What the servers ask their client during a call: sampling by the model
 			// for the servers whose config allows it, elicitation on the terminal.
 			reqs := &agent.ServerRequests{
@@ -103,6 +115,9 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			defer s.hub.AddPeer(reqs).Remove()
 			anySampling := slices.ContainsFunc(s.cfg.Servers, func(srv config.Server) bool { return srv.Sampling })
 			if err := s.start(ctx, reqs.Capabilities(anySampling)); err != nil {
+				if ctx.Err() != nil {
+					return stopped.err(ctx, false)
+				}
 				return err
 			}
 			policy, err := a.deferredPolicy(s.cfg, *as.Deferred, ms)
@@ -128,6 +143,9 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 			turn := func(text string) error {
 				_, err := ag.Run(ctx, id, text)
 				out.endTurn()
+				if err != nil && ctx.Err() != nil {
+					return stopped.err(ctx, true)
+				}
 				var le *llm.Error
 				switch {
 				case errors.As(err, &le):
@@ -143,12 +161,12 @@ the base URL and the HTTP status), 2 usage or configuration error.`,
 				}
 				return turn(message)
 			}
-			return a.chatLoop(ctx, out, turn)
+			return a.chatLoop(ctx, out, turn, stopped)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&message, "message", "m", "", "run one turn with this message and exit")
-	f.StringVar(&sessionID, "session", "", "continue this session (created with this id when it does not exist)")
+	f.StringVar(&sessionID, "session", "", "continue this session (created with this id when it does not exist: 1 to 128 characters of A-Z a-z 0-9 _ . -)")
 	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
 	flags.addModel(cmd)
 	flags.addStore(cmd, true)
@@ -176,16 +194,23 @@ func (a *app) chatSession(ctx context.Context, store session.Store, id, system s
 }
 
 // chatLoop runs a turn for each line of stdin, prompting on stderr when stdin is a
-// terminal, until the end of input. A turn that fails for the model's sake is told and
-// the loop goes on; the exit code is the last turn's.
-func (a *app) chatLoop(ctx context.Context, out *chatOutput, turn func(string) error) error {
+// terminal, until the end of input or a signal (Ctrl-C at the prompt ends chat, as in
+// a turn). A turn that fails for the model's sake is told and the loop goes on; the
+// exit code is the last turn's.
+func (a *app) chatLoop(ctx context.Context, out *chatOutput, turn func(string) error, stopped *chatStop) error {
 	tty := stdinIsTerminal()
 	var last error
 	for {
 		if tty {
 			fmt.Fprint(a.stderr, "> ")
 		}
-		line, err := readLine(os.Stdin)
+		line, err := readLineCtx(ctx, os.Stdin)
+		if ctx.Err() != nil {
+			if tty {
+				fmt.Fprintln(a.stderr) // after the prompt and the terminal's ^C
+			}
+			return stopped.err(ctx, false)
+		}
 		if err != nil { // the end of input
 			return last
 		}
@@ -201,6 +226,35 @@ func (a *app) chatLoop(ctx context.Context, out *chatOutput, turn func(string) e
 			fmt.Fprintf(a.stderr, "switchboard: %s\n", logging.Redact(last.Error()))
 		}
 	}
+}
+
+// chatStop is what chat says when a signal stops it: the session the conversation is
+// in, and whether its history outlives the process (not with --store memory).
+type chatStop struct {
+	id   string
+	kept bool
+}
+
+// err is the error chat ends with after ctx ended, in a turn or at the prompt: exit
+// 128+N for signal N (130 for Ctrl-C), and a message that says what was kept. In a
+// turn, the store holds the user's message and each step that finished; the calls
+// cut short are answered "interrupted" when the session next runs.
+func (c *chatStop) err(ctx context.Context, inTurn bool) error {
+	code, ok := signalExitCode(ctx)
+	if !ok {
+		code = exitFailed
+	}
+	what := "interrupted"
+	if inTurn {
+		what = "turn interrupted"
+	}
+	if !c.kept {
+		return &exitError{code: code, err: fmt.Errorf("%s: session %s was in memory (--store memory): nothing of it is kept", what, c.id)}
+	}
+	if inTurn {
+		return &exitError{code: code, err: fmt.Errorf("%s: session %s keeps its history up to the interruption (your message and every step that finished); continue it with --session %s", what, c.id, c.id)}
+	}
+	return &exitError{code: code, err: fmt.Errorf("%s: session %s keeps its history; continue it with --session %s", what, c.id, c.id)}
 }
 
 // terminalApprover asks on the terminal before a call of a tool that its server lists
@@ -230,6 +284,8 @@ func (a *app) terminalApprover(s *service, out *chatOutput) agent.Approver {
 type chatOutput struct {
 	stdout, stderr io.Writer
 	json           bool
+	// ctx is chat's: once a signal has ended it, a call that fails was cut short.
+	ctx context.Context
 
 	mu      sync.Mutex
 	midLine bool // the answer's last delta did not end its line
@@ -253,7 +309,10 @@ func (o *chatOutput) event(e agent.Event) {
 		fmt.Fprintf(o.stderr, "→ %s %s\n", e.Name, e.Arguments)
 	case agent.ToolFinished:
 		status := "ok"
-		if e.IsError {
+		switch {
+		case e.IsError && o.ctx != nil && o.ctx.Err() != nil:
+			status = "interrupted"
+		case e.IsError:
 			status = "error: " + firstLine(e.Result, 100)
 		}
 		fmt.Fprintf(o.stderr, "← %s %s %s\n", e.Name, e.Duration.Round(time.Millisecond), status)
@@ -280,19 +339,12 @@ func (o *chatOutput) ask(ctx context.Context, question string) (string, error) {
 	o.breakLine()
 	fmt.Fprint(o.stderr, question)
 	o.mu.Unlock()
-	line := make(chan string, 1)
-	// A read of stdin cannot be cancelled: on ctx's end the command is ending, and
-	// the reader goes with the process.
-	go func() {
-		s, _ := readLine(os.Stdin)
-		line <- strings.TrimSpace(s)
-	}()
-	select {
-	case s := <-line:
-		return s, nil
-	case <-ctx.Done():
+	s, err := readLineCtx(ctx, os.Stdin)
+	if ctx.Err() != nil {
 		return "", ctx.Err()
 	}
+	_ = err // the end of input answers as an empty line
+	return strings.TrimSpace(s), nil
 }
 
 // eventJSON is one line of chat --json.

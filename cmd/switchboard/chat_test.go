@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -267,6 +268,24 @@ func TestChatErrors(t *testing.T) {
 			r.wantStderr(t, c.want)
 		}
 	})
+	// The API's rule for the ids clients choose (session.CheckID): a session created
+	// here must be reachable at /v1/sessions/{id}.
+	t.Run("bad session ids", func(t *testing.T) {
+		t.Parallel()
+		s := newSandbox(t)
+		cfg := chatConfig(t, s, "openai", "http://127.0.0.1:1/v1")
+		s.env["OPENAI_API_KEY"] = testKey
+		for _, id := range []string{"..", "../x", "two words", strings.Repeat("x", 300)} {
+			r := s.run("--config", cfg, "chat", "--session", id, "-m", "hi")
+			r.wantCode(t, exitUsage)
+			r.wantStderr(t, "--session "+strconv.Quote(id)+": want 1 to 128 characters of A-Z a-z 0-9 _ . - (not . or ..)")
+		}
+		r := s.run("--config", cfg, "sessions", "--json")
+		r.wantCode(t, exitOK)
+		if strings.TrimSpace(r.stdout) != "[]" {
+			t.Errorf("a session was stored under a refused id: %s", r.stdout)
+		}
+	})
 }
 
 // TestChatSurvivesKill: a chat killed with SIGKILL while a tool runs loses nothing
@@ -286,7 +305,8 @@ func TestChatSurvivesKill(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := s.run("--config", cfg, "chat", "--session", "crash", "-m", `call sleep {"ms": 600000}`)
+	// At info level the CLI logs the server's stderr, where the sleep says it started.
+	r := s.run("--log-level", "info", "--config", cfg, "chat", "--session", "crash", "-m", `call sleep {"ms": 600000}`)
 	if r.code != -1 && !strings.Contains(r.String(), "killed") {
 		t.Fatalf("chat was not killed: exit %d\n%s", r.code, r)
 	}
@@ -355,7 +375,7 @@ func TestChatSessionTimeout(t *testing.T) {
 }`)
 	s.run("--config", cfg, "chat", "--session", "old", "-m", "hi").wantCode(t, exitOK)
 	// A turn that outlasts the old session's second of grace, by a sleeping tool.
-	r := s.run("--config", cfg, "chat", "--session", "busy", "-m", `call sleep {"ms": 2500}`)
+	r := s.run("--log-level", "info", "--config", cfg, "chat", "--session", "busy", "-m", `call sleep {"ms": 2500}`)
 	r.wantCode(t, exitOK)
 	r.wantStderr(t, `msg="session removed after idling" session=old`)
 	r = s.run("--config", cfg, "sessions", "--json")

@@ -22,7 +22,7 @@ file:line:col: path: message) and exits 2.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The report lists the warnings and skipped servers: logging them too
 			// would print each twice.
-			cfg, err := a.loadConfigFor(false)
+			cfg, err := a.loadConfigFor(loadOptions{})
 			if err != nil {
 				var errs config.Errors
 				if errors.As(err, &errs) {

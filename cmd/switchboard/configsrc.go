@@ -35,21 +35,37 @@ func (a *app) configOptions() *config.Options {
 }
 
 // loadConfig loads the config for a command. Config problems are usage errors (exit 2).
-// Which file was loaded (or that the demo runs, and where a config was looked for),
-// warnings and skipped servers are logged; secret values are registered for redaction.
+// Which file was loaded is logged (info), and so are the warnings and skipped servers;
+// that no config was found, where one was looked for and that the demo servers run is
+// a warning: a config kept where it is not looked for would otherwise go unnoticed.
+// Secret values are registered for redaction.
 func (a *app) loadConfig() (*config.Config, error) {
-	return a.loadConfigFor(true)
+	return a.loadConfigFor(loadOptions{report: true})
 }
 
-// loadConfigFor is loadConfig; report false leaves the file's name, the warnings and the
-// skipped servers to a command that reports them itself (check).
-func (a *app) loadConfigFor(report bool) (*config.Config, error) {
+// loadOptions say what a command wants of its config.
+type loadOptions struct {
+	// report logs the file's name, the warnings and the skipped servers; false leaves
+	// them to a command that reports them itself (check).
+	report bool
+	// settingsOnly: the command reads only the "switchboard" settings and starts no
+	// server (sessions): with no config found, the defaults hold, and no demo server
+	// is named.
+	settingsOnly bool
+}
+
+// loadConfigFor is loadConfig with o.
+func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
 	d, err := a.discoverConfig()
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	var cfg *config.Config
-	if d.Found == nil {
+	switch {
+	case d.Found == nil && o.settingsOnly:
+		cfg = &config.Config{Source: "<none>"}
+		a.log.Debug("no config found: the default settings hold")
+	case d.Found == nil:
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, &exitError{code: exitFailed, err: err}
@@ -57,18 +73,18 @@ func (a *app) loadConfigFor(report bool) (*config.Config, error) {
 		cfg = demo.Config(exe)
 		a.log.Debug("no config given: using the built-in demo servers", "source", cfg.Source)
 		// Said even by check: a newcomer should learn where a config would be found.
-		a.log.Info(demoNotice(d))
-	} else {
+		a.log.Warn(demoNotice(d))
+	default:
 		cfg, err = config.Load(d.Found.Path, a.configOptions())
 		if err != nil {
 			return nil, &exitError{code: exitUsage, err: err}
 		}
-		if report {
+		if o.report {
 			a.log.Info(loadedNotice(d.Found, cfg))
 		}
 		a.log.Debug("config loaded", "source", d.Found.Path, "servers", len(cfg.Servers))
 	}
-	if report {
+	if o.report {
 		a.adopt(cfg)
 	} else {
 		logging.AddSecrets(cfg.Secrets()...)
@@ -139,4 +155,63 @@ func target(s *config.Server) string {
 		}
 	}
 	return logging.Redact(strings.Join(parts, " "))
+}
+
+// searchPlaces are the files looked for when neither --config nor $SWITCHBOARD_CONFIG
+// names one, in order, as this machine has them: "./mcp.json", …,
+// "~/.config/Claude/claude_desktop_config.json (Claude Desktop)". config.SearchPlaces
+// is the list; help and messages show it, so they cannot fall behind discovery.
+func searchPlaces() []string {
+	var out []string
+	for _, c := range config.SearchPlaces(nil) {
+		p := tildePath(c.Path)
+		if c.From == "project" {
+			p = "." + string(filepath.Separator) + p
+		} else if c.Host != "" {
+			p += " (" + c.Host + ")"
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// configPlacesHelp is the paragraph of the root command's help on where the config
+// comes from, wrapped at width; a place is never broken across lines.
+func configPlacesHelp(width int) string {
+	units := strings.Fields("The config is --config FILE (or claude, cursor or vscode: that host's config), else $" + config.EnvConfig + ", else the first file found of")
+	places := searchPlaces()
+	for i, p := range places {
+		sep := ","
+		if i == len(places)-1 {
+			sep = ";"
+		}
+		// The path stays whole (it may hold a space); the host's name may break.
+		path, host, _ := strings.Cut(p+sep, " (")
+		units = append(units, path)
+		if host != "" {
+			units = append(units, strings.Fields("("+host)...)
+		}
+	}
+	units = append(units, strings.Fields("else the built-in demo servers ("+strings.Join(demo.Names(), " and ")+"), so that every command works on a fresh machine.")...)
+	var b strings.Builder
+	line := 0
+	for _, u := range units {
+		if line > 0 && line+1+len(u) > width {
+			b.WriteByte('\n')
+			line = 0
+		}
+		if line > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(u)
+		line += len(u)
+	}
+	return b.String()
+}
+
+// configFlagHelp is the --config flag's help: the same places as configPlacesHelp.
+func configFlagHelp() string {
+	return "config file, or claude, cursor or vscode for that host's config (default $" + config.EnvConfig +
+		", then the first of " + strings.Join(searchPlaces(), ", ") + ", else the built-in demo servers)"
 }

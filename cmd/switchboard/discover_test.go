@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
@@ -70,15 +72,16 @@ func TestConfigDiscovery(t *testing.T) {
 	}
 }
 
-// TestConfigNotices checks what stderr says about the config at the default log level:
-// the file loaded, or that the demo runs, where a config was looked for and what to do.
+// TestConfigNotices checks what stderr says about the config: that the demo runs, where
+// a config was looked for and what to do (a warning, at the default level), or the file
+// loaded (at info level).
 func TestConfigNotices(t *testing.T) {
 	t.Parallel()
 	t.Run("demo", func(t *testing.T) {
 		t.Parallel()
 		r := newSandbox(t).run("tools")
 		r.wantCode(t, exitOK)
-		r.wantStderr(t, "no config found (looked in mcp.json, .mcp.json, .vscode/mcp.json, .cursor/mcp.json, "+
+		r.wantStderr(t, "level=WARN", "no config found (looked in mcp.json, .mcp.json, .vscode/mcp.json, .cursor/mcp.json, "+
 			"~/.config/Claude/claude_desktop_config.json, ~/.cursor/mcp.json); "+
 			"using the built-in demo servers clock and notes — point --config at your mcp.json")
 		// check says it too: its report names only "<built-in demo>".
@@ -90,11 +93,11 @@ func TestConfigNotices(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		writeFile(t, filepath.Join(s.Work, ".vscode", "mcp.json"), `{"servers": {"clock": `+demoEntry(t, "clock")+`}}`)
-		r := s.run("tools")
+		r := s.run("--log-level", "info", "tools")
 		r.wantCode(t, exitOK)
 		r.wantStderr(t, `msg="config: .vscode/mcp.json (servers shape, 1 server)"`)
 		// check's report names the file already: not twice.
-		r = s.run("check")
+		r = s.run("--log-level", "info", "check")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "config: .vscode/mcp.json (servers)\n")
 		if strings.Contains(r.stderr, "config: .vscode/mcp.json") {
@@ -105,7 +108,7 @@ func TestConfigNotices(t *testing.T) {
 		t.Parallel()
 		s := newSandbox(t)
 		writeFile(t, filepath.Join(s.Home, ".cursor", "mcp.json"), `{"mcpServers": {"clock": `+demoEntry(t, "clock")+`, "notes": `+demoEntry(t, "notes")+`}}`)
-		r := s.run("tools")
+		r := s.run("--log-level", "info", "tools")
 		r.wantCode(t, exitOK)
 		r.wantStderr(t, `msg="config: ~/.cursor/mcp.json (Cursor's user config, mcpServers shape, 2 servers)"`)
 	})
@@ -195,4 +198,67 @@ func scriptCommand(t *testing.T) string {
 		testenv.Missing(t, "script(1) not found: %v", err)
 	}
 	return bin
+}
+
+// TestHelpConfigPlaces: --help and the --config flag's help name every place a config
+// is looked for, in discovery's order, from the list discovery follows
+// (config.SearchPlaces): they named ./mcp.json only, and "the Claude Desktop and
+// Cursor user configs" without saying where. The README and docs/config.md list the
+// same places.
+func TestHelpConfigPlaces(t *testing.T) {
+	t.Parallel()
+	var places []string
+	for _, c := range config.SearchPlaces(nil) {
+		places = append(places, tildePath(c.Path))
+	}
+	if len(places) < 6 {
+		t.Fatalf("config.SearchPlaces gave %q, want the 4 project files and the 2 user configs", places)
+	}
+	inOrder := func(what, text string) {
+		t.Helper()
+		text = strings.Join(strings.Fields(text), " ") // the help is wrapped
+		at := 0
+		for _, want := range append([]string{"--config", "claude, cursor or vscode", "$SWITCHBOARD_CONFIG"}, append(places, "built-in demo servers")...) {
+			i := strings.Index(text[at:], want)
+			if i < 0 {
+				t.Errorf("%s does not name %q after what came before:\n%s", what, want, text)
+				return
+			}
+			at += i + len(want)
+		}
+	}
+	r := runInProcess(t, "--help")
+	r.wantCode(t, exitOK)
+	long, _, _ := strings.Cut(r.stdout, "Usage:")
+	inOrder("switchboard --help", long)
+	r = runInProcess(t, "tools", "--help")
+	r.wantCode(t, exitOK)
+	for line := range strings.SplitSeq(r.stdout, "\n") {
+		if strings.Contains(line, "--config string") {
+			inOrder("the --config flag's help", line)
+		}
+	}
+
+	root := testenv.ModuleRoot(t)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "config.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, goos := range []string{"linux", "darwin"} {
+		for _, c := range config.SearchPlaces(&config.DiscoverOptions{GOOS: goos, Home: "~", LookupEnv: func(string) (string, bool) { return "", false }}) {
+			want := "`" + c.Path + "`"
+			if !strings.Contains(string(doc), want) {
+				t.Errorf("docs/config.md does not list %s (%s)", want, goos)
+			}
+			if c.From == "project" || c.Host == "Cursor" {
+				if !strings.Contains(string(readme), want) {
+					t.Errorf("README.md does not list %s", want)
+				}
+			}
+		}
+	}
 }

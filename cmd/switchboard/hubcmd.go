@@ -44,7 +44,9 @@ func (a *app) settle(ctx context.Context, h *hub.Hub) error {
 	cancel()
 	if err != nil && ctx.Err() == nil {
 		if pending := h.Pending(); len(pending) > 0 {
-			a.log.Info("waiting for " + waitingFor(h, pending))
+			// A warning: a server this slow to start is worth knowing about, and the
+			// command would otherwise seem to hang.
+			a.log.Warn("waiting for " + waitingFor(h, pending))
 		}
 	}
 	if err := h.Start(ctx); err != nil {
@@ -164,8 +166,11 @@ with ARGS (a JSON object; '-' reads it from stdin; default {}) as soon as the se
 owns TOOL is ready, prints the result as text, and closes everything. It waits for the
 other servers only while TOOL is not found yet.
 
-Exit codes: 0 the tool succeeded, 1 the tool returned an error, 2 bad arguments or an
-unknown tool.`,
+ARGS may nest objects and arrays 64 levels deep (the config's
+"switchboard.maxArgumentDepth"); deeper ARGS are refused before any server sees them.
+
+Exit codes: 0 the tool succeeded, 1 the tool returned an error, 2 bad arguments (deeper
+than the bound too) or an unknown tool.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return commandLineError("%s: want TOOL and optional ARGS, got %d argument(s)", cmd.CommandPath(), len(args))
@@ -178,6 +183,9 @@ unknown tool.`,
 				return err
 			}
 			return a.withLaunchedHub(cmd.Context(), func(h *hub.Hub) error {
+				if err := h.CheckArguments(callArgs); err != nil {
+					return usageError("ARGS: %v", err)
+				}
 				name := args[0]
 				// Only the server that owns the tool matters: the call goes as soon as
 				// it is ready, whatever the others are doing. Under naming "auto" the

@@ -29,7 +29,7 @@ func TestToolsDemo(t *testing.T) {
 	t.Parallel()
 	t.Run("table", func(t *testing.T) {
 		t.Parallel()
-		r := newSandbox(t).run("tools")
+		r := newSandbox(t).run("--log-level", "info", "tools")
 		r.wantCode(t, exitOK)
 		rows := tableRows(r.stdout)
 		for name, server := range demoTools {
@@ -217,6 +217,8 @@ func TestCall(t *testing.T) {
 		{"bad stdin on line 2", stdin("{\n  \"zone\" \"UTC\"}"), []string{"current_time", "-"}, exitUsage, nil, []string{"switchboard: ARGS: invalid character '\"' after object key at line 2, column 10"}},
 		{"empty stdin", stdin(""), []string{"current_time", "-"}, exitUsage, nil, []string{"switchboard: ARGS is empty, want a JSON object"}},
 		{"bad arguments for the tool", nil, []string{"current_time", `{"zone": 7}`}, exitFailed, []string{"zone"}, nil},
+		{"args nested too deep", nil, []string{"current_time", `{"zone": ` + strings.Repeat("[", 64) + strings.Repeat("]", 64) + `}`}, exitUsage, nil,
+			[]string{`switchboard: ARGS: arguments nested deeper than 64 levels (the "switchboard.maxArgumentDepth" setting): not sent; flatten them, or raise the setting`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -460,8 +462,7 @@ func TestNoOrphans(t *testing.T) {
   "slow": {"command": `+jsonString(bin)+`}
 }}`)
 		// Signal the CLI once the call is under way: the slow server says so on its
-		// stderr, which the CLI logs (at the default level, info). The call itself would
-		// take a minute.
+		// stderr, which the CLI logs at info level. The call itself would take a minute.
 		s.onStart = func(cli *os.Process, stderr *testenv.Buffer) {
 			testenv.WaitFor(t, `the slow server's "testserver: sleep started" in the CLI's log`, 30*time.Second, func() bool {
 				return strings.Contains(stderr.String(), "testserver: sleep started")
@@ -471,7 +472,7 @@ func TestNoOrphans(t *testing.T) {
 			}
 		}
 		start := time.Now()
-		r := s.run("--config", path, "call", "sleep", `{"ms": 60000}`)
+		r := s.run("--log-level", "info", "--config", path, "call", "sleep", `{"ms": 60000}`)
 		r.wantCode(t, exitFailed)
 		r.wantStdout(t, `tool "sleep"`)
 		r.wantStderr(t, "server=slow", "testserver: sleep started")

@@ -487,7 +487,7 @@ func TestLogging(t *testing.T) {
 	t.Parallel()
 	t.Run("json format", func(t *testing.T) {
 		t.Parallel()
-		r := newSandbox(t).run("--log-format", "json", "tools")
+		r := newSandbox(t).run("--log-format", "json", "--log-level", "info", "tools")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "current_time")
 		lines := nonEmptyLines(r.stderr)
@@ -554,7 +554,9 @@ func TestLogging(t *testing.T) {
 	})
 	t.Run("level filters", func(t *testing.T) {
 		t.Parallel()
-		r := newSandbox(t).run("--log-level", "warn", "tools")
+		s := newSandbox(t)
+		cfg := s.writeConfig("mcp.json", `{"mcpServers": {"clock": `+demoEntry(t, "clock")+`}}`)
+		r := s.run("--log-level", "warn", "--config", cfg, "tools")
 		r.wantCode(t, exitOK)
 		if r.stderr != "" {
 			t.Errorf("--log-level warn on a healthy run should log nothing\n%s", r)

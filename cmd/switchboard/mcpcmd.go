@@ -18,11 +18,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
-
-// tokenEnv names the environment variable that carries the gateway's bearer token.
-const tokenEnv = "SWITCHBOARD_TOKEN"
 
 func (a *app) mcpCommand() *cobra.Command {
 	var (
@@ -36,13 +32,16 @@ func (a *app) mcpCommand() *cobra.Command {
 		deferred    deferredFlag
 	)
 	cmd := &cobra.Command{
-		Use:   "mcp",
-		Short: "Serve every configured server's tools as one MCP server (stdio or HTTP)",
+		Use: "mcp",
+		// Long-running: it says what it does as it runs.
+		Annotations: map[string]string{logLevelKey: "info"},
+		Short:       "Serve every configured server's tools as one MCP server (stdio or HTTP)",
 		Long: `Mcp starts every server and serves the merged catalog as one MCP server: over
 stdio by default, or with --listen over Streamable HTTP at /mcp and legacy SSE at /sse.
 
 Listening is on loopback unless told otherwise; any other address needs a bearer token
-(--token or $SWITCHBOARD_TOKEN), and with a token set every request must carry it.
+($SWITCHBOARD_TOKEN, or --token, which shows in the process list), and with a token set
+every request must carry it.
 A client's HTTP session is closed after --session-timeout with none of its requests
 under way and no stream open (a client that was killed leaves one behind); a client
 that comes back then gets 404 and initializes anew.
@@ -64,11 +63,9 @@ window, --deferred=never turns off what the config asks for.
 gateway (with --listen: the HTTP form) and exits.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if token == "" {
-				token = os.Getenv(tokenEnv)
-			}
-			if token != "" {
-				logging.AddSecrets(token)
+			token, err := bearerToken(token)
+			if err != nil {
+				return err
 			}
 			if listen != "" {
 				if err := checkListenAddr(listen); err != nil {
@@ -92,7 +89,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 				return usageError("--watch %s: must be 0 (only on SIGHUP) or more", watch)
 			}
 			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
-				return usageError("--listen %s is not a loopback address: set a bearer token with --token or $%s", listen, tokenEnv)
+				return usageError("--listen %s is not a loopback address: set a bearer token in $%s (or --token)", listen, tokenEnv)
 			}
 			s, err := a.openService(watch)
 			if err != nil {
@@ -137,7 +134,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f.SetNormalizeFunc(alias("addr", "listen"))
 	f.BoolVar(&stateless, "stateless", false, "Streamable HTTP without sessions")
 	f.DurationVar(&idle, "session-timeout", time.Hour, "close a client's HTTP session after this long with no request or stream open (0: never)")
-	f.StringVar(&token, "token", "", "bearer token required on every HTTP request (default $"+tokenEnv+")")
+	f.StringVar(&token, "token", "", "bearer token required on every HTTP request"+tokenHelp)
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
 	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
@@ -279,7 +276,7 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool, extra ...s
 		}
 		args = append(args, "--config", abs)
 	} else {
-		warn("no config file (--config, $SWITCHBOARD_CONFIG or ./mcp.json): the snippet runs the built-in demo servers")
+		warn("no config file (--config, $%s, %s): the snippet runs the built-in demo servers", config.EnvConfig, strings.Join(searchPlaces(), ", "))
 	}
 	args = append(args, extra...)
 	url := ""

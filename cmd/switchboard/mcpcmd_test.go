@@ -153,6 +153,14 @@ func TestMCPHTTP(t *testing.T) {
 					t.Errorf("Authorization %q: connect: %v, want 401 Unauthorized", header, err)
 				}
 			}
+			// The scheme in any case, as RFC 7235 has it (a client may send "bearer").
+			for _, scheme := range []string{"bearer", "BEARER"} {
+				cs, err := g.connect(ctx, t, scheme+" "+token, nil)
+				if err != nil {
+					t.Fatalf("connect with %q and the token: %v\n%s", scheme, err, g.stderr.String())
+				}
+				cs.Close()
+			}
 			cs, err := g.connect(ctx, t, "Bearer "+token, nil)
 			if err != nil {
 				t.Fatalf("connect with the token: %v\n%s", err, g.stderr.String())

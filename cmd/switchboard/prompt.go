@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -89,4 +90,26 @@ func readLine(f *os.File) (string, error) {
 		}
 	}
 	return strings.TrimSuffix(string(b), "\r"), nil
+}
+
+// readLineCtx is readLine that returns when ctx ends, with ctx's error. A read of
+// stdin cannot be cancelled: the reader is left to the process, which is ending (a
+// signal ended ctx), and only one is started per line asked for, so no two read at
+// once while the process lives on.
+func readLineCtx(ctx context.Context, f *os.File) (string, error) {
+	type lineErr struct {
+		s   string
+		err error
+	}
+	got := make(chan lineErr, 1)
+	go func() {
+		s, err := readLine(f)
+		got <- lineErr{s, err}
+	}()
+	select {
+	case r := <-got:
+		return r.s, r.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }

@@ -65,22 +65,21 @@ func (a *app) rootCommand() *cobra.Command {
 starts and supervises every MCP server in it, and serves all of their tools as one
 catalog.
 
-The config is taken from --config, else $SWITCHBOARD_CONFIG, else ./mcp.json, else the
-built-in demo servers (clock and notes), so every command works on a fresh machine.
+` + configPlacesHelp(86) + `
 
 Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.setupLogging()
+			return a.setupLogging(cmd)
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})
 	pf := root.PersistentFlags()
-	pf.StringVarP(&a.configPath, "config", "c", "", "config file, or claude, cursor or vscode for that host's config (default $SWITCHBOARD_CONFIG, then ./mcp.json, ./.mcp.json, ./.vscode/mcp.json, ./.cursor/mcp.json, the Claude Desktop and Cursor user configs, else the built-in demo)")
-	pf.StringVar(&a.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVarP(&a.configPath, "config", "c", "", configFlagHelp())
+	pf.StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn, error (default warn, so that a one-shot command prints its answer and warnings only; info for serve and mcp)")
 	pf.StringVar(&a.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&a.logFile, "log-file", "", "write logs to this file (rotated by size) instead of stderr")
 
@@ -101,9 +100,27 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 	return root
 }
 
-func (a *app) setupLogging() error {
+// logLevelKey is the annotation of a command whose default log level is not warn: the
+// long-running ones (serve, mcp) say what they do as they run; a one-shot command
+// (tools, call, chat, …) prints its answer and the warnings, and --log-level info
+// brings the rest (servers starting, the config file read, servers' stderr).
+const logLevelKey = "switchboard/log-level"
+
+// defaultLogLevel is the log level of cmd without --log-level.
+func defaultLogLevel(cmd *cobra.Command) string {
+	if l := cmd.Annotations[logLevelKey]; l != "" {
+		return l
+	}
+	return "warn"
+}
+
+func (a *app) setupLogging(cmd *cobra.Command) error {
+	level := a.logLevel
+	if level == "" {
+		level = defaultLogLevel(cmd)
+	}
 	log, closer, err := logging.New(logging.Options{
-		Level:  a.logLevel,
+		Level:  level,
 		Format: a.logFormat,
 		File:   a.logFile,
 		Writer: a.stderr,

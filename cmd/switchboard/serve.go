@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/gateway"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -28,8 +26,10 @@ func (a *app) serveCommand() *cobra.Command {
 		flags             agentFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the HTTP API: servers, tools, search, chat sessions and the MCP gateway",
+		Use: "serve",
+		// Long-running: it says what it does as it runs.
+		Annotations: map[string]string{logLevelKey: "info"},
+		Short:       "Serve the HTTP API: servers, tools, search, chat sessions and the MCP gateway",
 		Long: `Serve starts every configured server and answers HTTP on --addr (loopback
 ` + config.DefaultServeAddr + ` by default):
 
@@ -47,9 +47,9 @@ func (a *app) serveCommand() *cobra.Command {
   GET  /, /v1/events, /v1/calls             the dashboard, its live events, recent calls
   /mcp, /sse                                the MCP gateway, as 'switchboard mcp --listen'
 
-Listening beyond loopback needs a bearer token (--token or $SWITCHBOARD_TOKEN); with
-a token set, every request but /healthz, /readyz and the dashboard's own files (the
-page asks for the token) must carry it. Browsers of
+Listening beyond loopback needs a bearer token ($SWITCHBOARD_TOKEN, or --token, which
+shows in the process list); with a token set, every request but /healthz, /readyz and
+the dashboard's own files (the page asks for the token) must carry it. Browsers of
 another origin are answered only with --cors ORIGIN.
 
 The model comes from the config's "switchboard": {"model": {...}} or the flags, as
@@ -62,17 +62,15 @@ SIGINT or SIGTERM it stops accepting connections, lets requests and turns under 
 finish for --shutdown-grace, cancels what is left, stops every server and exits 0.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if token == "" {
-				token = os.Getenv(tokenEnv)
-			}
-			if token != "" {
-				logging.AddSecrets(token)
+			token, err := bearerToken(token)
+			if err != nil {
+				return err
 			}
 			if err := checkAddr("--addr", addr); err != nil {
 				return err
 			}
 			if !gateway.IsLoopback(addr) && token == "" {
-				return usageError("--addr %s is not a loopback address: set a bearer token with --token or $%s", addr, tokenEnv)
+				return usageError("--addr %s is not a loopback address: set a bearer token in $%s (or --token)", addr, tokenEnv)
 			}
 			if watch < 0 {
 				return usageError("--watch %s: must be 0 (only on SIGHUP) or more", watch)
@@ -86,7 +84,7 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", config.DefaultServeAddr, "listen on this address (--listen works too, as for mcp)")
 	f.SetNormalizeFunc(alias("listen", "addr"))
-	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz and the dashboard's files (default $"+tokenEnv+")")
+	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz and the dashboard's files"+tokenHelp)
 	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
 	f.DurationVar(&grace, "shutdown-grace", config.DefaultShutdownGrace, "on SIGINT or SIGTERM, let requests under way finish this long before cancelling them")
@@ -155,7 +153,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	if noModel != "" {
 		a.log.Warn("chat turns are off: " + noModel)
 	}
-	store, err := a.openStore(ctx, ss)
+	store, err := a.openStore(ctx, ss, flags.dataDir)
 	if err != nil {
 		return err
 	}

@@ -179,7 +179,7 @@ func TestServeUsage(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "--addr", "0.0.0.0:0"}, "--addr 0.0.0.0:0 is not a loopback address: set a bearer token with --token or $SWITCHBOARD_TOKEN"},
+		{[]string{"serve", "--addr", "0.0.0.0:0"}, "--addr 0.0.0.0:0 is not a loopback address: set a bearer token in $SWITCHBOARD_TOKEN (or --token)"},
 		{[]string{"serve", "--listen", "0.0.0.0:0"}, "--addr 0.0.0.0:0 is not a loopback address"}, // --listen as for mcp
 		{[]string{"serve", "--addr", "127.0.0.1"}, "--addr 127.0.0.1: "},
 		{[]string{"serve", "--addr", "127.0.0.1:0", "--store", "memory", "--cors", "not an origin"}, "--cors not an origin"},

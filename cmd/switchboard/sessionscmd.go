@@ -19,9 +19,10 @@ func (a *app) sessionsCommand() *cobra.Command {
 		flags  agentFlags
 		asJSON bool
 	)
-	// withStore opens the configured store (no server is started) for fn.
+	// withStore opens the configured store for fn. Only the config's settings are
+	// read: no server is started, and with no config the defaults hold.
 	withStore := func(ctx context.Context, fn func(session.Store) error) error {
-		cfg, err := a.loadConfig()
+		cfg, err := a.loadConfigFor(loadOptions{report: true, settingsOnly: true})
 		if err != nil {
 			return err
 		}
@@ -29,7 +30,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		st, err := a.openStore(ctx, ss)
+		st, err := a.openStore(ctx, ss, flags.dataDir)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,10 @@ type textArgs struct {
 	Text string `json:"text" jsonschema:"the text"`
 }
 
+type failArgs struct {
+	Text string `json:"text,omitempty" jsonschema:"the error's text; $VARIABLES of the server's environment are expanded"`
+}
+
 type addArgs struct {
 	A float64 `json:"a" jsonschema:"first addend"`
 	B float64 `json:"b" jsonschema:"second addend"`
@@ -82,9 +86,13 @@ func registerTools(s *mcp.Server, extra []string) {
 			}
 		})
 
-	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "return a tool error"},
-		func(context.Context, *mcp.CallToolRequest, noArgs) (*mcp.CallToolResult, any, error) {
-			res := text("failure requested")
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "return a tool error: text, with $VARIABLES of the server's environment expanded (a server quoting its own configuration), or \"failure requested\""},
+		func(_ context.Context, _ *mcp.CallToolRequest, in failArgs) (*mcp.CallToolResult, any, error) {
+			msg := "failure requested"
+			if in.Text != "" {
+				msg = os.ExpandEnv(in.Text)
+			}
+			res := text(msg)
 			res.IsError = true
 			return res, nil, nil
 		})
