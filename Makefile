@@ -67,7 +67,7 @@ fuzz:
 	$(GO) test -run=NONE -fuzz=FuzzDefinition -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzResult -fuzztime=60s ./format/
 	$(GO) test -run=NONE -fuzz=FuzzDropOptionalNulls -fuzztime=60s ./format/
-	$(GO) test -run=NONE -fuzz=FuzzRedactSecret -fuzztime=60s ./internal/logging/
+	$(GO) test -run=NONE -fuzz=FuzzRedactSecret -fuzztime=60s ./redact/
 	$(GO) test -run=NONE -fuzz=FuzzChatRequest -fuzztime=60s ./api/
 
 bench: deps

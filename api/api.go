@@ -151,6 +151,7 @@ func New(opts Options) (*Server, error) {
 	if opts.NewAgent != nil {
 		s.agent = opts.NewAgent(AgentHooks{OnEvent: s.onEvent, Approve: s.approve})
 	}
+	s.live.calls.red = opts.Hub.Redactor()
 	s.base, s.cancel = context.WithCancel(context.Background())
 	m, err := newMetrics(s, opts.Registry)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -75,6 +75,7 @@ const (
 // callLog keeps the last maxRecentCalls calls and tells its subscribers of each new
 // one. The zero value is ready to use.
 type callLog struct {
+	red  *redact.Redactor // the hub's: nil masks the shapes of credentials only
 	mu   sync.Mutex
 	last int64
 	ring []callRecord // oldest first
@@ -88,7 +89,7 @@ type callLog struct {
 // leaves the start of a secret unmasked.
 func (l *callLog) record(c callRecord, text string) {
 	if c.IsError {
-		c.Error = shorten(logging.Redact(text), 300)
+		c.Error = shorten(l.red.String(text), 300)
 	}
 	l.mu.Lock()
 	l.last++

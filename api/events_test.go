@@ -11,9 +11,9 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 // watch opens GET /v1/events with the env's token; the stream is closed when the
@@ -243,7 +243,6 @@ func TestEventsCallsMaskSecrets(t *testing.T) {
 	const secret = "vault-key-Zq81xPw" // shaped like no well-known token: masked as configured
 	srv := testserver.Stdio(t, "vault")
 	srv.Env = map[string]string{"VAULT_KEY": secret}
-	logging.AddSecrets((&config.Config{Servers: []config.Server{srv}}).Secrets()...) // as serve does with its config
 	e := start(t, setup{servers: []config.Server{srv}})
 	s := e.watch()
 	s.until(t, "snapshot")
@@ -253,11 +252,11 @@ func TestEventsCallsMaskSecrets(t *testing.T) {
 		t.Errorf("the call's reply shows the secret: %s", r.body)
 	}
 	c := decodeEvent[eventCall](t, last(s.until(t, "call")))
-	if !c.IsError || c.Error != "the vault refused the key "+logging.Mask {
+	if !c.IsError || c.Error != "the vault refused the key "+redact.Mask {
 		t.Errorf("call event's error %q, want the key masked", c.Error)
 	}
 	calls := e.do("GET", "/v1/calls", nil)
-	calls.want(t, http.StatusOK, "the vault refused the key "+logging.Mask)
+	calls.want(t, http.StatusOK, "the vault refused the key "+redact.Mask)
 	if strings.Contains(calls.body, secret) {
 		t.Errorf("GET /v1/calls shows the secret: %s", calls.body)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -41,10 +42,17 @@ type Options struct {
 	// whose arguments nest objects and arrays deeper is refused before it reaches a
 	// server. 0 means the config's setting, else [config.DefaultMaxArgumentDepth].
 	MaxArgumentDepth int
+	// Redactor masks the config's secrets (Config.Secrets: environment and header
+	// values, URL credentials, substituted ${VAR} values) in the hub's errors, failed
+	// results, status and log lines, whatever handler Logger has. New, Add, Replace
+	// and Reload register each config's secrets with it. nil: one of the hub's own
+	// ([Hub.Redactor]); a program passes the one its log handler masks with.
+	Redactor *redact.Redactor
 }
 
 // Hub is many upstream MCP servers as one tool.Toolset.
 type Hub struct {
+	red    *redact.Redactor // Options.Redactor, or the hub's own
 	log    *slog.Logger
 	base   upstream.Options // the caller's template, before config settings apply
 	upOpts upstream.Options
@@ -136,7 +144,13 @@ func New(cfg *config.Config, opts *Options) *Hub {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Redactor == nil {
+		o.Redactor = &redact.Redactor{}
+	}
+	o.Redactor.Add(cfg.Secrets()...)
+	o.Logger = slog.New(o.Redactor.Handler(o.Logger.Handler()))
 	h := &Hub{
+		red:         o.Redactor,
 		log:         o.Logger,
 		naming:      o.Naming,
 		fixedNaming: o.Naming != "",
@@ -156,6 +170,7 @@ func New(cfg *config.Config, opts *Options) *Hub {
 	}
 	h.base.OnEvent = h.onEvent
 	h.base.Peer = hubPeer{h}
+	h.base.Redactor = h.red
 	h.applySettings(cfg.Settings)
 	h.cat.Store(&catalog{routes: map[string]route{}})
 	h.ext.Store(emptyExtras())
@@ -306,11 +321,11 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 	start := time.Now()
 	res, err := r.sup.Call(ctx, r.original, args)
 	if err != nil {
-		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, logging.Redact(err.Error()))
+		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, h.red.String(err.Error()))
 	} else {
 		h.exposeContent(r.sup.Name(), res.Content...)
 		if res.IsError {
-			maskErrorText(res)
+			h.maskErrorText(res)
 		}
 	}
 	h.callObs.report(CallEvent{Server: r.sup.Name(), Tool: r.original, Name: name, Duration: time.Since(start), IsError: res.IsError})
@@ -330,10 +345,10 @@ func (h *Hub) CheckArguments(args json.RawMessage) error {
 // text of a failed call's error: a server that quotes its key in an error ("the
 // vault refused key …") must not show it to the model, the API's clients or the
 // stored history. A successful result is the tool's answer and stays as it is.
-func maskErrorText(res *tool.Result) {
+func (h *Hub) maskErrorText(res *tool.Result) {
 	for i, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
-			if masked := logging.Redact(tc.Text); masked != tc.Text {
+			if masked := h.red.String(tc.Text); masked != tc.Text {
 				cp := *tc
 				cp.Text = masked
 				res.Content[i] = &cp
@@ -341,6 +356,11 @@ func maskErrorText(res *tool.Result) {
 		}
 	}
 }
+
+// Redactor is the hub's redactor (Options.Redactor, or its own): it knows the
+// secrets of every config the hub was given, for a program to mask its own output
+// with (an error it prints, an API answer).
+func (h *Hub) Redactor() *redact.Redactor { return h.red }
 
 // Status reports every server in config order. A server whose supervisor has just
 // become ready is still reported in its previous state until the catalog lists its

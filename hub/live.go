@@ -22,6 +22,7 @@ func (h *Hub) Add(s config.Server) error {
 		h.mu.Unlock()
 		return fmt.Errorf("hub: server %q already exists", s.Name)
 	}
+	h.red.Add((&config.Config{Servers: []config.Server{s}}).Secrets()...)
 	sup := upstream.New(s, &h.upOpts)
 	h.sups[s.Name] = sup
 	h.order = append(h.order, s.Name)
@@ -143,6 +144,7 @@ func (h *Hub) Reload(cfg *config.Config) error {
 		h.mu.Unlock()
 		return ErrClosed
 	}
+	h.red.Add(cfg.Secrets()...)
 	want := map[string]config.Server{}
 	for _, s := range cfg.Servers {
 		want[s.Name] = s

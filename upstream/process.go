@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 // process is one run of a stdio server: the child in its own process group, the pipes
@@ -30,11 +30,12 @@ type process struct {
 	waitErr    error         // set before exited is closed
 	stderrDone chan struct{} // closed when the stderr reader returns
 	log        *slog.Logger
+	red        *redact.Redactor // masks the stderr lines
 }
 
 // startProcess starts cfg's command with the environment policy, working directory and
-// process group of DESIGN.md. Lines on stderr go to log and to tail.
-func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, error) {
+// process group of DESIGN.md. Lines on stderr, masked by red, go to log and to tail.
+func startProcess(cfg *config.Server, log *slog.Logger, tail *ring, red *redact.Redactor) (*process, error) {
 	path, err := exec.LookPath(cfg.Command)
 	if err != nil {
 		// Not found, not executable, a directory: the same at every attempt.
@@ -93,6 +94,7 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
 		log:        log,
+		red:        red,
 	}
 	go p.wait()
 	go p.readStderr(tail)
@@ -115,7 +117,7 @@ func (p *process) readStderr(tail *ring) {
 	sc := bufio.NewScanner(p.stderr)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
-		line := logging.Redact(sc.Text())
+		line := p.red.String(sc.Text())
 		tail.add(line)
 		p.log.Info("stderr", "line", line)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -64,6 +65,11 @@ type Options struct {
 	// OnEvent, if set, is called (from the supervisor's goroutine; keep it quick) on
 	// every state change and every change of the tool list.
 	OnEvent func(Event)
+	// Redactor masks secrets in the server's stderr lines, its errors and the log
+	// lines about it; nil: one of the supervisor's own that knows the server's
+	// environment, header and URL secrets (a hub passes its own, which knows the
+	// whole config's).
+	Redactor *redact.Redactor
 }
 
 func (o *Options) withDefaults() Options {
@@ -140,11 +146,15 @@ type Supervisor struct {
 // New returns a supervisor for cfg. Nothing runs until Start.
 func New(cfg config.Server, opts *Options) *Supervisor {
 	o := opts.withDefaults()
+	if o.Redactor == nil {
+		o.Redactor = &redact.Redactor{}
+		o.Redactor.Add((&config.Config{Servers: []config.Server{cfg}}).Secrets()...)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Supervisor{
 		cfg:     cfg,
 		opts:    o,
-		log:     o.Logger.With(logging.KeyServer, cfg.Name),
+		log:     slog.New(o.Redactor.Handler(o.Logger.Handler())).With(logging.KeyServer, cfg.Name),
 		tail:    newRing(100),
 		state:   Connecting,
 		since:   time.Now(),
@@ -371,13 +381,13 @@ func (s *Supervisor) run() {
 // server's URL, whose query string may carry a token: it is replaced by its masked form.
 func (s *Supervisor) redact(msg string) string {
 	if s.cfg.URL != "" {
-		safe := logging.RedactURL(s.cfg.URL)
+		safe := s.opts.Redactor.URL(s.cfg.URL)
 		msg = strings.ReplaceAll(msg, s.cfg.URL, safe)
 		if u, err := url.Parse(s.cfg.URL); err == nil {
 			msg = strings.ReplaceAll(msg, u.Redacted(), safe)
 		}
 	}
-	return logging.Redact(msg)
+	return s.opts.Redactor.String(msg)
 }
 
 // backoff is BackoffBase·2^(n-1), capped at BackoffMax, with ±20% jitter.

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 // agentFlags override, one by one, the config's model, agent and session settings
@@ -148,7 +148,8 @@ func (f *agentFlags) agent(cfg *config.Config) (config.AgentSettings, error) {
 }
 
 // sessions is the config's session settings with the flags applied, checked.
-func (f *agentFlags) sessions(cfg *config.Config) (config.SessionSettings, error) {
+// The DSN of --dsn is registered with red: it may hold a password.
+func (f *agentFlags) sessions(cfg *config.Config, red *redact.Redactor) (config.SessionSettings, error) {
 	ss := cfg.Settings.Sessions
 	if f.store != "" {
 		s := strings.ToLower(f.store)
@@ -158,7 +159,7 @@ func (f *agentFlags) sessions(cfg *config.Config) (config.SessionSettings, error
 		ss.Store = s
 	}
 	if f.dsn != "" {
-		logging.AddSecrets(f.dsn)
+		red.Add(f.dsn)
 		ss.DSN = f.dsn
 	}
 	if ss.Store == "postgres" && ss.DSN == "" {

@@ -9,10 +9,10 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/deferred"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/llm/anthropic"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
+	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/session/postgres"
 	"github.com/switchboard-mcp/switchboard/session/sqlite"
@@ -22,10 +22,10 @@ import (
 // newModel makes the backend of ms. The API key is read from the environment variable
 // the settings name, never from a flag or the config, and registered as a secret so
 // that no log line or error shows it.
-func newModel(ms config.ModelSettings, log *slog.Logger) (llm.Model, error) {
+func newModel(ms config.ModelSettings, log *slog.Logger, red *redact.Redactor) (llm.Model, error) {
 	key := os.Getenv(ms.APIKeyEnv)
 	if key != "" {
-		logging.AddSecrets(key)
+		red.Add(key)
 	} else if ms.BaseURL == "" {
 		return nil, usageError("$%s is not set: the %s API needs a key (for a local OpenAI-compatible server, give its --base-url)", ms.APIKeyEnv, ms.Provider)
 	}
@@ -103,7 +103,7 @@ func (a *app) deferredPolicy(cfg *config.Config, d config.DeferredSettings, ms c
 	if len(d.Pinned) > 0 || slices.ContainsFunc(cfg.Servers, func(s config.Server) bool { return len(s.Pinned) > 0 }) {
 		p.Pinned = func(t tool.Tool) bool { return cfg.Pinned(d, t.Server, t.OriginalName, t.Name) }
 	}
-	emb, err := newEmbeddings(cfg.Settings.Search.Embeddings, a.log)
+	emb, err := newEmbeddings(cfg.Settings.Search.Embeddings, a.log, a.red)
 	if err != nil {
 		return nil, err
 	}

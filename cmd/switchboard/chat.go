@@ -18,7 +18,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -77,11 +76,11 @@ cannot hold the sessions too), 130 interrupted.`,
 			if err != nil {
 				return err
 			}
-			ss, err := flags.sessions(s.cfg)
+			ss, err := flags.sessions(s.cfg, a.red)
 			if err != nil {
 				return err
 			}
-			model, err := newModel(ms, a.log)
+			model, err := newModel(ms, a.log, a.red)
 			if err != nil {
 				return err
 			}
@@ -223,7 +222,7 @@ func (a *app) chatLoop(ctx context.Context, out *chatOutput, turn func(string) e
 			if ctx.Err() != nil {
 				return last
 			}
-			fmt.Fprintf(a.stderr, "switchboard: %s\n", logging.Redact(last.Error()))
+			fmt.Fprintf(a.stderr, "switchboard: %s\n", a.red.String(last.Error()))
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (a *app) printCheck(cfg *config.Config) {
 		case s.Required:
 			state = "required"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, state, target(s))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Transport, state, target(s, a.red))
 	}
 	tw.Flush()
 	for _, name := range cfg.Skipped {
@@ -90,7 +90,7 @@ func (a *app) printCheckJSON(cfg *config.Config) error {
 	}{Source: cfg.Source, Shape: cfg.Shape, Servers: []checkServer{}, Skipped: orEmpty(cfg.Skipped), Warnings: orEmpty(cfg.Warnings)}
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
-		out.Servers = append(out.Servers, checkServer{s.Name, string(s.Transport), target(s), s.Disabled, s.Required})
+		out.Servers = append(out.Servers, checkServer{s.Name, string(s.Transport), target(s, a.red), s.Disabled, s.Required})
 	}
 	return writeJSON(a.stdout, out)
 }

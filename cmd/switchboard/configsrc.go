@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 // discoverConfig finds the config file: --config (a path, or claude, cursor or vscode),
@@ -87,7 +88,7 @@ func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
 	if o.report {
 		a.adopt(cfg)
 	} else {
-		logging.AddSecrets(cfg.Secrets()...)
+		a.red.Add(cfg.Secrets()...)
 	}
 	return cfg, nil
 }
@@ -134,7 +135,7 @@ func plural(n int, noun string) string {
 // adopt registers a loaded config's secret values for redaction and logs its warnings
 // and skipped servers.
 func (a *app) adopt(cfg *config.Config) {
-	logging.AddSecrets(cfg.Secrets()...)
+	a.red.Add(cfg.Secrets()...)
 	for _, w := range cfg.Warnings {
 		a.log.Warn("config: " + w)
 	}
@@ -144,9 +145,9 @@ func (a *app) adopt(cfg *config.Config) {
 }
 
 // target describes where a server runs or listens, with secrets masked.
-func target(s *config.Server) string {
+func target(s *config.Server, red *redact.Redactor) string {
 	if s.Transport != config.Stdio {
-		return logging.RedactURL(s.URL)
+		return red.URL(s.URL)
 	}
 	parts := append([]string{s.Command}, s.Args...)
 	for i, p := range parts {
@@ -154,7 +155,7 @@ func target(s *config.Server) string {
 			parts[i] = `"` + strings.ReplaceAll(p, `"`, `\"`) + `"`
 		}
 	}
-	return logging.Redact(strings.Join(parts, " "))
+	return red.String(strings.Join(parts, " "))
 }
 
 // searchPlaces are the files looked for when neither --config nor $SWITCHBOARD_CONFIG

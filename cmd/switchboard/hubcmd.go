@@ -62,7 +62,7 @@ func (a *app) withLaunchedHub(ctx context.Context, fn func(*hub.Hub) error) erro
 	if err != nil {
 		return err
 	}
-	h := hub.New(cfg, &hub.Options{Logger: a.log})
+	h := hub.New(cfg, &hub.Options{Logger: a.log, Redactor: a.red})
 	defer h.Close()
 	if err := h.Launch(); err != nil {
 		return err

@@ -63,7 +63,7 @@ window, --deferred=never turns off what the config asks for.
 gateway (with --listen: the HTTP form) and exits.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			token, err := bearerToken(token)
+			token, err := bearerToken(token, a.red)
 			if err != nil {
 				return err
 			}

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
 
 // A VS Code config's ${input:ID} values come from $SWITCHBOARD_INPUT_<ID> (read by the
@@ -54,7 +53,7 @@ func (a *app) promptInput(in config.Input) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading stdin: %w", err)
 	}
-	logging.AddSecrets(line)
+	a.red.Add(line)
 	answers[in.ID] = line
 	return line, nil
 }

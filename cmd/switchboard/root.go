@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/switchboard-mcp/switchboard/internal/logging"
+	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 // app holds what every subcommand shares: global flags, output streams and the logger.
@@ -23,12 +24,15 @@ type app struct {
 
 	stdout, stderr io.Writer
 	log            *slog.Logger
-	logCloser      io.Closer
+	// red masks secrets in every log line and error: the config's (registered by
+	// the hub and by loading), the model's key, the token, the DSN, typed answers.
+	red       *redact.Redactor
+	logCloser io.Closer
 }
 
 // run executes one command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{stdout: stdout, stderr: stderr, red: &redact.Redactor{}}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -39,7 +43,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	code, msg := exitCode(err)
 	if msg != "" {
-		fmt.Fprintln(stderr, errorLine(logging.Redact(msg)))
+		fmt.Fprintln(stderr, errorLine(a.red.String(msg)))
 		var ee *exitError
 		if code == exitUsage && (!errors.As(err, &ee) || ee.hint) {
 			fmt.Fprintln(stderr, "Run 'switchboard --help' for usage.")
@@ -120,10 +124,11 @@ func (a *app) setupLogging(cmd *cobra.Command) error {
 		level = defaultLogLevel(cmd)
 	}
 	log, closer, err := logging.New(logging.Options{
-		Level:  level,
-		Format: a.logFormat,
-		File:   a.logFile,
-		Writer: a.stderr,
+		Redactor: a.red,
+		Level:    level,
+		Format:   a.logFormat,
+		File:     a.logFile,
+		Writer:   a.stderr,
 	})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}

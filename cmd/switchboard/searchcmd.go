@@ -17,8 +17,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
+	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/search"
 )
 
@@ -146,11 +146,11 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 	if err != nil {
 		return err
 	}
-	emb, err := newEmbeddings(cfg.Settings.Search.Embeddings, a.log)
+	emb, err := newEmbeddings(cfg.Settings.Search.Embeddings, a.log, a.red)
 	if err != nil {
 		return err
 	}
-	h := hub.New(cfg, &hub.Options{Logger: a.log})
+	h := hub.New(cfg, &hub.Options{Logger: a.log, Redactor: a.red})
 	defer h.Close()
 	if err := h.Launch(); err != nil {
 		return err
@@ -170,7 +170,7 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 // is read from the variable es names (OPENAI_API_KEY by default) and registered as a
 // secret, so that no log line or error shows it. For whatever ranks tools in words:
 // switchboard search, and deferred.Policy.Embeddings in deferred mode.
-func newEmbeddings(es *config.EmbeddingsSettings, log *slog.Logger) (*search.Embeddings, error) {
+func newEmbeddings(es *config.EmbeddingsSettings, log *slog.Logger, red *redact.Redactor) (*search.Embeddings, error) {
 	if es == nil {
 		return nil, nil
 	}
@@ -180,7 +180,7 @@ func newEmbeddings(es *config.EmbeddingsSettings, log *slog.Logger) (*search.Emb
 	}
 	key := os.Getenv(env)
 	if key != "" {
-		logging.AddSecrets(key)
+		red.Add(key)
 	} else if es.BaseURL == "" {
 		log.Warn("switchboard.search.embeddings: $" + env + " is not set and OpenAI's API needs a key; tool search ranks by words alone")
 		return nil, nil

@@ -62,7 +62,7 @@ SIGINT or SIGTERM it stops accepting connections, lets requests and turns under 
 finish for --shutdown-grace, cancels what is left, stops every server and exits 0.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			token, err := bearerToken(token)
+			token, err := bearerToken(token, a.red)
 			if err != nil {
 				return err
 			}
@@ -124,7 +124,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	if err != nil {
 		return err
 	}
-	ss, err := flags.sessions(s.cfg)
+	ss, err := flags.sessions(s.cfg, a.red)
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		if ms, err = flags.model(s.cfg); err != nil {
 			return err
 		}
-		if model, err = newModel(ms, a.log); err != nil {
+		if model, err = newModel(ms, a.log, a.red); err != nil {
 			var ee *exitError
 			if !errors.As(err, &ee) || ee.code != exitUsage {
 				return err

@@ -54,7 +54,7 @@ func (a *app) openService(watch time.Duration) (*service, error) {
 		s.stopSignals()
 		return nil, err
 	}
-	s.cfg, s.hub = cfg, hub.New(cfg, &hub.Options{Logger: a.log})
+	s.cfg, s.hub = cfg, hub.New(cfg, &hub.Options{Logger: a.log, Redactor: a.red})
 	s.catalog = deferred.Follow(s.hub) // nothing is indexed until a search
 	return s, nil
 }

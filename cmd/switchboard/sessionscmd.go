@@ -26,7 +26,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		ss, err := flags.sessions(cfg)
+		ss, err := flags.sessions(cfg, a.red)
 		if err != nil {
 			return err
 		}

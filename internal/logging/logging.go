@@ -1,12 +1,11 @@
 // Package logging sets up Switchboard's log/slog output (text or JSON, stderr or a
 // size-rotated file) and guarantees that secrets never reach a log line: every message
-// and attribute passes through a [Redactor] before it is written.
+// and attribute passes through a [redact.Redactor] before it is written.
 //
 // Attribute keys used across the project: "server", "tool", "session", "call_id".
 package logging
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/redact"
 	"gopkg.in/natefinch/lumberjack.v2"
 )
 
@@ -39,8 +39,9 @@ type Options struct {
 	MaxBackups int
 	// Writer overrides the destination (tests); ignored when File is set.
 	Writer io.Writer
-	// Redactor masks secrets; nil = the process-wide one ([Default]).
-	Redactor *Redactor
+	// Redactor masks secrets in every record; nil masks only values shaped like
+	// credentials (a program gives the one it registers its config's secrets with).
+	Redactor *redact.Redactor
 }
 
 // ParseLevel turns a level name into a slog.Level.
@@ -90,11 +91,7 @@ func New(opts Options) (*slog.Logger, io.Closer, error) {
 	default:
 		return nil, nil, fmt.Errorf("unknown log format %q (want text or json)", opts.Format)
 	}
-	r := opts.Redactor
-	if r == nil {
-		r = Default()
-	}
-	return slog.New(NewHandler(h, r)), closer, nil
+	return slog.New(opts.Redactor.Handler(h)), closer, nil
 }
 
 // checkFile makes sure path can take a log before lumberjack sees it: lumberjack opens
@@ -185,68 +182,4 @@ func orDefault(v, d int) int {
 		return v
 	}
 	return d
-}
-
-// Handler is a slog.Handler that masks secrets in the message and in every attribute
-// (nested groups and LogValuers included) before passing the record on.
-type Handler struct {
-	inner slog.Handler
-	r     *Redactor
-}
-
-// NewHandler wraps inner so that nothing it writes carries a secret known to r.
-func NewHandler(inner slog.Handler, r *Redactor) *Handler {
-	return &Handler{inner: inner, r: r}
-}
-
-func (h *Handler) Enabled(ctx context.Context, l slog.Level) bool { return h.inner.Enabled(ctx, l) }
-
-func (h *Handler) Handle(ctx context.Context, rec slog.Record) error {
-	out := slog.NewRecord(rec.Time, rec.Level, h.r.String(rec.Message), rec.PC)
-	rec.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(h.attr(a))
-		return true
-	})
-	return h.inner.Handle(ctx, out)
-}
-
-func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	clean := make([]slog.Attr, len(attrs))
-	for i, a := range attrs {
-		clean[i] = h.attr(a)
-	}
-	return &Handler{inner: h.inner.WithAttrs(clean), r: h.r}
-}
-
-func (h *Handler) WithGroup(name string) slog.Handler {
-	return &Handler{inner: h.inner.WithGroup(name), r: h.r}
-}
-
-func (h *Handler) attr(a slog.Attr) slog.Attr {
-	v := a.Value.Resolve()
-	if v.Kind() == slog.KindGroup {
-		group := v.Group()
-		clean := make([]slog.Attr, len(group))
-		for i, g := range group {
-			clean[i] = h.attr(g)
-		}
-		return slog.Attr{Key: a.Key, Value: slog.GroupValue(clean...)}
-	}
-	if sensitiveKey(a.Key) {
-		return slog.String(a.Key, Mask)
-	}
-	switch v.Kind() {
-	case slog.KindString:
-		return slog.String(a.Key, h.r.String(v.String()))
-	case slog.KindAny:
-		// Errors, Stringers and other values are rendered to text so they can be masked.
-		if v.Any() == nil {
-			return slog.Attr{Key: a.Key, Value: v}
-		}
-		if err, ok := v.Any().(error); ok {
-			return slog.String(a.Key, h.r.String(err.Error()))
-		}
-		return slog.String(a.Key, h.r.String(fmt.Sprint(v.Any())))
-	}
-	return slog.Attr{Key: a.Key, Value: v}
 }

@@ -1,4 +1,20 @@
-package logging
+// Package redact masks secrets in text and in log records: the values a config
+// holds (environment values, header values, ${input:...} answers, API keys) and
+// anything shaped like a bearer token or a provider's API key.
+//
+// A Redactor is a value its owner fills: hub.New registers its config's secrets
+// with its own (hub.Options.Redactor, to share one), and a program that logs
+// wraps its handler with the same one, so that no log line carries them:
+//
+//	var r redact.Redactor
+//	r.Add(cfg.Secrets()...)
+//	log := slog.New(r.Handler(slog.NewTextHandler(os.Stderr, nil)))
+//	h := hub.New(cfg, &hub.Options{Logger: log, Redactor: &r})
+//	fmt.Println(r.String(err.Error())) // an error that may quote a secret
+//
+// Masking is by value, so it catches a secret wherever it travels: quoted by %q,
+// escaped in JSON or in a URL too.
+package redact
 
 import (
 	"encoding/json"
@@ -48,7 +64,8 @@ func sensitiveKey(key string) bool {
 
 // Redactor masks secrets in text: values registered with Add (configured env values,
 // header values) and anything shaped like a bearer token or API key.
-// The zero value is ready to use and safe for concurrent use.
+// The zero value is ready to use and safe for concurrent use; a nil *Redactor
+// masks the shapes only.
 type Redactor struct {
 	mu      sync.RWMutex
 	secrets []string // longest first, so a secret that contains another is masked whole
@@ -92,13 +109,15 @@ func (r *Redactor) String(s string) string {
 	if s == "" {
 		return s
 	}
-	r.mu.RLock()
-	for _, secret := range r.secrets {
-		if strings.Contains(s, secret) {
-			s = strings.ReplaceAll(s, secret, Mask)
+	if r != nil {
+		r.mu.RLock()
+		for _, secret := range r.secrets {
+			if strings.Contains(s, secret) {
+				s = strings.ReplaceAll(s, secret, Mask)
+			}
 		}
+		r.mu.RUnlock()
 	}
-	r.mu.RUnlock()
 	for _, p := range tokenPatterns {
 		s = p.ReplaceAllStringFunc(s, maskAfterScheme)
 	}
@@ -120,22 +139,9 @@ func maskAfterScheme(m string) string {
 	return Mask
 }
 
-var std Redactor
-
-// AddSecrets registers values with the process-wide redactor used by [Redact] and by
-// the handlers that [New] builds.
-func AddSecrets(values ...string) { std.Add(values...) }
-
-// Redact masks secrets in s with the process-wide redactor. Use it on any text that
-// may carry configuration values into an error message.
-func Redact(s string) string { return std.String(s) }
-
-// Default returns the process-wide redactor.
-func Default() *Redactor { return &std }
-
-// RedactURL masks a URL's password and every query value (tokens often travel there),
-// then applies [Redact]. An unparsable URL is masked whole.
-func RedactURL(raw string) string {
+// URL masks a URL's password and every query value (tokens often travel there),
+// then the secrets r knows. An unparsable URL is masked whole.
+func (r *Redactor) URL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return Mask
@@ -152,5 +158,5 @@ func RedactURL(raw string) string {
 		}
 		u.RawQuery = q.Encode()
 	}
-	return Redact(u.String())
+	return r.String(u.String())
 }
