@@ -29,10 +29,12 @@ const DefaultMaxRequestBytes = 4 << 20
 type Options struct {
 	// Hub is the catalog served: its servers, tools, calls and health.
 	Hub *hub.Hub
-	// NewAgent builds the agent that runs session turns, with the hooks the API needs
-	// set as its OnEvent and Approve. It is called once, by New. nil means no model is
-	// configured: turns get 503 with NoModel.
-	NewAgent func(AgentHooks) *agent.Agent
+	// Agent runs the turns of sessions and of chat completions; nil means no model is
+	// configured: turns get 503 with NoModel. Its Store must be the store of Sessions,
+	// where the sessions' turns run. Each turn gets hooks of the API's in place of the
+	// agent's OnEvent and Approve (agent.TurnOptions): its events go to its stream and
+	// the metrics, and a session's calls that need approval wait for a person.
+	Agent *agent.Agent
 	// Catalog is the search index of Hub's catalog behind GET /v1/search, shared with
 	// the agent's deferred mode and the gateway's (deferred.Follow(Hub)); nil: one of
 	// its own.
@@ -82,13 +84,6 @@ type Options struct {
 	Registry *prometheus.Registry
 }
 
-// AgentHooks are what the API observes and decides in a turn: pass them on as
-// agent.Options.OnEvent and agent.Options.Approve.
-type AgentHooks struct {
-	OnEvent func(agent.Event)
-	Approve agent.Approver
-}
-
 // Server is the HTTP API over one hub. Serve it on a listener (Serve), or mount
 // Handler in a server of your own.
 type Server struct {
@@ -113,8 +108,7 @@ type Server struct {
 	streams   map[*http.Request]context.CancelFunc
 	closing   bool
 
-	turnsMu sync.Mutex
-	turns   map[string]*turn // the turn running in each session, by session id
+	turns turns // the session turns running here, and their calls that wait for approval (turns.go)
 
 	live    liveState // GET /v1/events: the servers' changes, the recent calls, the heartbeat (events.go)
 	unwatch func()    // ends live.servers' subscription to the hub
@@ -145,11 +139,8 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:    opts,
 		log:     log,
-		turns:   map[string]*turn{},
+		agent:   opts.Agent,
 		streams: map[*http.Request]context.CancelFunc{},
-	}
-	if opts.NewAgent != nil {
-		s.agent = opts.NewAgent(AgentHooks{OnEvent: s.onEvent, Approve: s.approve})
 	}
 	s.live.calls.red = opts.Hub.Redactor()
 	s.base, s.cancel = context.WithCancel(context.Background())

@@ -143,8 +143,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	}
 	log := s.logOf(r.Context()).With("completion", id)
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
-	// OnEvent takes the place of the agent's (the API's onEvent, for sessions): the
-	// turn is observed as a chat's, and a stream adds its own (streamCompletion).
+	// The turn is observed as a chat's, and a stream adds its own (streamCompletion).
 	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended,
 		OnEvent: func(e agent.Event) { s.observe(e, sourceChat) }}
 	opts.Temperature = req.Temperature
@@ -155,7 +154,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		opts.MaxTokens = *req.MaxTokens
 	}
 	if !req.Stream {
-		res, err := s.runCompletion(r.Context(), id, opts)
+		res, err := s.runTurn(r.Context(), id, opts)
 		if err != nil {
 			log.Info("chat completion failed", "error", err)
 			writeOpenAIError(w, s.completionError(err))
@@ -166,13 +165,6 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.streamCompletion(w, r, c, opts, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
-}
-
-// runCompletion is a chat completion's turn, counted as runTurn counts a session's.
-func (s *Server) runCompletion(ctx context.Context, id string, opts agent.TurnOptions) (*agent.Turn, error) {
-	t, err := s.agent.RunTurn(ctx, id, opts)
-	s.metrics.turnEnded(err)
-	return t, err
 }
 
 // completionError is turnError for a chat completion: one cancelled because the
@@ -404,51 +396,29 @@ func (c *completion) chunk(delta map[string]any, finish string, usage *chatUsage
 	return ch
 }
 
-// streamCompletion runs the turn on a goroutine of its own and sends its text as
-// chunks as the model streams it (the text of every step, steps apart by a blank
-// line), then the client's tool calls, the finish reason, the usage when asked, and
-// [DONE]. A turn that fails before any text gets a plain error with its status; one
-// that fails later ends the stream with an error event, as OpenAI's does.
+// streamCompletion streams a chat completion's turn: its text as chunks as the model
+// streams it (the text of every step, steps apart by a blank line), then the client's
+// tool calls, the finish reason, the usage when asked, and [DONE]. A turn that fails
+// before any text gets a plain error with its status; one that fails later ends the
+// stream with an error event, as OpenAI's does.
 func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *completion, opts agent.TurnOptions, withUsage bool) {
 	log := s.logOf(r.Context()).With("completion", c.id)
-	t := &turn{wake: make(chan struct{}, 1)}
+	sw := newSSEWriter(w)
+	// Every stream opens with the assistant's role, as OpenAI's does.
+	sw.opening = &sseEvent{data: c.chunk(map[string]any{"role": "assistant", "content": ""}, "", nil, withUsage)}
+	sw.encodeFailed = func(_ string, err error) (string, any) {
+		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: "internal"}}
+	}
+	q := newTurnQueue()
 	observe := opts.OnEvent
 	opts.OnEvent = func(e agent.Event) {
 		observe(e)
 		if e.Kind == agent.TextDelta && e.Text != "" {
-			t.push("text", e)
+			q.push("", e)
 		}
 	}
-	type outcome struct {
-		turn *agent.Turn
-		err  error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := s.runCompletion(r.Context(), c.id, opts)
-		done <- outcome{res, err}
-	}()
-	rc := http.NewResponseController(w)
-	started, lastStep := false, 0
-	write := func(v any) {
-		if !started {
-			started = true
-			h := w.Header()
-			h.Set("Content-Type", "text/event-stream")
-			h.Set("Cache-Control", "no-cache")
-			h.Set("X-Accel-Buffering", "no")
-			w.WriteHeader(http.StatusOK)
-			data, _ := json.Marshal(c.chunk(map[string]any{"role": "assistant", "content": ""}, "", nil, withUsage))
-			fmt.Fprintf(w, "data: %s\n\n", data)
-		}
-		data, err := json.Marshal(v)
-		if err != nil {
-			data, _ = json.Marshal(map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: "internal"}})
-		}
-		fmt.Fprintf(w, "data: %s\n\n", data)
-	}
-	sendText := func() {
-		evs := t.take()
+	lastStep := 0
+	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), c.id, opts) }, func(evs []sseEvent) {
 		for _, ev := range evs {
 			e := ev.data.(agent.Event)
 			text := e.Text
@@ -456,51 +426,30 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *com
 				text = "\n\n" + text
 			}
 			lastStep = e.Step
-			write(c.chunk(map[string]any{"content": text}, "", nil, withUsage))
+			_ = sw.send("", c.chunk(map[string]any{"content": text}, "", nil, withUsage))
 		}
-		if len(evs) > 0 {
-			_ = rc.Flush()
-		}
-	}
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-t.wake:
-			sendText()
-		case <-tick.C:
-			if started {
-				fmt.Fprint(w, ": keep-alive\n\n")
-				_ = rc.Flush()
-			}
-		case o := <-done:
-			sendText()
-			if o.err != nil {
-				log.Info("chat completion failed", "error", o.err)
-				e := s.completionError(o.err)
-				if !started {
-					writeOpenAIError(w, e)
-					return
-				}
-				typ := "server_error"
-				data, _ := json.Marshal(map[string]openAIError{"error": {Message: e.Message, Type: typ, Code: e.Code}})
-				fmt.Fprintf(w, "data: %s\n\n", data)
-				_ = rc.Flush()
-				return
-			}
-			log.Info("chat completion done", "steps", len(o.turn.Steps))
-			if len(o.turn.ClientCalls) > 0 {
-				write(c.chunk(map[string]any{"tool_calls": toolCalls(o.turn.ClientCalls, true)}, "", nil, withUsage))
-			}
-			write(c.chunk(map[string]any{}, finishReason(o.turn), nil, withUsage))
-			if withUsage {
-				write(c.chunk(nil, "", usageOf(o.turn.Usage), true))
-			}
-			fmt.Fprint(w, "data: [DONE]\n\n")
-			_ = rc.Flush()
+	})
+	if err != nil {
+		log.Info("chat completion failed", "error", err)
+		e := s.completionError(err)
+		if !sw.started {
+			writeOpenAIError(w, e)
 			return
 		}
+		_ = sw.send("", map[string]openAIError{"error": {Message: e.Message, Type: "server_error", Code: e.Code}})
+		_ = sw.flush()
+		return
 	}
+	log.Info("chat completion done", "steps", len(res.Steps))
+	if len(res.ClientCalls) > 0 {
+		_ = sw.send("", c.chunk(map[string]any{"tool_calls": toolCalls(res.ClientCalls, true)}, "", nil, withUsage))
+	}
+	_ = sw.send("", c.chunk(map[string]any{}, finishReason(res), nil, withUsage))
+	if withUsage {
+		_ = sw.send("", c.chunk(nil, "", usageOf(res.Usage), true))
+	}
+	_ = sw.sendRaw("", []byte("[DONE]"))
+	_ = sw.flush()
 }
 
 func randomHex(n int) string {

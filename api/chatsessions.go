@@ -105,9 +105,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		sess.Messages = []llmMessage{}
 	}
 	v := sessionView{Session: sess}
-	if t := s.turnOf(sess.ID); t != nil {
-		v.Busy, v.Approvals = true, t.pending()
-	}
+	v.Busy, v.Approvals = s.turns.busy(sess.ID)
 	writeJSON(w, http.StatusOK, v)
 }
 

@@ -57,8 +57,16 @@
 //
 // # Sessions and turns
 //
-// With Options.NewAgent set (it gets the hooks the API needs, see AgentHooks),
-// clients talk to the model in sessions kept by Options.Sessions:
+// With Options.Agent set, clients talk to the model in sessions kept by
+// Options.Sessions; the agent keeps its sessions in the same store:
+//
+//	sessions := session.NewJanitor(store, nil)
+//	a := agent.New(agent.Options{Model: model, Tools: h, Store: sessions.Store()})
+//	srv, err := api.New(api.Options{Hub: h, Agent: a, Sessions: sessions})
+//
+// The API runs each turn with hooks of its own (agent.TurnOptions), in place of the
+// agent's OnEvent and Approve: the turn's events go to its stream, its calls that need
+// approval wait for a person, and both are counted. Then:
 //
 //	curl -X POST localhost:7300/v1/sessions           → {"id": "k3…", ...}
 //	curl -X POST localhost:7300/v1/sessions/k3…/messages -d '{"content": "What time is it in Tokyo?"}'

@@ -1,8 +1,6 @@
 package api
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -243,26 +241,17 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	defer s.live.servers.subscribe(f)()
 	defer s.live.calls.subscribe(f)()
 
-	rc := http.NewResponseController(w)
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	send := func(e sseEvent) error {
-		data := e.data
-		if c, ok := data.(serverChange); ok {
-			data = s.serverEventOf(c)
-		}
-		b, err := json.Marshal(data)
-		if err != nil {
-			b, _ = json.Marshal(errorBody{apiError{Code: "internal", Message: err.Error()}})
-			e.name = "error"
-		}
-		_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, b)
-		return err
+	sw := newSSEWriter(w)
+	sw.encodeFailed = func(_ string, err error) (string, any) {
+		return "error", errorBody{apiError{Code: "internal", Message: err.Error()}}
 	}
-	if send(sseEvent{"snapshot", s.snapshot()}) != nil || rc.Flush() != nil {
+	send := func(e sseEvent) error {
+		if c, ok := e.data.(serverChange); ok {
+			e.data = s.serverEventOf(c)
+		}
+		return sw.send(e.name, e.data)
+	}
+	if send(sseEvent{"snapshot", s.snapshot()}) != nil || sw.flush() != nil {
 		return
 	}
 	tick := time.NewTicker(s.live.heartbeatEvery())
@@ -272,7 +261,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-tick.C:
-			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
+			if sw.keepAlive() != nil {
 				return
 			}
 		case <-f.wake:
@@ -285,7 +274,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 					return
 				}
 			}
-			if rc.Flush() != nil {
+			if sw.flush() != nil {
 				return
 			}
 		}

@@ -74,6 +74,8 @@ type setup struct {
 	model   bool // a fake OpenAI model running fakellm.Rules
 	gateway bool // mount a gateway of the hub at /mcp and /sse
 	script  fakellm.Script
+	// agent, when set, changes the options of the agent that model builds.
+	agent func(*agent.Options)
 }
 
 // start starts the hub of su.servers (the clock server when none), an API over it with
@@ -113,10 +115,11 @@ func start(t *testing.T, su setup) *env {
 		if err != nil {
 			t.Fatal(err)
 		}
-		store := o.Sessions.Store()
-		o.NewAgent = func(hooks api.AgentHooks) *agent.Agent {
-			return agent.New(agent.Options{Model: model, Tools: h, Store: store, OnEvent: hooks.OnEvent, Approve: hooks.Approve, Logger: log})
+		ao := agent.Options{Model: model, Tools: h, Store: o.Sessions.Store(), Logger: log}
+		if su.agent != nil {
+			su.agent(&ao)
 		}
+		o.Agent = agent.New(ao)
 	}
 	srv, err := api.New(o)
 	if err != nil {

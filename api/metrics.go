@@ -123,13 +123,6 @@ func (m *metrics) turnEnded(err error) {
 	}
 }
 
-// runTurn is agent.Run, counted.
-func (s *Server) runTurn(ctx context.Context, id, content string) (*agent.Turn, error) {
-	t, err := s.agent.Run(ctx, id, content)
-	s.metrics.turnEnded(err)
-	return t, err
-}
-
 func (m *metrics) request(pattern string, code int, d time.Duration) {
 	if pattern == "" {
 		pattern = "none"
@@ -189,10 +182,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(len(list)))
 		}
 	}
-	c.s.turnsMu.Lock()
-	n := len(c.s.turns)
-	c.s.turnsMu.Unlock()
-	ch <- prometheus.MustNewConstMetric(turnsDesc, prometheus.GaugeValue, float64(n))
+	ch <- prometheus.MustNewConstMetric(turnsDesc, prometheus.GaugeValue, float64(c.s.turns.active()))
 }
 
 // slogPrinter passes promhttp's errors to the server's log.

@@ -18,18 +18,20 @@ import (
 
 type llmMessage = llm.Message
 
-// turn is a turn running in this process: the events its stream has yet to send, and
-// the calls that wait for a person's decision.
-type turn struct {
-	mu        sync.Mutex
-	events    []sseEvent
-	wake      chan struct{} // a token when events were added
-	approvals map[string]*approval
-}
+// A turn in this process is known to the rest of the API by two things: that it runs
+// (GET /v1/sessions/{id}'s "busy", switchboard_turns_active) and the calls it waits
+// to have approved (listed there, decided by POST .../approvals/{call_id}). Whether
+// the session is free is the store's to say (Store.Acquire, through the agent): it
+// is the one check, and it holds across replicas.
 
-type sseEvent struct {
-	name string
-	data any
+// turns are the session turns of this process.
+type turns struct {
+	mu sync.Mutex
+	// running counts the turns under way by session id: one, or for a moment two when
+	// the store is refusing the second.
+	running map[string]int
+	// waiting are the calls that wait for a person, by session id and call id.
+	waiting map[string]map[string]*approval
 }
 
 type approval struct {
@@ -47,82 +49,101 @@ type pendingApproval struct {
 	Since     time.Time       `json:"since"`
 }
 
-func (t *turn) push(name string, data any) {
-	t.mu.Lock()
-	t.events = append(t.events, sseEvent{name, data})
-	t.mu.Unlock()
-	select {
-	case t.wake <- struct{}{}:
-	default:
+// begin counts a turn of session id as running, until end.
+func (ts *turns) begin(id string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.running == nil {
+		ts.running = map[string]int{}
+	}
+	ts.running[id]++
+}
+
+func (ts *turns) end(id string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.running[id]--; ts.running[id] <= 0 {
+		delete(ts.running, id)
 	}
 }
 
-func (t *turn) take() []sseEvent {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	evs := t.events
-	t.events = nil
-	return evs
+// active is how many sessions have a turn running here.
+func (ts *turns) active() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.running)
 }
 
-func (t *turn) pending() []pendingApproval {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+// busy reports whether a turn runs in session id here, and the calls it waits for.
+func (ts *turns) busy(id string) (bool, []pendingApproval) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.running[id] == 0 {
+		return false, nil
+	}
 	out := []pendingApproval{}
-	for id, a := range t.approvals {
-		out = append(out, pendingApproval{CallID: id, Name: a.call.Name, Server: a.call.Tool.Server, Arguments: a.call.Arguments, Since: a.since})
+	for callID, a := range ts.waiting[id] {
+		out = append(out, pendingApproval{CallID: callID, Name: a.call.Name, Server: a.call.Tool.Server, Arguments: a.call.Arguments, Since: a.since})
 	}
-	return out
+	return true, out
 }
 
-// beginTurn registers a turn for session id, or returns nil when one already runs
-// here (the store's Acquire catches turns of other processes).
-func (s *Server) beginTurn(id string) *turn {
-	s.turnsMu.Lock()
-	defer s.turnsMu.Unlock()
-	if _, busy := s.turns[id]; busy {
-		return nil
+// wait lists a's call as waiting for a person, until the returned func.
+func (ts *turns) wait(a *approval) (done func()) {
+	c := a.call
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.waiting == nil {
+		ts.waiting = map[string]map[string]*approval{}
 	}
-	t := &turn{wake: make(chan struct{}, 1), approvals: map[string]*approval{}}
-	s.turns[id] = t
-	return t
+	if ts.waiting[c.Session] == nil {
+		ts.waiting[c.Session] = map[string]*approval{}
+	}
+	ts.waiting[c.Session][c.ID] = a
+	return func() { ts.take(c.Session, c.ID) }
 }
 
-// endTurn unregisters t, once its Run has returned and before the client hears the
-// turn is over: a client that sends the next message at once finds the session free.
-// A turn registered since (t ended earlier) stays.
-func (s *Server) endTurn(id string, t *turn) {
-	s.turnsMu.Lock()
-	defer s.turnsMu.Unlock()
-	if s.turns[id] == t {
-		delete(s.turns, id)
+// take removes the call that waits in session id as callID and returns it; nil when
+// none waits (or it was decided already: a call is decided once).
+func (ts *turns) take(id, callID string) *approval {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	a := ts.waiting[id][callID]
+	delete(ts.waiting[id], callID)
+	if len(ts.waiting[id]) == 0 {
+		delete(ts.waiting, id)
+	}
+	return a
+}
+
+// sessionTurn is the agent.TurnOptions of a session's turn with content as the user's
+// message: its events are observed and, when the turn is streamed (q), go to its
+// stream with the calls that wait for approval.
+func (s *Server) sessionTurn(content string, q *turnQueue) agent.TurnOptions {
+	return agent.TurnOptions{
+		User: content,
+		OnEvent: func(e agent.Event) {
+			s.observe(e, sourceSession)
+			if q != nil {
+				streamEvent(q, e)
+			}
+		},
+		Approve: func(ctx context.Context, c agent.Call) agent.Decision { return s.approve(ctx, c, q) },
 	}
 }
 
-func (s *Server) turnOf(id string) *turn {
-	s.turnsMu.Lock()
-	defer s.turnsMu.Unlock()
-	return s.turns[id]
-}
-
-// onEvent is the agent's OnEvent: each event is observed, and goes to the stream of
-// its session's turn.
-func (s *Server) onEvent(e agent.Event) {
-	s.observe(e, sourceSession)
-	t := s.turnOf(e.Session)
-	if t == nil {
-		return
-	}
+// streamEvent queues what a session's stream sends of e.
+func streamEvent(q *turnQueue, e agent.Event) {
 	switch e.Kind {
 	case agent.TextDelta:
-		t.push("text", map[string]any{"step": e.Step, "text": e.Text})
+		q.push("text", map[string]any{"step": e.Step, "text": e.Text})
 	case agent.ToolStarted:
-		t.push("tool_call", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "arguments": rawOrString(e.Arguments)})
+		q.push("tool_call", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "arguments": rawOrString(e.Arguments)})
 	case agent.ToolFinished:
-		t.push("tool_result", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "result": e.Result,
+		q.push("tool_result", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "result": e.Result,
 			"isError": e.IsError, "durationMs": float64(e.Duration.Microseconds()) / 1000})
 	case agent.TurnUsage:
-		t.push("usage", e.Usage)
+		q.push("usage", e.Usage)
 	}
 }
 
@@ -144,30 +165,22 @@ func rawOrString(s string) any {
 	return s
 }
 
-// approve is the agent's Approver. A call that needs approval is announced on the
-// turn's stream (approval_required) and listed by GET /v1/sessions/{id}; the turn
-// waits for POST /v1/sessions/{id}/approvals/{call_id}, at most ApprovalTimeout.
-func (s *Server) approve(ctx context.Context, c agent.Call) agent.Decision {
+// approve is a session turn's Approver. A call that needs approval is announced on
+// the turn's stream (q, when streamed: approval_required) and listed by GET
+// /v1/sessions/{id}; the turn waits for POST /v1/sessions/{id}/approvals/{call_id},
+// at most ApprovalTimeout.
+func (s *Server) approve(ctx context.Context, c agent.Call, q *turnQueue) agent.Decision {
 	if !s.needsApproval(c) {
 		return agent.Allow()
 	}
-	t := s.turnOf(c.Session)
-	if t == nil {
-		return agent.Deny("the user must approve " + c.Name + " and nobody was there to ask")
-	}
 	a := &approval{call: c, since: time.Now(), decide: make(chan agent.Decision, 1)}
-	t.mu.Lock()
-	t.approvals[c.ID] = a
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		delete(t.approvals, c.ID)
-		t.mu.Unlock()
-	}()
+	defer s.turns.wait(a)()
 	log := s.log.With("session", c.Session, "call_id", c.ID, "tool", c.Name)
 	log.Info("call waits for approval")
-	t.push("approval_required", map[string]any{"callId": c.ID, "name": c.Name, "server": c.Tool.Server, "arguments": c.Arguments,
-		"timeoutMs": s.opts.ApprovalTimeout.Milliseconds()})
+	if q != nil {
+		q.push("approval_required", map[string]any{"callId": c.ID, "name": c.Name, "server": c.Tool.Server, "arguments": c.Arguments,
+			"timeoutMs": s.opts.ApprovalTimeout.Milliseconds()})
+	}
 	timer := time.NewTimer(s.opts.ApprovalTimeout)
 	defer timer.Stop()
 	select {
@@ -206,13 +219,7 @@ func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, callID := r.PathValue("id"), r.PathValue("call_id")
-	var a *approval
-	if t := s.turnOf(id); t != nil {
-		t.mu.Lock()
-		a = t.approvals[callID]
-		delete(t.approvals, callID) // decided once
-		t.mu.Unlock()
-	}
+	a := s.turns.take(id, callID)
 	if a == nil {
 		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no call %q waits for approval in session %q", callID, id))
 		return
@@ -304,17 +311,10 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
-	t := s.beginTurn(id)
-	if t == nil {
-		writeAPIError(w, r, turnError(fmt.Errorf("session %s: %w", id, session.ErrBusy)))
-		return
-	}
-	defer s.endTurn(id, t)
 	log := s.logOf(r.Context()).With("session", id)
 	log.Info("turn started")
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		res, err := s.runTurn(r.Context(), id, body.Content)
-		s.endTurn(id, t)
+		res, err := s.runSessionTurn(r.Context(), id, s.sessionTurn(body.Content, nil))
 		if err != nil {
 			log.Info("turn failed", "error", err)
 			writeAPIError(w, r, s.endedError(err))
@@ -324,80 +324,50 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, replyOf(res))
 		return
 	}
-	s.streamTurn(w, r, t, id, body.Content, log)
+	s.streamTurn(w, r, id, body.Content, log)
 }
 
-// keepAlive is how often an idle stream gets a comment, so that proxies keep it open
-// while a turn waits (for the model, for an approval).
-const keepAlive = 15 * time.Second
+// runTurn runs a turn of the agent, a session's or a chat completion's, and counts
+// the model request that failed it.
+func (s *Server) runTurn(ctx context.Context, id string, opts agent.TurnOptions) (*agent.Turn, error) {
+	t, err := s.agent.RunTurn(ctx, id, opts)
+	s.metrics.turnEnded(err)
+	return t, err
+}
 
-// streamTurn runs the turn on a goroutine of its own and writes its events as they
-// come. The stream starts with the first event: a turn that fails before any (the
-// session missing or busy) gets a plain JSON error with its status.
-func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, t *turn, id, content string, log *slog.Logger) {
-	type outcome struct {
-		turn *agent.Turn
-		err  error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		res, err := s.runTurn(r.Context(), id, content)
-		done <- outcome{res, err}
-	}()
-	rc := http.NewResponseController(w)
-	started := false
-	start := func() {
-		if started {
-			return
-		}
-		started = true
-		h := w.Header()
-		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
-	}
-	send := func(evs []sseEvent) {
-		if len(evs) == 0 {
-			return
-		}
-		start()
+// runSessionTurn is runTurn for a session, counted as running here until it returns:
+// by then the store has released the session, and the client that hears the turn
+// is over and sends the next message at once finds it free.
+func (s *Server) runSessionTurn(ctx context.Context, id string, opts agent.TurnOptions) (*agent.Turn, error) {
+	s.turns.begin(id)
+	defer s.turns.end(id)
+	return s.runTurn(ctx, id, opts)
+}
+
+// streamTurn streams a session's turn: its events as they come, then "done" with the
+// reply or "error". A turn that fails before any event (the session missing or busy)
+// gets a plain JSON error with its status.
+func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, id, content string, log *slog.Logger) {
+	sw := newSSEWriter(w)
+	q := newTurnQueue()
+	opts := s.sessionTurn(content, q)
+	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runSessionTurn(r.Context(), id, opts) }, func(evs []sseEvent) {
 		for _, e := range evs {
-			data, err := json.Marshal(e.data)
-			if err != nil {
-				data, _ = json.Marshal(map[string]string{"error": err.Error()})
-			}
-			fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, data)
+			_ = sw.send(e.name, e.data)
 		}
-		_ = rc.Flush()
-	}
-	tick := time.NewTicker(keepAlive)
-	defer tick.Stop()
-	for {
-		select {
-		case <-t.wake:
-			send(t.take())
-		case <-tick.C:
-			if started {
-				fmt.Fprint(w, ": keep-alive\n\n")
-				_ = rc.Flush()
-			}
-		case o := <-done:
-			s.endTurn(id, t)
-			send(t.take())
-			if o.err != nil {
-				log.Info("turn failed", "error", o.err)
-				e := s.endedError(o.err)
-				if !started {
-					writeAPIError(w, r, e)
-					return
-				}
-				send([]sseEvent{{"error", errorBody{*e}}})
-				return
-			}
-			log.Info("turn done", "steps", len(o.turn.Steps))
-			send([]sseEvent{{"done", replyOf(o.turn)}})
+	})
+	if err != nil {
+		log.Info("turn failed", "error", err)
+		e := s.endedError(err)
+		if !sw.started {
+			writeAPIError(w, r, e)
 			return
 		}
+		_ = sw.send("error", errorBody{*e})
+		_ = sw.flush()
+		return
 	}
+	log.Info("turn done", "steps", len(res.Steps))
+	_ = sw.send("done", replyOf(res))
+	_ = sw.flush()
 }

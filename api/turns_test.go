@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -222,6 +223,43 @@ func TestApprovals(t *testing.T) {
 	id = newSession(t, e2, nil)
 	r := e2.do("POST", "/v1/sessions/"+id+"/messages", map[string]string{"content": convertCall})
 	r.want(t, 200, "nobody approved the call to convert_time within 100ms")
+}
+
+// TestAgentHooksOfTheAPI: the agent in Options.Agent runs the API's turns with the
+// API's hooks, not its own: a call under "approve" waits for a person although the
+// agent's Approve would deny it, and the events go to the stream, none to the agent's
+// OnEvent.
+func TestAgentHooksOfTheAPI(t *testing.T) {
+	t.Parallel()
+	clock := clockServer(t)
+	clock.Approve = []string{"convert_*"}
+	var own atomic.Int64 // calls of the agent's own hooks
+	e := start(t, setup{servers: []config.Server{clock}, model: true, opts: api.Options{ApprovalTimeout: time.Minute},
+		agent: func(o *agent.Options) {
+			o.OnEvent = func(agent.Event) { own.Add(1) }
+			o.Approve = func(context.Context, agent.Call) agent.Decision {
+				own.Add(1)
+				return agent.Deny("the agent's own hook")
+			}
+		}})
+	id := newSession(t, e, nil)
+	s, r := e.openStream("/v1/sessions/"+id+"/messages", map[string]string{"content": convertCall})
+	if s == nil {
+		t.Fatalf("no stream: %d %s", r.status, r)
+	}
+	evs := s.until(t, "approval_required")
+	var ask struct {
+		CallID string `json:"callId"`
+	}
+	json.Unmarshal([]byte(evs[len(evs)-1].data), &ask)
+	e.do("POST", "/v1/sessions/"+id+"/approvals/"+ask.CallID, map[string]any{"allow": true}).want(t, 200)
+	evs = s.until(t, "done")
+	if done := evs[len(evs)-1].data; !strings.Contains(done, "convert_time: 2026-01-02T12:04:05+09:00") {
+		t.Errorf("done = %s", done)
+	}
+	if n := own.Load(); n != 0 {
+		t.Errorf("the agent's own hooks were called %d times, want 0", n)
+	}
 }
 
 // TestShutdown: a call under way when Shutdown begins finishes within the grace, and

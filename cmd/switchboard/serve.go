@@ -207,9 +207,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 			return err
 		}
 		opts.Model = ms.Name // what GET /v1/models lists
-		opts.NewAgent = func(hooks api.AgentHooks) *agent.Agent {
-			return a.newServeAgent(s, model, janitor.Store(), ms, as, policy, hooks)
-		}
+		opts.Agent = a.newServeAgent(s, model, janitor.Store(), ms, as, policy)
 	}
 	srv, err := api.New(opts)
 	if err != nil {
@@ -250,10 +248,10 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	return nil
 }
 
-// newServeAgent is the agent that runs the API's session turns: the config's model
-// and agent settings over the hub's catalog, with the API's hooks.
+// newServeAgent is the agent that runs the API's turns: the config's model and agent
+// settings over the hub's catalog (the API gives each turn its own hooks).
 func (a *app) newServeAgent(s *service, model llm.Model, store session.Store, ms config.ModelSettings, as config.AgentSettings,
-	policy *deferred.Policy, hooks api.AgentHooks) *agent.Agent {
+	policy *deferred.Policy) *agent.Agent {
 	return agent.New(agent.Options{
 		Model:         model,
 		Tools:         s.hub,
@@ -266,8 +264,6 @@ func (a *app) newServeAgent(s *service, model llm.Model, store session.Store, ms
 		ParallelTools: as.ParallelTools,
 		MaxTokens:     ms.MaxTokens,
 		Temperature:   ms.Temperature,
-		Approve:       hooks.Approve,
-		OnEvent:       hooks.OnEvent,
 		Logger:        a.log,
 	})
 }

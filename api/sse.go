@@ -1,0 +1,169 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+)
+
+// The API's streams are server-sent events, the text/event-stream format of
+// https://html.spec.whatwg.org/multipage/server-sent-events.html: "event: NAME" (none
+// means "message"), "data: …", and a blank line per event; a line that starts with a
+// colon is a comment, which clients ignore. A session's turn, a chat completion and
+// GET /v1/events are all written by an sseWriter; the two turns' streams also share
+// follow, the loop that writes a running turn's events as they come.
+
+// keepAlive is how often an idle stream gets a comment, so that proxies keep it open
+// while a turn waits (for the model, for an approval).
+const keepAlive = 15 * time.Second
+
+// sseEvent is one event: its name ("" for none) and its data, sent as JSON.
+type sseEvent struct {
+	name string
+	data any
+}
+
+// sseWriter writes one response as an event stream. The stream starts (headers,
+// status 200) with the first event, so that until then a handler can still answer
+// with a plain error and its status.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	// opening, when set, is sent first as the stream starts (a chat completion's role
+	// chunk).
+	opening *sseEvent
+	// encodeFailed is what an event whose data cannot be encoded is sent as instead
+	// (its name and data), in the error form the stream's clients read; nil sends
+	// {"error": "…"} under the event's name.
+	encodeFailed func(name string, err error) (string, any)
+}
+
+func newSSEWriter(w http.ResponseWriter) *sseWriter {
+	return &sseWriter{w: w, rc: http.NewResponseController(w)}
+}
+
+// start sends the headers and status 200, once.
+func (s *sseWriter) start() {
+	if s.started {
+		return
+	}
+	s.started = true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx would buffer the stream
+	s.w.WriteHeader(http.StatusOK)
+	if s.opening != nil {
+		_ = s.send(s.opening.name, s.opening.data)
+	}
+}
+
+// send writes one event, starting the stream; data is encoded as JSON. The error is
+// the connection's: the client left.
+func (s *sseWriter) send(name string, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		if s.encodeFailed != nil {
+			name, data = s.encodeFailed(name, err)
+		} else {
+			data = map[string]string{"error": err.Error()}
+		}
+		b, _ = json.Marshal(data)
+	}
+	return s.sendRaw(name, b)
+}
+
+// sendRaw writes one event with data as it is (a chat completion's "[DONE]").
+func (s *sseWriter) sendRaw(name string, data []byte) error {
+	s.start()
+	var err error
+	if name != "" {
+		_, err = fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, data)
+	} else {
+		_, err = fmt.Fprintf(s.w, "data: %s\n\n", data)
+	}
+	return err
+}
+
+// keepAlive writes a comment and flushes it, once the stream has started (before, a
+// handler that answers with a plain error could not).
+func (s *sseWriter) keepAlive() error {
+	if !s.started {
+		return nil
+	}
+	if _, err := fmt.Fprint(s.w, ": keep-alive\n\n"); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+// flush sends what was written to the client now.
+func (s *sseWriter) flush() error { return s.rc.Flush() }
+
+// turnQueue holds what a running turn's hooks give its stream until the stream's loop
+// writes it: the hooks run on the turn's goroutines and must not wait for the client.
+type turnQueue struct {
+	mu     sync.Mutex
+	events []sseEvent
+	wake   chan struct{} // a token when events were added
+}
+
+func newTurnQueue() *turnQueue { return &turnQueue{wake: make(chan struct{}, 1)} }
+
+func (q *turnQueue) push(name string, data any) {
+	q.mu.Lock()
+	q.events = append(q.events, sseEvent{name, data})
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *turnQueue) take() []sseEvent {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	evs := q.events
+	q.events = nil
+	return evs
+}
+
+// follow runs the turn (run) on a goroutine of its own and, while it runs, hands what
+// its hooks push to q to write as it comes, flushed, with a comment every keepAlive
+// on a stream that has started. It returns the turn's outcome once everything pushed
+// before the turn ended has been written; the caller writes the stream's end.
+func (s *sseWriter) follow(q *turnQueue, run func() (*agent.Turn, error), write func([]sseEvent)) (*agent.Turn, error) {
+	type outcome struct {
+		turn *agent.Turn
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		t, err := run()
+		done <- outcome{t, err}
+	}()
+	pass := func() {
+		if evs := q.take(); len(evs) > 0 {
+			write(evs)
+			_ = s.flush()
+		}
+	}
+	tick := time.NewTicker(keepAlive)
+	defer tick.Stop()
+	for {
+		select {
+		case <-q.wake:
+			pass()
+		case <-tick.C:
+			_ = s.keepAlive()
+		case o := <-done:
+			pass()
+			return o.turn, o.err
+		}
+	}
+}
