@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/redact"
 )
 
@@ -103,10 +104,27 @@ func (f *agentFlags) model(cfg *config.Config) (config.ModelSettings, error) {
 		t := f.temperature
 		ms.Temperature = &t
 	}
-	if ms.Name == "" {
-		return ms, usageError(`no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`)
-	}
 	return ms, nil
+}
+
+// apply sets opts' model, agent and session settings: the config's with the flags
+// applied, checked. A missing model name is the host's to report (host.ErrNoModel),
+// when the command needs a model. The DSN of --dsn is registered with red.
+func (f *agentFlags) apply(cfg *config.Config, opts *host.Options, red *redact.Redactor) error {
+	ms, err := f.model(cfg)
+	if err != nil {
+		return err
+	}
+	as, err := f.agent(cfg)
+	if err != nil {
+		return err
+	}
+	ss, err := f.sessions(cfg, red)
+	if err != nil {
+		return err
+	}
+	opts.Model, opts.Agent, opts.Sessions = &ms, &as, &ss
+	return nil
 }
 
 // agent is the config's agent settings with the flags applied, checked.

@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/agent"
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -63,35 +62,23 @@ cannot hold the sessions too), 130 interrupted.`,
 					return commandLineError("--session %q: %v", sessionID, err)
 				}
 			}
-			s, err := a.openService(0)
+			s, err := a.openService(0, &flags, nil)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			ms, err := flags.model(s.cfg)
+			model, err := s.Model()
 			if err != nil {
-				return err
+				return settingsError(err, flags.dataDir, false)
 			}
-			as, err := flags.agent(s.cfg)
+			ss := s.SessionSettings()
+			// The janitor owns the store, and the host the janitor: it removes
+			// sessions idle past sessions.timeout while chat runs.
+			janitor, err := s.Sessions(ctx)
 			if err != nil {
-				return err
+				return settingsError(err, flags.dataDir, ss.Path != "" && flags.dataDir == "")
 			}
-			ss, err := flags.sessions(s.cfg, a.red)
-			if err != nil {
-				return err
-			}
-			model, err := newModel(ms, a.log, a.red)
-			if err != nil {
-				return err
-			}
-			store, err := a.openStore(ctx, ss, flags.dataDir)
-			if err != nil {
-				return err
-			}
-			// The janitor owns the store from here (closing it closes the store): it
-			// removes sessions idle past sessions.timeout while chat runs.
-			defer session.NewJanitor(store, &session.JanitorOptions{Timeout: ss.Timeout, Logger: a.log}).Close()
-			id, err := a.chatSession(ctx, store, sessionID, as.System)
+			id, err := a.chatSession(ctx, janitor.Store(), sessionID, s.AgentSettings().System)
 			if err != nil {
 				return err
 			}
@@ -99,46 +86,21 @@ cannot hold the sessions too), 130 interrupted.`,
 			out := &chatOutput{stdout: a.stdout, stderr: a.stderr, json: asJSON, ctx: ctx}
 			// What the servers ask their client during a call: sampling by the model
 			// for the servers whose config allows it, elicitation on the terminal.
-			reqs := &agent.ServerRequests{
-				Model:     model,
-				MaxTokens: ms.MaxTokens,
-				AllowSampling: func(server string) bool {
-					srv, ok := s.hub.Server(server)
-					return ok && srv.Sampling
-				},
-				Logger: a.log,
-			}
+			var elicit func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error)
 			if stdinIsTerminal() {
-				reqs.Elicit = out.elicit
+				elicit = out.elicit
 			}
-			defer s.hub.AddPeer(reqs).Remove()
-			anySampling := slices.ContainsFunc(s.cfg.Servers, func(srv config.Server) bool { return srv.Sampling })
-			if err := s.start(ctx, reqs.Capabilities(anySampling)); err != nil {
+			reqs := s.ServerRequests(model, elicit)
+			if err := s.start(ctx, reqs.Capabilities(s.AnySampling())); err != nil {
 				if ctx.Err() != nil {
 					return stopped.err(ctx, false)
 				}
 				return err
 			}
-			policy, err := a.deferredPolicy(s.cfg, *as.Deferred, ms)
+			ag, err := s.Agent(ctx, &agent.Options{Approve: a.terminalApprover(s, out), OnEvent: out.event})
 			if err != nil {
-				return err
+				return settingsError(err, flags.dataDir, false)
 			}
-			ag := agent.New(agent.Options{
-				Model:         model,
-				Tools:         s.hub,
-				Deferred:      policy,
-				Catalog:       s.catalog,
-				NativeSearch:  as.Deferred.Native,
-				Store:         store,
-				System:        as.System,
-				MaxSteps:      as.MaxSteps,
-				ParallelTools: as.ParallelTools,
-				MaxTokens:     ms.MaxTokens,
-				Temperature:   ms.Temperature,
-				Approve:       a.terminalApprover(s, out),
-				OnEvent:       out.event,
-				Logger:        a.log,
-			})
 			turn := func(text string) error {
 				_, err := ag.Run(ctx, id, text)
 				out.endTurn()
@@ -261,7 +223,7 @@ func (c *chatStop) err(ctx context.Context, inTurn bool) error {
 // sees.
 func (a *app) terminalApprover(s *service, out *chatOutput) agent.Approver {
 	return func(ctx context.Context, c agent.Call) agent.Decision {
-		srv, ok := s.hub.Server(c.Tool.Server)
+		srv, ok := s.Hub().Server(c.Tool.Server)
 		if !ok || !srv.NeedsApproval(c.Tool.OriginalName) {
 			return agent.Allow()
 		}

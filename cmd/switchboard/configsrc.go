@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/redact"
 )
 
@@ -86,7 +86,7 @@ func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
 		a.log.Debug("config loaded", "source", d.Found.Path, "servers", len(cfg.Servers))
 	}
 	if o.report {
-		a.adopt(cfg)
+		host.Adopt(cfg, a.log, a.red)
 	} else {
 		a.red.Add(cfg.Secrets()...)
 	}
@@ -130,18 +130,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// adopt registers a loaded config's secret values for redaction and logs its warnings
-// and skipped servers.
-func (a *app) adopt(cfg *config.Config) {
-	a.red.Add(cfg.Secrets()...)
-	for _, w := range cfg.Warnings {
-		a.log.Warn("config: " + w)
-	}
-	for _, name := range cfg.Skipped {
-		a.log.Info("config: skipping server that names this gateway", logging.KeyServer, name)
-	}
 }
 
 // target describes where a server runs or listens, with secrets masked.

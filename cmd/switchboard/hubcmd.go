@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -62,12 +63,12 @@ func (a *app) withLaunchedHub(ctx context.Context, fn func(*hub.Hub) error) erro
 	if err != nil {
 		return err
 	}
-	h := hub.New(cfg, &hub.Options{Logger: a.log, Redactor: a.red})
-	defer h.Close()
-	if err := h.Launch(); err != nil {
+	hs := host.New(cfg, a.hostOptions(nil))
+	defer hs.Close()
+	if err := hs.Hub().Launch(); err != nil {
 		return err
 	}
-	return fn(h)
+	return fn(hs.Hub())
 }
 
 // waitingFor is e.g. `slow (still connecting, within its 10m0s init timeout), flaky

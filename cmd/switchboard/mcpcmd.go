@@ -91,14 +91,15 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token in $%s (or --token)", listen, tokenEnv)
 			}
-			s, err := a.openService(watch)
+			var gwDeferred *config.DeferredSettings
+			if deferred.set {
+				gwDeferred = &deferred.d
+			}
+			s, err := a.openService(watch, nil, gwDeferred)
 			if err != nil {
 				return err
 			}
 			defer s.Close()
-			if deferred.set {
-				s.deferred = &deferred.d
-			}
 			if listen == "" {
 				return a.serveStdio(cmd.Context(), s)
 			}
@@ -115,13 +116,11 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if err := s.start(cmd.Context(), gateway.AllForwardable()); err != nil {
 				return err
 			}
-			h := s.hub
-			opts, err := s.gatewayOptions()
+			h := s.Hub()
+			gw, err := s.Gateway(nil)
 			if err != nil {
 				return err
 			}
-			gw := gateway.New(h, opts)
-			defer gw.Close()
 			b := gw.Serve(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			defer b.Close()
 			a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "", "deferred", s.deferredMode())
@@ -232,19 +231,17 @@ func (b *byteSize) Type() string { return "size" }
 func (a *app) serveStdio(ctx context.Context, s *service) error {
 	// Written by Start, read after gw.Close has waited for it.
 	var startErr error
-	opts, err := s.gatewayOptions()
-	if err != nil {
-		return err
-	}
-	opts.Start = func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
+	gw, err := s.Gateway(&gateway.Options{Start: func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
 		if err := s.start(startCtx, caps); err != nil {
 			startErr = err
 			return err
 		}
-		a.log.Info("gateway serving on stdio", "tools", len(s.hub.Tools()), "deferred", s.deferredMode())
+		a.log.Info("gateway serving on stdio", "tools", len(s.Hub().Tools()), "deferred", s.deferredMode())
 		return nil
+	}})
+	if err != nil {
+		return err
 	}
-	gw := gateway.New(s.hub, opts)
 	err = gw.ServeStdio(ctx)
 	gw.Close()
 	if startErr != nil {

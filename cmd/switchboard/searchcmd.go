@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"os"
 	"regexp"
 	"strings"
 	"text/tabwriter"
@@ -15,10 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/hub"
-	"github.com/switchboard-mcp/switchboard/llm/openai"
-	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/search"
 )
 
@@ -146,12 +142,13 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 	if err != nil {
 		return err
 	}
-	emb, err := newEmbeddings(cfg.Settings.Search.Embeddings, a.log, a.red)
+	hs := host.New(cfg, a.hostOptions(nil))
+	defer hs.Close()
+	emb, err := hs.Embeddings()
 	if err != nil {
-		return err
+		return settingsError(err, "", false)
 	}
-	h := hub.New(cfg, &hub.Options{Logger: a.log, Redactor: a.red})
-	defer h.Close()
+	h := hs.Hub()
 	if err := h.Launch(); err != nil {
 		return err
 	}
@@ -163,37 +160,6 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 		fmt.Fprintf(a.stderr, "switchboard search: searching %s\n", toolsSummary(s.ix.Len(), sts))
 	}
 	return fn(s)
-}
-
-// newEmbeddings is the embeddings backend that es describes, or nil (lexical search)
-// when es is nil or its key is missing: embeddings are never required. The API key
-// is read from the variable es names (OPENAI_API_KEY by default) and registered as a
-// secret, so that no log line or error shows it. For whatever ranks tools in words:
-// switchboard search, and deferred.Policy.Embeddings in deferred mode.
-func newEmbeddings(es *config.EmbeddingsSettings, log *slog.Logger, red *redact.Redactor) (*search.Embeddings, error) {
-	if es == nil {
-		return nil, nil
-	}
-	env := es.APIKeyEnv
-	if env == "" {
-		env = config.DefaultAPIKeyEnv("openai")
-	}
-	key := os.Getenv(env)
-	if key != "" {
-		red.Add(key)
-	} else if es.BaseURL == "" {
-		log.Warn("switchboard.search.embeddings: $" + env + " is not set and OpenAI's API needs a key; tool search ranks by words alone")
-		return nil, nil
-	}
-	embedder, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: es.BaseURL, APIKey: key, Model: es.Model})
-	if err != nil {
-		return nil, usageError("switchboard.search.embeddings: %v", err)
-	}
-	e, err := search.NewEmbeddings(search.EmbeddingsOptions{Embedder: embedder, Weight: es.Weight, Logger: log})
-	if err != nil {
-		return nil, usageError("switchboard.search.embeddings: %v", err)
-	}
-	return e, nil
 }
 
 // find runs q: checked, then ranked (with the embeddings when configured and q is in

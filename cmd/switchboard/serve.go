@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/gateway"
-	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/session"
 )
 
 func (a *app) serveCommand() *cobra.Command {
@@ -75,6 +71,12 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 			if watch < 0 {
 				return usageError("--watch %s: must be 0 (only on SIGHUP) or more", watch)
 			}
+			if cors != "" && cors != "*" {
+				// What api.New checks, said before anything starts.
+				if err := http.NewCrossOriginProtection().AddTrustedOrigin(cors); err != nil {
+					return usageError("--cors %s: %v", cors, err)
+				}
+			}
 			if grace < 0 {
 				return usageError("--shutdown-grace %s: must be 0 (cancel at once) or more", grace)
 			}
@@ -115,104 +117,22 @@ func checkAddr(flag, addr string) error {
 
 // serve runs the HTTP API until ctx ends (SIGINT, SIGTERM).
 func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) error {
-	s, err := a.openService(st.watch)
+	s, err := a.openService(st.watch, flags, nil)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	as, err := flags.agent(s.cfg)
-	if err != nil {
-		return err
-	}
-	ss, err := flags.sessions(s.cfg, a.red)
-	if err != nil {
-		return err
-	}
-	// No model is no reason not to serve: the catalog, calls and search work, and a
-	// turn says how to configure one.
-	var (
-		model   llm.Model
-		ms      config.ModelSettings
-		noModel string
-	)
-	if s.cfg.Settings.Model.Name == "" && flags.name == "" {
-		noModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or start switchboard serve with --model (and --base-url for a local server)`
-	} else {
-		if ms, err = flags.model(s.cfg); err != nil {
-			return err
-		}
-		if model, err = newModel(ms, a.log, a.red); err != nil {
-			var ee *exitError
-			if !errors.As(err, &ee) || ee.code != exitUsage {
-				return err
-			}
-			noModel = "the model is not usable: " + err.Error()
-			model = nil
-		}
-	}
-	if noModel != "" {
-		a.log.Warn("chat turns are off: " + noModel)
-	}
-	store, err := a.openStore(ctx, ss, flags.dataDir)
-	if err != nil {
-		return err
-	}
-	// The janitor owns the store from here (closing it closes the store).
-	janitor := session.NewJanitor(store, &session.JanitorOptions{Timeout: ss.Timeout, Logger: a.log})
-	defer janitor.Close()
-
-	// Servers' sampling requests during a turn's calls go to the model for the servers
-	// whose config allows it; MCP clients of the gateway get their own clients'.
-	reqs := &agent.ServerRequests{
-		Model:     model,
-		MaxTokens: ms.MaxTokens,
-		AllowSampling: func(server string) bool {
-			srv, ok := s.hub.Server(server)
-			return model != nil && ok && srv.Sampling
-		},
-		Logger: a.log,
-	}
-	defer s.hub.AddPeer(reqs).Remove()
-
 	// Bound before any server starts: an address in use ends the command at once.
 	ln, err := net.Listen("tcp", st.addr)
 	if err != nil {
 		return usageError("--addr %s: %v", st.addr, err)
 	}
-	gwOpts, err := s.gatewayOptions()
+	// No model is no reason not to serve: the catalog, calls and search work, and a
+	// turn says how to configure one.
+	srv, err := s.API(ctx, &api.Options{Token: st.token, CORSOrigin: st.cors, MaxRequestBytes: st.maxRequest})
 	if err != nil {
 		ln.Close()
-		return err
-	}
-	gw := gateway.New(s.hub, gwOpts)
-	defer gw.Close()
-	opts := api.Options{
-		Hub:             s.hub,
-		Catalog:         s.catalog,
-		NoModel:         noModel,
-		Sessions:        janitor,
-		Gateway:         gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: st.maxRequest}),
-		Token:           st.token,
-		CORSOrigin:      st.cors,
-		MaxRequestBytes: st.maxRequest,
-		Version:         versionNumber(),
-		Logger:          a.log,
-	}
-	if model != nil {
-		// The agent's deferred mode shares the service's index with the API's search
-		// and the gateway's.
-		policy, err := a.deferredPolicy(s.cfg, *as.Deferred, ms)
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		opts.Model = ms.Name // what GET /v1/models lists
-		opts.Agent = a.newServeAgent(s, model, janitor.Store(), ms, as, policy)
-	}
-	srv, err := api.New(opts)
-	if err != nil {
-		ln.Close()
-		return usageError("--cors %s: %v", st.cors, err)
+		return settingsError(err, flags.dataDir, s.SessionSettings().Path != "" && flags.dataDir == "")
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -227,7 +147,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		return <-served
 	}
 	url := "http://" + ln.Addr().String()
-	a.log.Info("serving", "url", url, "dashboard", url+"/", "auth", st.token != "", "model", model != nil)
+	a.log.Info("serving", "url", url, "dashboard", url+"/", "auth", st.token != "", "model", s.HasModel())
 	// Over HTTP the clients are not known in advance: the servers are told every
 	// capability the gateway can forward (sampling included, answered by the model for
 	// the agent's own calls).
@@ -235,7 +155,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		_ = shutdown()
 		return err
 	}
-	a.log.Info("servers started", "tools", len(s.hub.Tools()))
+	a.log.Info("servers started", "tools", len(s.Hub().Tools()))
 	select {
 	case <-ctx.Done():
 		a.log.Info("shutting down", "grace", st.grace)
@@ -246,24 +166,4 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		return &exitError{code: exitFailed, err: fmt.Errorf("serving on %s: %w", url, err)}
 	}
 	return nil
-}
-
-// newServeAgent is the agent that runs the API's turns: the config's model and agent
-// settings over the hub's catalog (the API gives each turn its own hooks).
-func (a *app) newServeAgent(s *service, model llm.Model, store session.Store, ms config.ModelSettings, as config.AgentSettings,
-	policy *deferred.Policy) *agent.Agent {
-	return agent.New(agent.Options{
-		Model:         model,
-		Tools:         s.hub,
-		Deferred:      policy,
-		Catalog:       s.catalog,
-		NativeSearch:  as.Deferred.Native,
-		Store:         store,
-		System:        as.System,
-		MaxSteps:      as.MaxSteps,
-		ParallelTools: as.ParallelTools,
-		MaxTokens:     ms.MaxTokens,
-		Temperature:   ms.Temperature,
-		Logger:        a.log,
-	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
 	"syscall"
@@ -10,43 +11,40 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/deferred"
-	"github.com/switchboard-mcp/switchboard/gateway"
-	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // service is the start-up and shut-down that the long-running commands (mcp, and the
-// ones that serve or chat) share: the signals they take, the config loaded and then
-// followed, the hub started with the capabilities of whoever answers the servers'
-// requests, and the order everything stops in. Start-up is in two halves so that a
-// command can bind its address between them: a port in use ends it before any server
-// has started.
+// ones that serve or chat) share around a host.Host: the signals they take, the config
+// loaded and then followed, the servers started with the capabilities of whoever
+// answers their requests, and the order everything stops in. Start-up is in two
+// halves so that a command can bind its address between them: a port in use ends it
+// before any server has started.
 type service struct {
-	a   *app
-	cfg *config.Config // as loaded at start; the hub follows the file's changes
-	hub *hub.Hub
-	// catalog is the hub's search index, one for the gateway, the API and the agent.
-	catalog *deferred.Catalog
-	file    configFile
-	watch   time.Duration
-	// deferred, if set, is the gateway's deferred mode from the command line (mcp
-	// --deferred), over the config's.
-	deferred *config.DeferredSettings
+	*host.Host
+	a     *app
+	file  configFile
+	watch time.Duration
 
 	hup         chan os.Signal
 	stopSignals func()
-	stopFollow  func()
+	// reload carries SIGHUP to the host once the servers are up; forwarding ends it.
+	reload     chan struct{}
+	forwarding chan struct{}
 }
 
-// openService loads the config and makes the hub, without starting a server. It
-// ignores SIGPIPE: a client that goes away may leave stdout (or, over HTTP, a stderr
-// read by a pipe) broken while we write to it, and Go would kill the process for that,
-// skipping the servers' shutdown; ignored, the write fails and the command ends as for
-// any client that leaves. It catches SIGHUP from now on, so that one sent before the
-// servers are up waits for them instead of ending the process. Close undoes it all.
-func (a *app) openService(watch time.Duration) (*service, error) {
+// openService loads the config and makes the host, without starting a server; flags
+// override the config's model, agent and session settings (nil: none), gwDeferred its
+// gateway's deferred mode (nil: the config's). It ignores
+// SIGPIPE: a client that goes away may leave stdout (or, over HTTP, a stderr read by
+// a pipe) broken while we write to it, and Go would kill the process for that,
+// skipping the servers' shutdown; ignored, the write fails and the command ends as
+// for any client that leaves. It catches SIGHUP from now on, so that one sent before
+// the servers are up waits for them instead of ending the process. Close undoes it
+// all.
+func (a *app) openService(watch time.Duration, flags *agentFlags, gwDeferred *config.DeferredSettings) (*service, error) {
 	signal.Ignore(syscall.SIGPIPE)
-	s := &service{a: a, watch: watch, stopFollow: func() {}}
+	s := &service{a: a, watch: watch}
 	s.hup, s.stopSignals = reloadSignals()
 	s.file = a.readConfigFile()
 	cfg, err := a.loadConfig()
@@ -54,9 +52,27 @@ func (a *app) openService(watch time.Duration) (*service, error) {
 		s.stopSignals()
 		return nil, err
 	}
-	s.cfg, s.hub = cfg, hub.New(cfg, &hub.Options{Logger: a.log, Redactor: a.red})
-	s.catalog = deferred.Follow(s.hub) // nothing is indexed until a search
+	opts := &host.Options{GatewayDeferred: gwDeferred}
+	if flags != nil {
+		if err := flags.apply(cfg, opts, a.red); err != nil {
+			s.stopSignals()
+			return nil, err
+		}
+	}
+	s.Host = host.New(cfg, a.hostOptions(opts))
 	return s, nil
+}
+
+// hostOptions are the options of every host the commands make: the app's logger and
+// redactor, the version, the terminal's answers to ${input:...} on a reload, over
+// the command's own (opts, which may be nil).
+func (a *app) hostOptions(opts *host.Options) *host.Options {
+	var o host.Options
+	if opts != nil {
+		o = *opts
+	}
+	o.Logger, o.Redactor, o.Version, o.ConfigOptions = a.log, a.red, versionNumber(), a.configOptions()
+	return &o
 }
 
 // start starts the servers, telling them caps as their client's capabilities (the
@@ -64,62 +80,77 @@ func (a *app) openService(watch time.Duration) (*service, error) {
 // failed start is an exitError: 2 for a naming collision (the config's fault), 1 for a
 // required server that did not come up.
 func (s *service) start(ctx context.Context, caps *mcp.ClientCapabilities) error {
-	s.hub.SetCapabilities(caps)
-	if err := s.hub.Start(ctx); err != nil {
+	if err := s.Host.Start(ctx, caps); err != nil {
 		return &exitError{code: startExitCode(err), err: err}
 	}
-	s.stopFollow = s.a.followConfig(s.hub, s.file, s.watch, s.hup)
+	s.reload, s.forwarding = make(chan struct{}), make(chan struct{})
+	go s.forwardSIGHUP()
+	s.Follow(host.FollowOptions{Path: s.file.path, Data: s.file.data, Every: s.watch, Reload: s.reload, Trigger: "SIGHUP"})
 	return nil
 }
 
-// gatewayOptions are the options of a gateway in front of the service's hub. The
-// error is the embeddings endpoint's configuration (deferred mode's search).
-func (s *service) gatewayOptions() (*gateway.Options, error) {
-	policy, err := s.gatewayPolicy()
-	if err != nil {
-		return nil, err
+// forwardSIGHUP passes each SIGHUP on to the host's reload, until Close.
+func (s *service) forwardSIGHUP() {
+	for {
+		select {
+		case <-s.forwarding:
+			return
+		case <-s.hup:
+			if s.file.path == "" {
+				s.a.log.Warn("SIGHUP: no config file to reload (the built-in demo servers run)")
+				continue
+			}
+			select {
+			case s.reload <- struct{}{}:
+			case <-s.forwarding:
+				return
+			}
+		}
 	}
-	return &gateway.Options{Name: "switchboard", Version: versionNumber(), Logger: s.a.log, Deferred: policy, Catalog: s.catalog}, nil
-}
-
-// gatewayDeferred is the gateway's deferred setting: the command line's mode over the
-// config's (whose threshold and pinned tools stay), or the config's when it gives
-// one; nil when neither asks for it, or the mode is never.
-func (s *service) gatewayDeferred() *config.DeferredSettings {
-	d := s.cfg.Settings.Deferred
-	switch {
-	case s.deferred != nil:
-		d.Mode, d.Share = s.deferred.Mode, s.deferred.Share
-	case !d.Explicit:
-		return nil
-	}
-	if d.Mode == config.DeferredNever {
-		return nil
-	}
-	return &d
 }
 
 // deferredMode names the gateway's deferred mode for the log ("never" when off).
 func (s *service) deferredMode() string {
-	if d := s.gatewayDeferred(); d != nil {
+	if d := s.GatewayDeferred(); d != nil {
 		return d.String()
 	}
 	return config.DeferredNever
 }
 
-// gatewayPolicy is the gateway's deferred mode as deferred.Policy, or nil.
-func (s *service) gatewayPolicy() (*deferred.Policy, error) {
-	d := s.gatewayDeferred()
-	if d == nil {
-		return nil, nil
+// Close stops following the config (waiting for a reload under way) and every
+// server, then stops catching SIGHUP.
+func (s *service) Close() {
+	if s.forwarding != nil {
+		close(s.forwarding)
 	}
-	return s.a.deferredPolicy(s.cfg, *d, s.cfg.Settings.Model)
+	s.Host.Close()
+	s.stopSignals()
 }
 
-// Close stops following the config (waiting for a reload under way), stops every
-// server, and stops catching SIGHUP, in that order.
-func (s *service) Close() {
-	s.stopFollow()
-	s.hub.Close()
-	s.stopSignals()
+// settingsError maps the host's errors for a command: a setting the host cannot work
+// with is a usage error (exit 2), with the SQLite store's path named by where it came
+// from (dataDir: the --data-dir given; the config's path; the default); anything else
+// is the operation's failure (exit 1).
+func settingsError(err error, dataDir string, fromConfig bool) error {
+	var (
+		se  *host.SettingsError
+		spe *host.StorePathError
+	)
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &spe) && dataDir != "":
+		return usageError("--data-dir %s: %v: give a directory that can be created and written to", dataDir, spe.Err)
+	case errors.As(err, &spe) && fromConfig:
+		return usageError(`session store %s (the config's "sessions": {"path"}): %v: give a file in a directory that can be created and written to`, spe.Path, spe.Err)
+	case errors.As(err, &spe):
+		return usageError("session store %s: %v: give --data-dir a directory that can be created and written to", spe.Path, spe.Err)
+	case errors.As(err, &se):
+		return usageError("%v", se.Err)
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{code: exitFailed, err: err}
 }

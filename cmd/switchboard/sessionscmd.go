@@ -9,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -30,9 +32,12 @@ func (a *app) sessionsCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		st, err := a.openStore(ctx, ss, flags.dataDir)
+		// The settings alone: a host of no server, for its store.
+		h := host.New(&config.Config{Source: cfg.Source, Settings: cfg.Settings}, a.hostOptions(&host.Options{Sessions: &ss}))
+		defer h.Close()
+		st, err := h.OpenStore(ctx)
 		if err != nil {
-			return err
+			return settingsError(err, flags.dataDir, ss.Path != "" && flags.dataDir == "")
 		}
 		defer st.Close()
 		return fn(st)

@@ -1,0 +1,66 @@
+// Package host assembles the running Switchboard of one config: the hub of its MCP
+// servers, the catalog's search index, the model, the session store and its
+// janitor, the agent, the MCP gateway and the HTTP API, each made from the config's
+// "switchboard" settings, and the following of the config file. It is what the
+// switchboard command runs; a Go program that embeds Switchboard gets the same
+// service from it in a few lines:
+//
+//	cfg, err := config.Load("mcp.json", nil)
+//	if err != nil {
+//		return err // every problem, each with file:line:col
+//	}
+//	h := host.New(cfg, &host.Options{Logger: log})
+//	defer h.Close() // every server stopped, every child process gone
+//	if err := h.Start(ctx, gateway.AllForwardable()); err != nil {
+//		return err
+//	}
+//	srv, err := h.API(ctx, nil) // the API, the dashboard, /mcp and /sse
+//	if err != nil {
+//		return err
+//	}
+//	go srv.Serve(ln)
+//	defer srv.Shutdown(ctx)
+//
+// # What a Host makes, and when
+//
+// New makes the hub (no server is started until Start) and the Catalog, the search
+// index of the hub's tools that the agent's deferred mode, the gateway's and the
+// API's search share: a process indexes its catalog once. The rest is made on
+// demand, so that a program pays only for what it uses:
+//
+//   - Model: the model's backend (OpenAI-compatible or Anthropic) from the model
+//     settings; its key is read from the variable the settings name and never
+//     from the config. No model, or no key, is a *SettingsError.
+//   - Sessions: the session store (SQLite by default, memory or PostgreSQL) with a
+//     janitor that removes idle sessions; OpenStore without one.
+//   - Agent: the agent loop over the hub with the model, the store and the agent
+//     settings, in deferred mode per its settings.
+//   - ServerRequests: what servers ask their client during the Host's own calls,
+//     answered (sampling by the model, for servers whose config allows it).
+//   - Gateway: the catalog as one MCP server, in the gateway's deferred mode.
+//   - API: all of the above behind one HTTP handler. A missing model turns chat
+//     off (its endpoints answer 503 saying how to configure one); the rest works.
+//
+// Options override the config's settings where a program has its own (the CLI's
+// flags). Whatever a Host makes, Close stops, in the reverse order, then the
+// servers.
+//
+// # Secrets
+//
+// Every secret the Host learns is registered with its redactor (Options.Redactor,
+// or its own): the config's environment and header values (and every reloaded
+// config's), the model's and the embeddings' keys, the store's DSN. The hub masks
+// them in its errors, failed results and log lines; a program that logs through
+// its own handler wraps it with the same redactor (redact.Redactor.Handler).
+//
+// # Following the config file
+//
+// Follow applies the file's changes by difference (hub.Reload): servers added
+// start, removed ones stop, changed ones restart, unchanged ones run on untouched,
+// and the gateway's clients hear that the catalog changed. It checks the file
+// every FollowOptions.Every and reloads when FollowOptions.Reload sends (the CLI
+// sends on SIGHUP). A file that does not load is logged, and the servers stay as
+// they are.
+//
+// See docs/architecture.md for where the host sits among the packages.
+package host

@@ -1,0 +1,182 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/deferred"
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/redact"
+	"github.com/switchboard-mcp/switchboard/session"
+)
+
+// Options configure a Host. A nil *Options, like each zero field, means the
+// defaults: the config's own settings, no logs, a redactor of the Host's own.
+type Options struct {
+	// Logger gets the logs of every part; nil discards them.
+	Logger *slog.Logger
+	// Redactor masks secrets in every error, failed result and log line of the
+	// parts: the config's (every config followed is registered), the model's key,
+	// the session store's DSN. nil: one of the Host's own ([Host.Redactor]); a
+	// program passes the one its own log handler masks with.
+	Redactor *redact.Redactor
+	// Model, Agent and Sessions, when set, take the place of the config's
+	// "switchboard" settings of that name (a command line's flags over the file).
+	Model    *config.ModelSettings
+	Agent    *config.AgentSettings
+	Sessions *config.SessionSettings
+	// GatewayDeferred, when set, is the gateway's deferred mode over the config's
+	// "deferred" (whose threshold and pins stay): switchboard mcp --deferred.
+	GatewayDeferred *config.DeferredSettings
+	// Version is what the gateway's serverInfo and the API's /health report.
+	Version string
+	// ConfigOptions are used to parse the config file again when it changes
+	// (Follow): how to ask for ${input:...} values, say. nil: config's defaults.
+	ConfigOptions *config.Options
+}
+
+// Host is the running system of one config: its servers (a hub), their catalog's
+// search index, and, made on demand, the model, the session store, the agent, the
+// MCP gateway and the HTTP API over them. Close stops everything it started.
+type Host struct {
+	opts Options
+	log  *slog.Logger
+	red  *redact.Redactor
+	cfg  *config.Config // as given to New; the hub follows reloads
+	hub  *hub.Hub
+	cat  *deferred.Catalog
+
+	mu      sync.Mutex
+	closers []func() // run in reverse order by Close
+	closed  bool
+	model   *modelOnce
+	store   *session.Janitor
+	follow  *follower
+}
+
+// New makes the Host of cfg: the hub of its servers (none started yet: Start) and
+// the catalog's search index, shared by everything made from the Host.
+func New(cfg *config.Config, opts *Options) *Host {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Redactor == nil {
+		o.Redactor = &redact.Redactor{}
+	}
+	h := &Host{opts: o, log: o.Logger, red: o.Redactor, cfg: cfg}
+	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor})
+	h.cat = deferred.Follow(h.hub) // nothing is indexed until a search
+	h.model = &modelOnce{}
+	return h
+}
+
+// Config is the config the Host was made with (the hub follows the file's changes
+// from then on; see Follow).
+func (h *Host) Config() *config.Config { return h.cfg }
+
+// Hub is the Host's servers as one catalog.
+func (h *Host) Hub() *hub.Hub { return h.hub }
+
+// Catalog is the search index of the hub's catalog that the agent, the gateway and
+// the API share.
+func (h *Host) Catalog() *deferred.Catalog { return h.cat }
+
+// Redactor is the Host's redactor (Options.Redactor, or its own).
+func (h *Host) Redactor() *redact.Redactor { return h.red }
+
+// Start starts every server and waits for them as hub.Start does, telling them caps
+// as their client's capabilities (servers offer tools according to them; nil: none).
+// A collision under naming "never" is a *tool.CollisionError (the config's fault);
+// any other error is a required server that did not come up.
+func (h *Host) Start(ctx context.Context, caps *mcp.ClientCapabilities) error {
+	if caps != nil {
+		h.hub.SetCapabilities(caps)
+	}
+	return h.hub.Start(ctx)
+}
+
+// ServerRequests answers what servers ask their client while the Host's own calls
+// run (the agent's, the API's): sampling with the model, for the servers whose
+// config says "sampling": true, and elicitation with elicit (nil declines). It is
+// added to the hub as a peer until Close. Give its Capabilities to Start.
+func (h *Host) ServerRequests(model llm.Model, elicit func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error)) *agent.ServerRequests {
+	ms := h.ModelSettings()
+	reqs := &agent.ServerRequests{
+		Model:     model,
+		MaxTokens: ms.MaxTokens,
+		AllowSampling: func(server string) bool {
+			srv, ok := h.hub.Server(server)
+			return model != nil && ok && srv.Sampling
+		},
+		Elicit: elicit,
+		Logger: h.log,
+	}
+	link := h.hub.AddPeer(reqs)
+	h.onClose(link.Remove)
+	return reqs
+}
+
+// AnySampling reports whether some server of the config may sample: whether a
+// ServerRequests' Capabilities should offer sampling.
+func (h *Host) AnySampling() bool {
+	return slices.ContainsFunc(h.cfg.Servers, func(s config.Server) bool { return s.Sampling })
+}
+
+// onClose registers fn to run at Close, before what was registered earlier.
+func (h *Host) onClose(fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closers = append(h.closers, fn)
+}
+
+// Close stops following the config file (waiting for a reload under way), closes
+// what was made from the Host in the reverse order (the API's and the gateway's
+// parts, the session store), stops every server, and returns once every child
+// process is gone.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	f, closers := h.follow, h.closers
+	h.mu.Unlock()
+	if f != nil {
+		f.stop()
+	}
+	var errs []error
+	for i := len(closers) - 1; i >= 0; i-- {
+		closers[i]()
+	}
+	if h.store != nil {
+		errs = append(errs, h.store.Close())
+	}
+	errs = append(errs, h.hub.Close())
+	return errors.Join(errs...)
+}
+
+// SettingsError is a setting the Host cannot work with: no model configured, no key
+// for the provider's API, a session store path that cannot be written. It is the
+// caller's to fix, as a config error is (the CLI exits 2).
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string { return e.Err.Error() }
+func (e *SettingsError) Unwrap() error { return e.Err }
+
+func settingsErrorf(format string, args ...any) error {
+	return &SettingsError{Err: fmt.Errorf(format, args...)}
+}

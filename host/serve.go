@@ -1,0 +1,184 @@
+package host
+
+import (
+	"context"
+	"errors"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/gateway"
+)
+
+// Agent is an agent over the hub's catalog with the configured model, agent
+// settings (steps, parallel calls, system prompt, deferred mode over the shared
+// Catalog) and session store, made with Model and Sessions. opts, when not nil,
+// gives what the settings do not: Approve, OnEvent, ToolTimeout; its other fields,
+// when set, take the place of the settings'.
+func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, error) {
+	model, err := h.Model()
+	if err != nil {
+		return nil, err
+	}
+	store, err := h.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	as, ms := h.AgentSettings(), h.ModelSettings()
+	policy, err := h.DeferredPolicy(*as.Deferred)
+	if err != nil {
+		return nil, err
+	}
+	o := agent.Options{
+		Model:         model,
+		Tools:         h.hub,
+		Deferred:      policy,
+		Catalog:       h.cat,
+		NativeSearch:  as.Deferred.Native,
+		Store:         store.Store(),
+		System:        as.System,
+		MaxSteps:      as.MaxSteps,
+		ParallelTools: as.ParallelTools,
+		MaxTokens:     ms.MaxTokens,
+		Temperature:   ms.Temperature,
+		Logger:        h.log,
+	}
+	if opts != nil {
+		p := *opts
+		o.Approve, o.OnEvent, o.ToolTimeout = p.Approve, p.OnEvent, p.ToolTimeout
+		if p.Model != nil {
+			o.Model = p.Model
+		}
+		if p.Tools != nil {
+			o.Tools, o.Catalog = p.Tools, nil // another toolset: its own index
+		}
+		if p.Store != nil {
+			o.Store = p.Store
+		}
+		if p.System != "" {
+			o.System = p.System
+		}
+		if p.MaxSteps != 0 {
+			o.MaxSteps = p.MaxSteps
+		}
+		if p.ParallelTools != 0 {
+			o.ParallelTools = p.ParallelTools
+		}
+		if p.Logger != nil {
+			o.Logger = p.Logger
+		}
+	}
+	return agent.New(o), nil
+}
+
+// GatewayDeferred is the gateway's deferred setting: Options.GatewayDeferred's mode
+// over the config's (whose threshold and pins stay), or the config's when it gives
+// one; nil when neither asks for it, or the mode is never.
+func (h *Host) GatewayDeferred() *config.DeferredSettings {
+	d := h.cfg.Settings.Deferred
+	switch {
+	case h.opts.GatewayDeferred != nil:
+		d.Mode, d.Share = h.opts.GatewayDeferred.Mode, h.opts.GatewayDeferred.Share
+	case !d.Explicit:
+		return nil
+	}
+	if d.Mode == config.DeferredNever {
+		return nil
+	}
+	return &d
+}
+
+// Gateway is the MCP gateway over the hub, in its deferred mode (GatewayDeferred)
+// over the shared Catalog, named "switchboard" with Options.Version. opts, when not
+// nil, gives the rest (Start, for a gateway over stdio that starts the servers with
+// its client's capabilities); Name, Version, Logger, Deferred and Catalog are the
+// Host's unless set. The Host closes it at Close; serve it with Serve, Listen,
+// ServeStdio or Handler.
+func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
+	var o gateway.Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Name == "" {
+		o.Name = "switchboard"
+	}
+	if o.Version == "" {
+		o.Version = h.opts.Version
+	}
+	if o.Logger == nil {
+		o.Logger = h.log
+	}
+	if o.Catalog == nil {
+		o.Catalog = h.cat
+	}
+	if d := h.GatewayDeferred(); d != nil && o.Deferred == nil {
+		p, err := h.DeferredPolicy(*d)
+		if err != nil {
+			return nil, err
+		}
+		o.Deferred = p
+	}
+	gw := gateway.New(h.hub, &o)
+	h.onClose(func() { gw.Close() })
+	return gw, nil
+}
+
+// API is the HTTP API over the Host: the hub's servers, tools and search; sessions
+// and chat completions run by Agent (a model that is missing or not usable turns
+// them off, and they answer 503 saying why, while everything else works); the MCP
+// gateway at /mcp and /sse; the server requests of the agent's calls answered by
+// the model (ServerRequests). opts, when not nil, gives the HTTP settings (Token,
+// CORSOrigin, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (Hub,
+// Catalog, Sessions, Agent, Gateway, Model, Version, Logger) it fills in. Serve the
+// result on a listener, and Shutdown it before closing the Host.
+func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) {
+	var o api.Options
+	if opts != nil {
+		o = *opts
+	}
+	model, err := h.Model()
+	var se *SettingsError
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNoModel):
+		o.NoModel = err.Error()
+	case errors.As(err, &se):
+		o.NoModel = "the model is not usable: " + err.Error()
+	default:
+		return nil, err
+	}
+	if o.NoModel != "" {
+		h.log.Warn("chat turns are off: " + o.NoModel)
+	}
+	janitor, err := h.Sessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Servers' sampling requests during a turn's calls go to the model for the
+	// servers whose config allows it; MCP clients of the gateway get their own
+	// clients'.
+	h.ServerRequests(model, nil)
+	gw, err := h.Gateway(nil)
+	if err != nil {
+		return nil, err
+	}
+	o.Hub, o.Catalog, o.Sessions = h.hub, h.cat, janitor
+	o.Gateway = gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: o.MaxRequestBytes})
+	if o.Version == "" {
+		o.Version = h.opts.Version
+	}
+	if o.Logger == nil {
+		o.Logger = h.log
+	}
+	if model != nil {
+		if o.Agent, err = h.Agent(ctx, nil); err != nil {
+			return nil, err
+		}
+		o.Model = h.ModelSettings().Name // what GET /v1/models lists
+	}
+	srv, err := api.New(o)
+	if err != nil {
+		return nil, err
+	}
+	return srv, nil
+}
