@@ -42,12 +42,6 @@ const (
 	// one re-listing. Switchboard's own.
 	DefaultListChangedDebounce = 100 * time.Millisecond
 
-	// DefaultMaxArgumentDepth bounds how deep a tool call's arguments may nest objects
-	// and arrays ("maxArgumentDepth") before the hub refuses the call instead of
-	// sending it: the MCP Go SDK's decoder stops at 1,000 levels and ends the session
-	// with it. Switchboard's own; real tools nest a handful of levels.
-	DefaultMaxArgumentDepth = 64
-
 	// DefaultMaxSteps is how many model requests with tools one agent turn makes
 	// before a last one without tools for the final answer. From persona_agent.
 	DefaultMaxSteps = 10
