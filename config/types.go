@@ -49,14 +49,14 @@ type Server struct {
 	Description string `json:"description,omitempty"`
 
 	// InitTimeout bounds one connection attempt (config key "timeout"; default
-	// [DefaultInitTimeout]).
+	// upstream.DefaultInitTimeout, 10 s).
 	InitTimeout time.Duration `json:"timeout,omitempty"`
 	// ToolTimeout bounds one tool call (config key "toolTimeout"; default
-	// [DefaultToolTimeout]).
+	// upstream.DefaultToolTimeout, 60 s).
 	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
 	// Heartbeat is the health-check interval (config key "heartbeat"); 0 in the file
 	// disables it and is stored as -1 (a zero field means the settings' heartbeat, or
-	// [DefaultHeartbeat]).
+	// upstream.DefaultHeartbeat, 30 s).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 
 	Tools ToolFilter `json:"tools,omitempty"`
@@ -93,10 +93,10 @@ const (
 type Settings struct {
 	Naming Naming `json:"naming,omitempty"`
 	// Heartbeat is the default health-check interval for every server (unset:
-	// [DefaultHeartbeat]).
+	// upstream.DefaultHeartbeat, 30 s).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
-	// RetryFailed is how often failed servers are retried (unset: [DefaultRetryFailed]);
-	// 0 in the file disables it and is stored as -1.
+	// RetryFailed is how often failed servers are retried (unset:
+	// upstream.DefaultRetryFailed, 60 s); 0 in the file disables it and is stored as -1.
 	RetryFailed time.Duration `json:"retryFailed,omitempty"`
 	// MaxArgumentDepth bounds how deep a tool call's arguments may nest objects and
 	// arrays; a deeper call is refused before it reaches a server (unset:

@@ -1,12 +1,10 @@
-package config
+package upstream
 
 import "time"
 
-// Defaults of every timing and count Switchboard uses when mcp.json, Settings or
-// upstream.Options leave a value unset (zero). Each is declared here only: the
-// config package is imported by every layer, and cannot import them back.
-// The sources are DESIGN.md's "Defaults worth keeping" (the systems Switchboard
-// replaces) unless the comment says otherwise.
+// Defaults of a server's unset timeouts and of Options' zero values (and so of the
+// config's "timeout", "toolTimeout", "heartbeat" and "retryFailed" when unset). Each
+// says where it comes from: the systems Switchboard replaces, or Switchboard's own.
 const (
 	// DefaultInitTimeout bounds one connection attempt: the handshake and the first
 	// lists (per server: "timeout"). From Logicore and Codex.
@@ -23,8 +21,7 @@ const (
 	DefaultBackoffBase = time.Second
 	DefaultBackoffMax  = 30 * time.Second
 	// DefaultRetryFailed is how often a failed server is tried again ("retryFailed").
-	// Switchboard's own: DESIGN.md asks only for a slow retry, slower than the
-	// backoff's cap.
+	// Switchboard's own: a slow retry, slower than the backoff's cap.
 	DefaultRetryFailed = 60 * time.Second
 
 	// DefaultHeartbeat is the health-check interval ("heartbeat"), and
@@ -41,35 +38,6 @@ const (
 	// DefaultListChangedDebounce coalesces a burst of list_changed notifications into
 	// one re-listing. Switchboard's own.
 	DefaultListChangedDebounce = 100 * time.Millisecond
-
-	// DefaultMaxSteps is how many model requests with tools one agent turn makes
-	// before a last one without tools for the final answer. From persona_agent.
-	DefaultMaxSteps = 10
-	// DefaultParallelTools bounds the tool calls of one step that run at once.
-	// Switchboard's own: models rarely ask for more in one step.
-	DefaultParallelTools = 8
-	// DefaultSessionTimeout: a chat session idle this long is removed. From Logicore.
-	DefaultSessionTimeout = time.Hour
-
-	// DefaultServeAddr is where `switchboard serve` listens: loopback only, so that
-	// nothing is exposed beyond the machine without a token. Switchboard's own.
-	DefaultServeAddr = "127.0.0.1:7300"
-	// DefaultShutdownGrace is how long `switchboard serve` lets requests and turns
-	// under way finish after SIGINT or SIGTERM before it cancels them. Switchboard's own.
-	DefaultShutdownGrace = 10 * time.Second
-	// DefaultApprovalTimeout bounds how long a turn waits for a person to approve
-	// (or refuse) a call over the HTTP API; past it the call is denied. Switchboard's own.
-	DefaultApprovalTimeout = 5 * time.Minute
-
-	// DefaultDeferredThreshold: from this many tools, "deferred": "auto" shows a model
-	// the search tools instead of the catalog. From Logicore.
-	DefaultDeferredThreshold = 15
-	// DefaultContextWindow is the context window, in tokens, that "auto:N%" takes its
-	// share of when "model.contextWindow" is not set: that of the common 128k models.
-	DefaultContextWindow = 128_000
-	// DefaultEmbeddingsWeight is the share of the embeddings' similarity in a search's
-	// score when "weight" is not given; the lexical ranking has the rest.
-	DefaultEmbeddingsWeight = 0.5
 )
 
 // DefaultProtocolVersion is the protocol version upstream connections ask for. It is
@@ -78,3 +46,21 @@ const (
 // The 2026-07-28 era forbids a server to send those requests on its own, so a
 // gateway could not forward them to clients of the versions in use today.
 const DefaultProtocolVersion = "2025-11-25"
+
+// InitTimeout bounds one connection attempt to the server: its config's InitTimeout
+// ("timeout"), or [DefaultInitTimeout] when unset.
+func (s *Supervisor) InitTimeout() time.Duration {
+	if s.cfg.InitTimeout <= 0 {
+		return DefaultInitTimeout
+	}
+	return s.cfg.InitTimeout
+}
+
+// ToolTimeout bounds one call to the server: its config's ToolTimeout
+// ("toolTimeout"), or [DefaultToolTimeout] when unset.
+func (s *Supervisor) ToolTimeout() time.Duration {
+	if s.cfg.ToolTimeout <= 0 {
+		return DefaultToolTimeout
+	}
+	return s.cfg.ToolTimeout
+}
