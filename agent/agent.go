@@ -7,21 +7,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// Defaults of Options' zero values, declared with every other default in
-// config/defaults.go.
+// Defaults of Options' zero values (and of the config's "agent" settings).
 const (
 	// DefaultMaxSteps: model requests with tools per turn, after which one more
-	// request, without tools, asks for the final answer.
-	DefaultMaxSteps = config.DefaultMaxSteps
+	// request, without tools, asks for the final answer. From persona_agent.
+	DefaultMaxSteps = 10
 	// DefaultParallelTools bounds the calls of one step that run at once.
-	DefaultParallelTools = config.DefaultParallelTools
+	// Switchboard's own: models rarely ask for more in one step.
+	DefaultParallelTools = 8
 )
 
 // storeTimeout bounds a write to the store made after the turn's context is done:

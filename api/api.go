@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/switchboard-mcp/switchboard/agent"
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
@@ -23,6 +22,11 @@ import (
 // DefaultMaxRequestBytes caps a request body unless Options say otherwise: 4 MiB, as
 // the gateway's (and the MCP SDK's).
 const DefaultMaxRequestBytes = 4 << 20
+
+// DefaultApprovalTimeout bounds how long a turn waits for a person to approve (or
+// refuse) a call over the HTTP API unless Options say otherwise; past it the call is
+// denied. Switchboard's own.
+const DefaultApprovalTimeout = 5 * time.Minute
 
 // Options configure a Server. Hub is required; every other zero value is a usable
 // default (no model, no sessions, no gateway, no token, no CORS).
@@ -68,7 +72,7 @@ type Options struct {
 	// Handler mounted in a server of your own has that server's.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	// ApprovalTimeout bounds the wait for a person to decide a call that needs
-	// approval; default config.DefaultApprovalTimeout.
+	// approval; default DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
 	// NeedsApproval says whether a call must be approved before it runs; nil asks the
 	// hub whether the tool's server lists it under "approve".
@@ -124,7 +128,7 @@ func New(opts Options) (*Server, error) {
 		opts.MaxRequestBytes = DefaultMaxRequestBytes
 	}
 	if opts.ApprovalTimeout <= 0 {
-		opts.ApprovalTimeout = config.DefaultApprovalTimeout
+		opts.ApprovalTimeout = DefaultApprovalTimeout
 	}
 	if opts.NoModel == "" {
 		opts.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`

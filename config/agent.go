@@ -30,7 +30,7 @@ type ModelSettings struct {
 	// Temperature, when set, is passed to the model.
 	Temperature *float64 `json:"temperature,omitempty"`
 	// ContextWindow is the model's context window in tokens, which "deferred":
-	// "auto:N%" takes its share of; 0 means [DefaultContextWindow].
+	// "auto:N%" takes its share of; 0 means deferred.DefaultContextWindow (128,000).
 	ContextWindow int `json:"contextWindow,omitempty"`
 	// ToolSearch is the provider's own tool search used by "deferred": {"native":
 	// true}: "bm25" (the default), "regex", or "off" for a server or model without
@@ -66,10 +66,10 @@ func DefaultAPIKeyEnv(provider string) string {
 // AgentSettings is "switchboard.agent": how the chat + tool loop runs.
 type AgentSettings struct {
 	// MaxSteps is how many model requests with tools a turn may make before one last
-	// request without tools for the final answer; 0 means [DefaultMaxSteps].
+	// request without tools for the final answer; 0 means agent.DefaultMaxSteps (10).
 	MaxSteps int `json:"maxSteps,omitempty"`
 	// ParallelTools bounds the tool calls of one step that run at once; 0 means
-	// [DefaultParallelTools].
+	// agent.DefaultParallelTools (8).
 	ParallelTools int `json:"parallelTools,omitempty"`
 	// System is the system prompt of new sessions.
 	System string `json:"system,omitempty"`
@@ -87,8 +87,8 @@ type SessionSettings struct {
 	Path string `json:"path,omitempty"`
 	// DSN is the PostgreSQL connection string (${VAR} expanded; masked as a secret).
 	DSN string `json:"dsn,omitempty"`
-	// Timeout removes sessions idle longer than this; 0 means
-	// [DefaultSessionTimeout], and "0" in the file disables it (stored as -1).
+	// Timeout removes sessions idle longer than this; 0 means session.DefaultTimeout
+	// (1 h), and "0" in the file disables it (stored as -1).
 	Timeout time.Duration `json:"timeout,omitempty"`
 }
 

@@ -26,7 +26,7 @@ const (
 // "switchboard.agent.deferred" (the agent's alone, overriding it): whether a model
 // sees the tool catalog or two search tools that load what it finds.
 //
-//	"deferred": "auto"        (the default: deferred from DefaultDeferredThreshold tools)
+//	"deferred": "auto"        (the default: deferred from 15 tools, deferred.DefaultThreshold)
 //	"deferred": "auto:10%"    (when the definitions would take over 10% of the context window)
 //	"deferred": "always" | "never"
 //	"deferred": {"mode": "auto", "threshold": 30, "native": true, "pinned": ["clock_*"]}
@@ -37,7 +37,7 @@ type DeferredSettings struct {
 	// past which the catalog is deferred; 0 means the tool count decides (Threshold).
 	Share float64 `json:"share,omitempty"`
 	// Threshold, in auto mode without a share, is the tool count from which the
-	// catalog is deferred; 0 means DefaultDeferredThreshold.
+	// catalog is deferred; 0 means deferred.DefaultThreshold (15).
 	Threshold int `json:"threshold,omitempty"`
 	// Native asks the agent to use the provider's own tool search where it has one
 	// (Anthropic's, OpenAI's) instead of Switchboard's; the gateway ignores it.

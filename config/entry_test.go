@@ -170,17 +170,6 @@ func TestDurations(t *testing.T) {
 	}
 }
 
-func TestEffectiveTimeouts(t *testing.T) {
-	var s Server
-	if s.EffectiveInitTimeout() != DefaultInitTimeout || s.EffectiveToolTimeout() != DefaultToolTimeout {
-		t.Errorf("zero server: %v, %v", s.EffectiveInitTimeout(), s.EffectiveToolTimeout())
-	}
-	s.InitTimeout, s.ToolTimeout = time.Second, 2*time.Second
-	if s.EffectiveInitTimeout() != time.Second || s.EffectiveToolTimeout() != 2*time.Second {
-		t.Errorf("set server: %v, %v", s.EffectiveInitTimeout(), s.EffectiveToolTimeout())
-	}
-}
-
 func TestWarnings(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 )
 
 // Server returns the server with the given name, or nil.
@@ -107,22 +106,6 @@ func environ(host []string, inherit bool, own map[string]string, base []string, 
 		out = append(out, env[k])
 	}
 	return out
-}
-
-// EffectiveInitTimeout is InitTimeout, or [DefaultInitTimeout] when unset.
-func (s *Server) EffectiveInitTimeout() time.Duration {
-	if s.InitTimeout <= 0 {
-		return DefaultInitTimeout
-	}
-	return s.InitTimeout
-}
-
-// EffectiveToolTimeout is ToolTimeout, or [DefaultToolTimeout] when unset.
-func (s *Server) EffectiveToolTimeout() time.Duration {
-	if s.ToolTimeout <= 0 {
-		return DefaultToolTimeout
-	}
-	return s.ToolTimeout
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -31,7 +31,7 @@ type EmbeddingsSettings struct {
 	// set sends no key, which local servers do not need.
 	APIKeyEnv string `json:"apiKeyEnv,omitempty"`
 	// Weight is the embeddings' share of the score, above 0 and at most 1; 0 means
-	// DefaultEmbeddingsWeight.
+	// search.DefaultEmbeddingsWeight (0.5).
 	Weight float64 `json:"weight,omitempty"`
 }
 

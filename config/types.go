@@ -2,9 +2,9 @@ package config
 
 import (
 	"encoding/json"
-	"path"
-	"slices"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // Transport names how Switchboard talks to one MCP server.
@@ -20,20 +20,10 @@ const (
 	SSE Transport = "sse"
 )
 
-// ToolFilter selects which of a server's tools are exposed. Globs use path.Match syntax
-// (`*`, `?`, `[...]`) against the server's original tool names. An empty Allow allows
-// everything; Deny wins over Allow.
-type ToolFilter struct {
-	Allow []string `json:"allow,omitempty"`
-	Deny  []string `json:"deny,omitempty"`
-}
-
-// Allows reports whether name passes the filter: no deny glob matches it, and an
-// allow glob does (or Allow is empty). A malformed glob matches nothing.
-func (f ToolFilter) Allows(name string) bool {
-	match := func(glob string) bool { ok, err := path.Match(glob, name); return err == nil && ok }
-	return !slices.ContainsFunc(f.Deny, match) && (len(f.Allow) == 0 || slices.ContainsFunc(f.Allow, match))
-}
+// ToolFilter selects which of a server's tools are exposed ("tools": allow and deny
+// globs against the server's original tool names). It is [tool.ToolFilter]: the tool
+// package applies it, and config, which imports tool, names it for its readers.
+type ToolFilter = tool.ToolFilter
 
 // Server is one configured MCP server, after shape detection, type inference and
 // ${VAR} expansion. Zero durations mean "use the default".
@@ -59,14 +49,14 @@ type Server struct {
 	Description string `json:"description,omitempty"`
 
 	// InitTimeout bounds one connection attempt (config key "timeout"; default
-	// [DefaultInitTimeout]).
+	// upstream.DefaultInitTimeout, 10 s).
 	InitTimeout time.Duration `json:"timeout,omitempty"`
 	// ToolTimeout bounds one tool call (config key "toolTimeout"; default
-	// [DefaultToolTimeout]).
+	// upstream.DefaultToolTimeout, 60 s).
 	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
 	// Heartbeat is the health-check interval (config key "heartbeat"); 0 in the file
 	// disables it and is stored as -1 (a zero field means the settings' heartbeat, or
-	// [DefaultHeartbeat]).
+	// upstream.DefaultHeartbeat, 30 s).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 
 	Tools ToolFilter `json:"tools,omitempty"`
@@ -87,16 +77,15 @@ type Server struct {
 	Pinned []string `json:"pinned,omitempty"`
 }
 
-// Naming is the policy for deriving exposed tool names from (server, original name).
-type Naming string
+// Naming is the policy for deriving exposed tool names from (server, original name):
+// [tool.Naming], which the tool package applies.
+type Naming = tool.Naming
 
+// The naming policies ("naming" in the "switchboard" object), as [tool.Naming]'s.
 const (
-	// NamingAuto prefixes only names that collide (default).
-	NamingAuto Naming = "auto"
-	// NamingNever never prefixes; a collision is a config error.
-	NamingNever Naming = "never"
-	// NamingAlways prefixes every tool as server__tool.
-	NamingAlways Naming = "always"
+	NamingAuto   = tool.NamingAuto   // prefix only names that collide (the default)
+	NamingNever  = tool.NamingNever  // never prefix; a collision is a config error
+	NamingAlways = tool.NamingAlways // prefix every tool as server__tool
 )
 
 // Settings is the top-level "switchboard" object: host settings. Keys this version does
@@ -104,14 +93,14 @@ const (
 type Settings struct {
 	Naming Naming `json:"naming,omitempty"`
 	// Heartbeat is the default health-check interval for every server (unset:
-	// [DefaultHeartbeat]).
+	// upstream.DefaultHeartbeat, 30 s).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
-	// RetryFailed is how often failed servers are retried (unset: [DefaultRetryFailed]);
-	// 0 in the file disables it and is stored as -1.
+	// RetryFailed is how often failed servers are retried (unset:
+	// upstream.DefaultRetryFailed, 60 s); 0 in the file disables it and is stored as -1.
 	RetryFailed time.Duration `json:"retryFailed,omitempty"`
 	// MaxArgumentDepth bounds how deep a tool call's arguments may nest objects and
 	// arrays; a deeper call is refused before it reaches a server (unset:
-	// [DefaultMaxArgumentDepth]).
+	// [tool.DefaultMaxArgumentDepth]).
 	MaxArgumentDepth int `json:"maxArgumentDepth,omitempty"`
 	// Model, Agent and Sessions configure the agent (switchboard chat, serve).
 	Model    ModelSettings   `json:"model,omitzero"`

@@ -1,7 +1,6 @@
 package deferred
 
 import (
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -13,13 +12,14 @@ const (
 	CallToolName   = "tool_call"         // call any catalog tool by name (Policy.CallTool)
 )
 
-// Defaults of a Policy's zero values: those of the config (config/defaults.go).
+// Defaults of a Policy's zero values (and of the config's "deferred" settings).
 const (
-	// DefaultThreshold is the catalog size from which Auto defers.
-	DefaultThreshold = config.DefaultDeferredThreshold
+	// DefaultThreshold is the catalog size from which Auto defers. From Logicore.
+	DefaultThreshold = 15
 	// DefaultContextWindow is the context window, in tokens, that Policy.Share is a
-	// share of when Policy.ContextWindow is 0.
-	DefaultContextWindow = config.DefaultContextWindow
+	// share of when Policy.ContextWindow is 0 ("auto:N%" without
+	// "model.contextWindow"): that of the common 128k models.
+	DefaultContextWindow = 128_000
 )
 
 // Mode says when a View shows the search tools instead of the catalog.

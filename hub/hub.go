@@ -40,7 +40,7 @@ type Options struct {
 	Naming config.Naming
 	// MaxArgumentDepth overrides the config's "maxArgumentDepth" when set: a call
 	// whose arguments nest objects and arrays deeper is refused before it reaches a
-	// server. 0 means the config's setting, else [config.DefaultMaxArgumentDepth].
+	// server. 0 means the config's setting, else [tool.DefaultMaxArgumentDepth].
 	MaxArgumentDepth int
 	// Redactor masks the config's secrets (Config.Secrets: environment and header
 	// values, URL credentials, substituted ${VAR} values) in the hub's errors, failed

@@ -112,7 +112,7 @@ func (h *Hub) inStartup(now time.Time) []startingServer {
 		if st := s.State(); st == upstream.Ready || st == upstream.Failed || st == upstream.Disabled {
 			continue
 		}
-		if end := at.Add(initTimeout(s)); now.Before(end) {
+		if end := at.Add(s.InitTimeout()); now.Before(end) {
 			out = append(out, startingServer{s, end})
 		}
 	}

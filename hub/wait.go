@@ -193,7 +193,7 @@ func (h *Hub) NotReadyReason(st upstream.Status) string {
 	if s == nil {
 		return "still " + string(st.State)
 	}
-	timeout := initTimeout(s)
+	timeout := s.InitTimeout()
 	h.mu.Lock()
 	at, launched := h.launched[s]
 	h.mu.Unlock()
@@ -201,9 +201,4 @@ func (h *Hub) NotReadyReason(st upstream.Status) string {
 		return fmt.Sprintf("still %s, within its %s init timeout", st.State, timeout)
 	}
 	return fmt.Sprintf("still %s after its %s init timeout", st.State, timeout)
-}
-
-func initTimeout(s *upstream.Supervisor) time.Duration {
-	cfg := s.Config()
-	return cfg.EffectiveInitTimeout()
 }

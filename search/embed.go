@@ -13,16 +13,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // Defaults of EmbeddingsOptions' zero values.
 const (
-	DefaultEmbeddingsWeight   = config.DefaultEmbeddingsWeight // the embeddings' share of a fused score
-	DefaultEmbeddingsTimeout  = 10 * time.Second               // bounds one search's requests
-	DefaultEmbeddingsCooldown = 30 * time.Second               // lexical only for this long after a failure
-	DefaultEmbeddingsBatch    = 128                            // texts per request
+	DefaultEmbeddingsWeight   = 0.5              // the embeddings' share of a fused score; the lexical ranking has the rest
+	DefaultEmbeddingsTimeout  = 10 * time.Second // bounds one search's requests
+	DefaultEmbeddingsCooldown = 30 * time.Second // lexical only for this long after a failure
+	DefaultEmbeddingsBatch    = 128              // texts per request
 )
 
 // Embedder turns texts into vectors, one per text in order, of any length

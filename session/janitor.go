@@ -8,14 +8,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/switchboard-mcp/switchboard/config"
 )
+
+// DefaultTimeout is JanitorOptions.Timeout's default (and the config's
+// "sessions.timeout"): a chat session idle this long is removed. From Logicore.
+const DefaultTimeout = time.Hour
 
 // JanitorOptions configure a Janitor; the zero value is usable.
 type JanitorOptions struct {
 	// Timeout: a session idle (no Append) longer than this is removed. Default
-	// config.DefaultSessionTimeout (1 h); negative never removes any.
+	// [DefaultTimeout] (1 h); negative never removes any.
 	Timeout time.Duration
 	// OnCreate is called after a session is created, with the session as stored.
 	OnCreate func(s *Session)
@@ -47,7 +49,7 @@ func NewJanitor(store Store, opts *JanitorOptions) *Janitor {
 		j.opts = *opts
 	}
 	if j.opts.Timeout == 0 {
-		j.opts.Timeout = config.DefaultSessionTimeout
+		j.opts.Timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	j.stop = cancel

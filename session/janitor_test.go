@@ -10,7 +10,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/llm"
 )
 
@@ -153,8 +152,8 @@ func (a *appendOnStale) Stale(ctx context.Context, before time.Time) ([]string, 
 func TestJanitorDefaults(t *testing.T) {
 	j := NewJanitor(NewMemory(), nil)
 	t.Cleanup(func() { _ = j.Close() })
-	if j.opts.Timeout != config.DefaultSessionTimeout || config.DefaultSessionTimeout != time.Hour {
-		t.Errorf("default timeout %v, want config.DefaultSessionTimeout (1 h)", j.opts.Timeout)
+	if j.opts.Timeout != DefaultTimeout || DefaultTimeout != time.Hour {
+		t.Errorf("default timeout %v, want DefaultTimeout (1 h)", j.opts.Timeout)
 	}
 	off := NewJanitor(NewMemory(), &JanitorOptions{Timeout: -1})
 	if err := off.Close(); err != nil {

@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
-
-	"github.com/switchboard-mcp/switchboard/config"
 )
 
 // view is a derived snapshot (names, routes) of one or more member toolsets. It is
@@ -59,7 +57,7 @@ func anyClosed(chs []<-chan struct{}) bool {
 // hub's (identity is the member and the member's tool name; the prefix is the tool's
 // Server), so local and MCP tools share one rule.
 type UnionSet struct {
-	naming  config.Naming
+	naming  Naming
 	members []Toolset
 	view    view[*unionSnapshot]
 
@@ -85,7 +83,7 @@ type unionRoute struct {
 // tools, a team's shared tools and a pool's MCP servers are just a union handed to the
 // agent (or to the gateway). Close stops the union's change watcher; it does not close
 // the members.
-func Union(naming config.Naming, members ...Toolset) *UnionSet {
+func Union(naming Naming, members ...Toolset) *UnionSet {
 	return &UnionSet{naming: naming, members: members, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -205,7 +203,7 @@ type filterSnapshot struct {
 // Filter keeps the tools whose exposed name matches an allow glob (all, when allow is
 // empty) and no deny glob. Globs use path.Match syntax.
 func Filter(inner Toolset, allow, deny []string) *FilterSet {
-	f := config.ToolFilter{Allow: allow, Deny: deny}
+	f := ToolFilter{Allow: allow, Deny: deny}
 	return FilterFunc(inner, func(t Tool) bool { return f.Allows(t.Name) })
 }
 

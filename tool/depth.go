@@ -1,10 +1,12 @@
 package tool
 
-import (
-	"fmt"
+import "fmt"
 
-	"github.com/switchboard-mcp/switchboard/config"
-)
+// DefaultMaxArgumentDepth bounds how deep a tool call's arguments may nest objects and
+// arrays (the config's "maxArgumentDepth" when unset) before the hub refuses the call
+// instead of sending it: the MCP Go SDK's decoder stops at 1,000 levels and ends the
+// session with it. Switchboard's own; real tools nest a handful of levels.
+const DefaultMaxArgumentDepth = 64
 
 // DepthError is a tool call's arguments nested deeper than the bound: refused before
 // they reach a server. A stdio server built on the MCP Go SDK ends its session on a
@@ -21,12 +23,12 @@ func (e *DepthError) Error() string {
 
 // CheckDepth returns a *DepthError when the JSON value args nests objects and arrays
 // more than max levels deep (an arguments object is level 1, an array in it level 2);
-// max < 1 means [config.DefaultMaxArgumentDepth]. It is one pass over the bytes that
+// max < 1 means [DefaultMaxArgumentDepth]. It is one pass over the bytes that
 // skips the contents of strings, far cheaper than decoding, and it does not validate
 // the JSON: a malformed value is the server's to refuse.
 func CheckDepth(args []byte, max int) error {
 	if max < 1 {
-		max = config.DefaultMaxArgumentDepth
+		max = DefaultMaxArgumentDepth
 	}
 	depth, inString, escaped := 0, false, false
 	for _, b := range args {

@@ -8,8 +8,20 @@ import (
 	"slices"
 	"sort"
 	"strings"
+)
 
-	"github.com/switchboard-mcp/switchboard/config"
+// Naming is the policy for deriving exposed tool names from (server, original name):
+// the hub's catalog and [Union] both follow it. The config's "naming" setting is one
+// (Naming is this type).
+type Naming string
+
+const (
+	// NamingAuto prefixes only names that collide (default).
+	NamingAuto Naming = "auto"
+	// NamingNever never prefixes; a collision is a config error.
+	NamingNever Naming = "never"
+	// NamingAlways prefixes every tool as server__tool.
+	NamingAlways Naming = "always"
 )
 
 // MaxNameLen is the longest exposed tool name. MCP allows 128 characters, but OpenAI and
@@ -137,12 +149,12 @@ type entry struct {
 // with the tool that keeps it (Keep), else with the server of the lowest Rank, and
 // the others' tools are prefixed. The result depends only on the set of inputs
 // (their Keep and Rank included), not their order.
-func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error) {
+func AssignNames(policy Naming, tools []NameInput) (map[Key]string, error) {
 	switch policy {
-	case "", config.NamingAuto, config.NamingNever, config.NamingAlways:
+	case "", NamingAuto, NamingNever, NamingAlways:
 	default:
 		return nil, fmt.Errorf("unknown naming policy %q (want %q, %q or %q)",
-			policy, config.NamingAuto, config.NamingNever, config.NamingAlways)
+			policy, NamingAuto, NamingNever, NamingAlways)
 	}
 
 	// Sort a copy so input order cannot influence anything; a Key given twice is
@@ -180,22 +192,22 @@ func AssignNames(policy config.Naming, tools []NameInput) (map[Key]string, error
 	// never prefixes only the tools of servers with an explicit prefix (the user
 	// asked for it), and refuses when two or more servers without one are left.
 	var first map[string]string
-	if policy == "" || policy == config.NamingAuto {
+	if policy == "" || policy == NamingAuto {
 		first = firstServers(entries, servers)
 	}
 	bare := map[string][]string{} // colliding plain name → servers without a prefix
 	for _, e := range entries {
 		switch {
-		case policy == config.NamingAlways:
+		case policy == NamingAlways:
 			e.name, e.exact = prefixed(e.in)
-		case policy != config.NamingNever && e.in.Keep != "" && e.in.Keep == e.name:
+		case policy != NamingNever && e.in.Keep != "" && e.in.Keep == e.name:
 			// Keeps its plain name: a newcomer that shares it is prefixed.
-		case policy != config.NamingNever && e.in.Keep != "" && keepsPrefixed(e):
+		case policy != NamingNever && e.in.Keep != "" && keepsPrefixed(e):
 			e.name, e.exact = prefixed(e.in)
 		case len(servers[e.name]) < 2:
 		case first[e.name] == e.in.Server:
 			// The first server in the config keeps a name no one has kept.
-		case policy != config.NamingNever || (e.in.Explicit && e.in.Prefix != ""):
+		case policy != NamingNever || (e.in.Explicit && e.in.Prefix != ""):
 			e.name, e.exact = prefixed(e.in)
 		default:
 			bare[e.name] = append(bare[e.name], e.in.Server)
@@ -306,7 +318,7 @@ func (e *CollisionError) Error() string {
 		on = "all but one of them"
 	}
 	return fmt.Sprintf("naming %q: %s; set %q on %s, allow/deny the tools, or use naming %q",
-		config.NamingNever, strings.Join(parts, "; "), "prefix", on, config.NamingAuto)
+		NamingNever, strings.Join(parts, "; "), "prefix", on, NamingAuto)
 }
 
 // collisions groups the colliding names by the servers that expose them; nil when

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/switchboard-mcp/switchboard/config"
 )
 
 // FuzzAssignNames: whatever names servers send (any bytes, any length, any
@@ -50,11 +48,11 @@ func FuzzAssignNames(f *testing.F) {
 			keys[in.Key] = true
 			tools = append(tools, in)
 		}
-		for _, policy := range []config.Naming{config.NamingAuto, config.NamingAlways, config.NamingNever} {
+		for _, policy := range []Naming{NamingAuto, NamingAlways, NamingNever} {
 			got, err := AssignNames(policy, tools)
 			if err != nil {
 				var ce *CollisionError
-				if policy != config.NamingNever || !errors.As(err, &ce) || len(ce.Groups) == 0 {
+				if policy != NamingNever || !errors.As(err, &ce) || len(ce.Groups) == 0 {
 					t.Fatalf("%s: %v", policy, err)
 				}
 				involved := 0
@@ -93,11 +91,11 @@ func FuzzAssignNames(f *testing.F) {
 				pre, _ := prefixed(in)
 				var may bool // the policy may give the tool its Keep
 				switch policy {
-				case config.NamingAuto:
+				case NamingAuto:
 					may = in.Keep == plain || in.Keep == pre
-				case config.NamingAlways:
+				case NamingAlways:
 					may = in.Keep == pre
-				case config.NamingNever:
+				case NamingNever:
 					continue // who gets a prefix follows the collisions alone
 				}
 				if may && got[in.Key] != in.Keep {

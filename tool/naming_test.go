@@ -7,8 +7,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/switchboard-mcp/switchboard/config"
 )
 
 func TestNamePattern(t *testing.T) {
@@ -114,14 +112,14 @@ func TestAssignNames(t *testing.T) {
 	srvB := strings.Repeat("s", 70) + "B"
 	tests := []struct {
 		name    string
-		policy  config.Naming
+		policy  Naming
 		tools   []NameInput
 		want    map[Key]string
 		wantErr []string // substrings of the error; nil means no error
 	}{
 		{
 			name:   "auto no collision",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("github", "search"), in("fs", "read.file"), in("local", "echo")},
 			want: map[Key]string{
 				{"github", "search"}: "search", {"fs", "read.file"}: "read_file", {"local", "echo"}: "echo",
@@ -138,13 +136,13 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "auto collision created by sanitizing across servers",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("a", "x.y"), in("b", "x_y")},
 			want:   map[Key]string{{"a", "x.y"}: "a__x_y", {"b", "x_y"}: "b__x_y"},
 		},
 		{
 			name:   "always prefixes everything",
-			policy: config.NamingAlways,
+			policy: NamingAlways,
 			tools:  []NameInput{in("github", "search"), in("gitlab", "search"), in("local", "echo")},
 			want: map[Key]string{
 				{"github", "search"}: "github__search", {"gitlab", "search"}: "gitlab__search", {"local", "echo"}: "local__echo",
@@ -152,13 +150,13 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "never without collision",
-			policy: config.NamingNever,
+			policy: NamingNever,
 			tools:  []NameInput{in("github", "search"), in("gitlab", "mrs")},
 			want:   map[Key]string{{"github", "search"}: "search", {"gitlab", "mrs"}: "mrs"},
 		},
 		{
 			name:   "never with collisions reports all in one line, grouped by servers",
-			policy: config.NamingNever,
+			policy: NamingNever,
 			tools: []NameInput{in("gitlab", "search"), in("github", "search"), in("a", "zz"), in("b", "zz"), in("c", "zz"),
 				in("gitlab", "list"), in("github", "list"), in("github", "only")},
 			wantErr: []string{
@@ -168,25 +166,25 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:    "never lists five tools of a group, then …",
-			policy:  config.NamingNever,
+			policy:  NamingNever,
 			tools:   []NameInput{in("a", "t1"), in("b", "t1"), in("a", "t2"), in("b", "t2"), in("a", "t3"), in("b", "t3"), in("a", "t4"), in("b", "t4"), in("a", "t5"), in("b", "t5"), in("a", "t6"), in("b", "t6")},
 			wantErr: []string{`naming "never": 6 tools collide between "a" and "b" (t1, t2, t3, t4, t5, …); set "prefix" on one of them,`},
 		},
 		{
 			name:   "never applies an explicit prefix to resolve a collision",
-			policy: config.NamingNever,
+			policy: NamingNever,
 			tools:  []NameInput{explicit(inP("clock2", "c2", "now")), in("clock", "now"), explicit(inP("clock2", "c2", "mine"))},
 			want:   map[Key]string{{"clock2", "now"}: "c2__now", {"clock", "now"}: "now", {"clock2", "mine"}: "mine"},
 		},
 		{
 			name:    "never: a prefix on one of three servers leaves two colliding",
-			policy:  config.NamingNever,
+			policy:  NamingNever,
 			tools:   []NameInput{explicit(inP("a", "pa", "x")), in("b", "x"), inP("c", "pc", "x")},
 			wantErr: []string{`naming "never": 1 tool collides between "b" and "c" (x); set "prefix" on one of them`},
 		},
 		{
 			name:   "auto prefixes every colliding tool, explicit prefix or not",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{explicit(inP("clock2", "c2", "now")), in("clock", "now")},
 			want:   map[Key]string{{"clock2", "now"}: "c2__now", {"clock", "now"}: "clock__now"},
 		},
@@ -198,7 +196,7 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "per-server prefix override",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{inP("github-enterprise", "ghe", "search"), in("gitlab", "search"), inP("github-enterprise", "ghe", "other")},
 			want: map[Key]string{
 				{"github-enterprise", "search"}: "ghe__search", {"gitlab", "search"}: "gitlab__search",
@@ -207,25 +205,25 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "prefix is sanitized",
-			policy: config.NamingAlways,
+			policy: NamingAlways,
 			tools:  []NameInput{inP("x", "my.prefix", "t"), in("my server", "t")},
 			want:   map[Key]string{{"x", "t"}: "my_prefix__t", {"my server", "t"}: "my_server__t"},
 		},
 		{
 			name:   "a.b vs a_b in one server: exact name wins",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("s", "a.b"), in("s", "a_b")},
 			want:   map[Key]string{{"s", "a_b"}: "a_b", {"s", "a.b"}: "a_b_" + hash8("s\x00a.b")},
 		},
 		{
 			name:   "a.b vs a/b in one server: first by original name wins",
-			policy: config.NamingNever,
+			policy: NamingNever,
 			tools:  []NameInput{in("s", "a/b"), in("s", "a.b")},
 			want:   map[Key]string{{"s", "a.b"}: "a_b", {"s", "a/b"}: "a_b_" + hash8("s\x00a/b")},
 		},
 		{
 			name:   "sanitize collision in one server plus cross-server collision",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("x", "a.b"), in("x", "a_b"), in("y", "a_b")},
 			want: map[Key]string{
 				{"x", "a_b"}: "x__a_b", {"x", "a.b"}: "x__a_b_" + hash8("x\x00a.b"), {"y", "a_b"}: "y__a_b",
@@ -233,7 +231,7 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "hash-suffixed name already taken by a real tool",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("s", "a.b"), in("s", "a_b"), in("s", "a_b_"+hash8("s\x00a.b"))},
 			want: map[Key]string{
 				{"s", "a_b"}: "a_b", {"s", "a_b_" + hash8("s\x00a.b")}: "a_b_" + hash8("s\x00a.b"),
@@ -242,25 +240,25 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "duplicate prefixes",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{inP("one", "p", "t"), inP("two", "p", "t")},
 			want:   map[Key]string{{"one", "t"}: "p__t", {"two", "t"}: "p__t_" + hash8("two\x00t")},
 		},
 		{
 			name:   "prefixed name equal to another tool's plain name",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("a", "b"), in("c", "b"), in("z", "a__b")},
 			want:   map[Key]string{{"a", "b"}: "a__b", {"c", "b"}: "c__b", {"z", "a__b"}: "a__b_" + hash8("z\x00a__b")},
 		},
 		{
 			name:   "prefix containing __ makes the same name as another server",
-			policy: config.NamingAlways,
+			policy: NamingAlways,
 			tools:  []NameInput{inP("x", "a__b", "c"), inP("y", "a", "b__c")},
 			want:   map[Key]string{{"x", "c"}: "a__b__c", {"y", "b__c"}: "a__b__c_" + hash8("y\x00b__c")},
 		},
 		{
 			name:   "128-char names sharing a 70-char prefix, two servers",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("github", long), in("gitlab", long), in("github", long2)},
 			want: map[Key]string{
 				{"github", long}:  "github__" + strings.Repeat("t", 47) + "_" + hash8("github\x00"+long),
@@ -270,7 +268,7 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "long server names sharing a 70-char prefix keep distinct readable prefixes",
-			policy: config.NamingAlways,
+			policy: NamingAlways,
 			tools:  []NameInput{in(srvA, long), in(srvB, long)},
 			want: map[Key]string{
 				{srvA, long}: strings.Repeat("s", 23) + "_" + hash8(srvA) + "__" + strings.Repeat("t", 21) + "_" + hash8(srvA+"\x00"+long),
@@ -279,18 +277,18 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "same key twice is named once",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{in("s", "t"), in("s", "t")},
 			want:   map[Key]string{{"s", "t"}: "t"},
 		},
 		{
 			name:   "empty input",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			want:   map[Key]string{},
 		},
 		{
 			name:   "auto: a running tool keeps its plain name, the newcomer takes the prefix",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{kept(in("memory", "create_entities"), "create_entities"), in("kg", "create_entities"), in("kg", "other")},
 			want: map[Key]string{
 				{"memory", "create_entities"}: "create_entities", {"kg", "create_entities"}: "kg__create_entities", {"kg", "other"}: "other",
@@ -298,25 +296,25 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "auto: a prefixed name is kept after its collision went",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{kept(in("a", "x"), "a__x"), kept(in("a", "y"), "y")},
 			want:   map[Key]string{{"a", "x"}: "a__x", {"a", "y"}: "y"},
 		},
 		{
 			name:   "auto: two newcomers sharing a kept name are both prefixed",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{kept(in("a", "x"), "x"), in("b", "x"), in("c", "x")},
 			want:   map[Key]string{{"a", "x"}: "x", {"b", "x"}: "b__x", {"c", "x"}: "c__x"},
 		},
 		{
 			name:   "auto: a Keep the policy would not give is not kept",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{kept(in("a", "x"), "something_else"), in("b", "x")},
 			want:   map[Key]string{{"a", "x"}: "a__x", {"b", "x"}: "b__x"},
 		},
 		{
 			name:   "auto: a kept name wins over a newcomer's exact one",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{kept(in("a", "x"), "a__x"), in("c", "x"), in("q", "a__x")},
 			want: map[Key]string{
 				{"a", "x"}: "a__x", {"c", "x"}: "c__x", {"q", "a__x"}: "a__x_" + hash8("q\x00a__x"),
@@ -324,7 +322,7 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "auto: the first server in the config keeps a shared name, whatever the input order",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{ranked(in("kg", "create_entities"), 2), ranked(in("memory", "create_entities"), 1), ranked(in("z", "create_entities"), 3), ranked(in("z", "y"), 3)},
 			want: map[Key]string{
 				{"memory", "create_entities"}: "create_entities", {"kg", "create_entities"}: "kg__create_entities",
@@ -333,25 +331,25 @@ func TestAssignNames(t *testing.T) {
 		},
 		{
 			name:   "auto: a kept name wins over the first server's rank",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{ranked(kept(in("kg", "x"), "x"), 2), ranked(in("memory", "x"), 1)},
 			want:   map[Key]string{{"kg", "x"}: "x", {"memory", "x"}: "memory__x"},
 		},
 		{
 			name:   "auto: equal ranks (or none) leave no server first: every sharer is prefixed",
-			policy: config.NamingAuto,
+			policy: NamingAuto,
 			tools:  []NameInput{ranked(in("a", "x"), 1), ranked(in("b", "x"), 1), in("c", "y"), in("d", "y")},
 			want:   map[Key]string{{"a", "x"}: "a__x", {"b", "x"}: "b__x", {"c", "y"}: "c__y", {"d", "y"}: "d__y"},
 		},
 		{
 			name:   "never: ranks change nothing",
-			policy: config.NamingNever,
+			policy: NamingNever,
 			tools:  []NameInput{ranked(in("a", "x"), 1), ranked(explicit(inP("b", "bp", "x")), 2)},
 			want:   map[Key]string{{"a", "x"}: "x", {"b", "x"}: "bp__x"},
 		},
 		{
 			name:   "always: a kept plain name gives way to the policy",
-			policy: config.NamingAlways,
+			policy: NamingAlways,
 			tools:  []NameInput{kept(in("a", "x"), "x")},
 			want:   map[Key]string{{"a", "x"}: "a__x"},
 		},
@@ -364,7 +362,7 @@ func TestAssignNames(t *testing.T) {
 					t.Fatalf("want error, got names %v", got)
 				}
 				var ce *CollisionError
-				if tc.policy == config.NamingNever && !errors.As(err, &ce) {
+				if tc.policy == NamingNever && !errors.As(err, &ce) {
 					t.Errorf("error %T is not a *CollisionError", err)
 				}
 				if strings.Contains(err.Error(), "\n") {
@@ -424,10 +422,10 @@ func TestAssignNamesProperties(t *testing.T) {
 	for _, t := range tools {
 		keys[t.Key] = true
 	}
-	for _, policy := range []config.Naming{config.NamingAuto, config.NamingAlways, config.NamingNever} {
+	for _, policy := range []Naming{NamingAuto, NamingAlways, NamingNever} {
 		t.Run(string(policy), func(t *testing.T) {
 			got, err := AssignNames(policy, tools)
-			if policy == config.NamingNever {
+			if policy == NamingNever {
 				if err == nil {
 					t.Fatal("expected collisions under never with this input")
 				}
@@ -477,7 +475,7 @@ func TestCollisionInvolves(t *testing.T) {
 		in("a", "my.tool", ""), in("b", "my_tool", ""),
 		in("a", "only_a", ""),
 	}
-	_, err := AssignNames(config.NamingNever, inputs)
+	_, err := AssignNames(NamingNever, inputs)
 	ce, ok := err.(*CollisionError)
 	if !ok {
 		t.Fatalf("AssignNames: %v, want a *CollisionError", err)

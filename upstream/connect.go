@@ -16,7 +16,7 @@ import (
 // connect makes one connection attempt, bounded by the init timeout, and lists the
 // server's tools. On success the supervisor is Ready.
 func (s *Supervisor) connect() (*conn, error) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.EffectiveInitTimeout())
+	ctx, cancel := context.WithTimeout(s.ctx, s.InitTimeout())
 	defer cancel()
 	c := newConn(s.ctx)
 	transport, err := s.transport(c)
@@ -72,7 +72,7 @@ func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error
 		return permanent(refused)
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) && s.ctx.Err() == nil {
-		return fmt.Errorf("no answer to initialize within %s", s.cfg.EffectiveInitTimeout())
+		return fmt.Errorf("no answer to initialize within %s", s.InitTimeout())
 	}
 	if c.proc != nil {
 		select {

@@ -1,7 +1,7 @@
 // Package upstream keeps one MCP server connected: a [Supervisor] owns a server's
 // connection from the first attempt to the last goodbye.
 //
-//	sup := upstream.New(cfg.Servers[0], nil) // nil options: the defaults of config/defaults.go
+//	sup := upstream.New(cfg.Servers[0], nil) // nil options: the defaults of defaults.go
 //	sup.Start()                               // connects in the background
 //	<-sup.Settled()                           // ready, failed, or disabled
 //	res, err := sup.Call(ctx, "echo", json.RawMessage(`{"text":"hi"}`))

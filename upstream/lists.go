@@ -80,7 +80,7 @@ func (s *Supervisor) ready(c *conn, l lists) {
 }
 
 func (s *Supervisor) relist(c *conn, bits uint32) {
-	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.EffectiveInitTimeout())
+	ctx, cancel := context.WithTimeout(s.ctx, s.InitTimeout())
 	defer cancel()
 	s.mu.Lock()
 	prev := s.lists

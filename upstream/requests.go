@@ -39,7 +39,7 @@ func (s *Supervisor) clientCapabilities() *mcp.ClientCapabilities {
 // A JSON-RPC error from the server comes back as a *jsonrpc.Error with its code;
 // other errors are redacted.
 func (s *Supervisor) Do(ctx context.Context, fn func(context.Context, *mcp.ClientSession) error) error {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.EffectiveToolTimeout())
+	ctx, cancel := context.WithTimeout(ctx, s.ToolTimeout())
 	defer cancel()
 	defer s.inflight.begin(ctx)()
 	c, err := s.waitReady(ctx)

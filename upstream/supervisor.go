@@ -26,31 +26,31 @@ import (
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// Options tune a Supervisor. The zero value (or nil) gives the defaults, which the
-// config package declares (config.Default…) with where each comes from.
+// Options tune a Supervisor. The zero value (or nil) gives the defaults, declared in
+// defaults.go with where each comes from.
 type Options struct {
 	Logger *slog.Logger // nil discards the logs
 	// ClientInfo is sent to the server as the client implementation.
 	ClientInfo *mcp.Implementation
-	// Attempts before a server is marked failed (default [config.DefaultAttempts]).
+	// Attempts before a server is marked failed (default [DefaultAttempts]).
 	Attempts int
 	// BackoffBase and BackoffMax bound the exponential backoff between attempts
-	// (defaults [config.DefaultBackoffBase] and [config.DefaultBackoffMax]); each
+	// (defaults [DefaultBackoffBase] and [DefaultBackoffMax]); each
 	// delay gets ±20% jitter.
 	BackoffBase, BackoffMax time.Duration
 	// Heartbeat is the health-check interval when the server config has none
-	// (default [config.DefaultHeartbeat]); negative disables heartbeats.
+	// (default [DefaultHeartbeat]); negative disables heartbeats.
 	Heartbeat time.Duration
 	// HeartbeatMisses is how many probes in a row may fail before reconnecting
-	// (default [config.DefaultHeartbeatMisses]).
+	// (default [DefaultHeartbeatMisses]).
 	HeartbeatMisses int
 	// RetryFailed is how often a failed server is tried again (default
-	// [config.DefaultRetryFailed]); negative disables.
+	// [DefaultRetryFailed]); negative disables.
 	RetryFailed time.Duration
-	// StopGrace bounds each step of a stdio shutdown (default [config.DefaultStopGrace]).
+	// StopGrace bounds each step of a stdio shutdown (default [DefaultStopGrace]).
 	StopGrace time.Duration
 	// ListChangedDebounce coalesces bursts of tools/list_changed (default
-	// [config.DefaultListChangedDebounce]).
+	// [DefaultListChangedDebounce]).
 	ListChangedDebounce time.Duration
 	// ProtocolVersion is the MCP version asked for at connect (default
 	// [DefaultProtocolVersion]). "latest" asks for the SDK's newest.
@@ -83,14 +83,14 @@ func (o *Options) withDefaults() Options {
 	if r.ClientInfo == nil {
 		r.ClientInfo = &mcp.Implementation{Name: "switchboard", Version: "0.1.0"}
 	}
-	setDefault(&r.Attempts, config.DefaultAttempts)
-	setDefault(&r.HeartbeatMisses, config.DefaultHeartbeatMisses)
-	setDefault(&r.BackoffBase, config.DefaultBackoffBase)
-	setDefault(&r.BackoffMax, config.DefaultBackoffMax)
-	setDefault(&r.Heartbeat, config.DefaultHeartbeat)
-	setDefault(&r.RetryFailed, config.DefaultRetryFailed)
-	setDefault(&r.StopGrace, config.DefaultStopGrace)
-	setDefault(&r.ListChangedDebounce, config.DefaultListChangedDebounce)
+	setDefault(&r.Attempts, DefaultAttempts)
+	setDefault(&r.HeartbeatMisses, DefaultHeartbeatMisses)
+	setDefault(&r.BackoffBase, DefaultBackoffBase)
+	setDefault(&r.BackoffMax, DefaultBackoffMax)
+	setDefault(&r.Heartbeat, DefaultHeartbeat)
+	setDefault(&r.RetryFailed, DefaultRetryFailed)
+	setDefault(&r.StopGrace, DefaultStopGrace)
+	setDefault(&r.ListChangedDebounce, DefaultListChangedDebounce)
 	switch r.ProtocolVersion {
 	case "":
 		r.ProtocolVersion = DefaultProtocolVersion
@@ -105,10 +105,6 @@ func setDefault[T int | time.Duration](v *T, d T) {
 		*v = d
 	}
 }
-
-// DefaultProtocolVersion is the protocol version upstream connections ask for:
-// [config.DefaultProtocolVersion], which says why.
-const DefaultProtocolVersion = config.DefaultProtocolVersion
 
 // Supervisor owns one connection to one MCP server and keeps it healthy: it connects
 // with retries, watches the process and the transport, sends heartbeats, reconnects,
@@ -416,7 +412,7 @@ func (s *Supervisor) sleep(d time.Duration) bool {
 // server that is connecting or reconnecting. A call is sent again after a reconnect
 // only when it provably never reached the server.
 func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.EffectiveToolTimeout())
+	ctx, cancel := context.WithTimeout(ctx, s.ToolTimeout())
 	defer cancel()
 	var arguments any
 	if len(args) > 0 {
@@ -469,7 +465,7 @@ func (s *Supervisor) lostError(c *conn, what string) error {
 func (s *Supervisor) callError(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return fmt.Errorf("timed out after %s", s.cfg.EffectiveToolTimeout())
+		return fmt.Errorf("timed out after %s", s.ToolTimeout())
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}

@@ -14,6 +14,16 @@ import (
 	"github.com/switchboard-mcp/switchboard/gateway"
 )
 
+// Defaults of serve's --addr and --shutdown-grace. Switchboard's own.
+const (
+	// defaultServeAddr is loopback only, so that nothing is exposed beyond the
+	// machine without a token.
+	defaultServeAddr = "127.0.0.1:7300"
+	// defaultShutdownGrace: how long requests and turns under way may finish after
+	// SIGINT or SIGTERM before they are cancelled.
+	defaultShutdownGrace = 10 * time.Second
+)
+
 func (a *app) serveCommand() *cobra.Command {
 	var (
 		addr, token, cors string
@@ -27,7 +37,7 @@ func (a *app) serveCommand() *cobra.Command {
 		Annotations: map[string]string{logLevelKey: "info"},
 		Short:       "Serve the HTTP API: servers, tools, search, chat sessions and the MCP gateway",
 		Long: `Serve starts every configured server and answers HTTP on --addr (loopback
-` + config.DefaultServeAddr + ` by default):
+` + defaultServeAddr + ` by default):
 
   GET  /health, /healthz, /readyz          health, liveness, readiness
   GET  /v1/servers[/{name}]                 each server's state, tools, restarts, stderr
@@ -84,12 +94,12 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", config.DefaultServeAddr, "listen on this address (--listen works too, as for mcp)")
+	f.StringVar(&addr, "addr", defaultServeAddr, "listen on this address (--listen works too, as for mcp)")
 	f.SetNormalizeFunc(alias("listen", "addr"))
 	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz and the dashboard's files"+tokenHelp)
 	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
-	f.DurationVar(&grace, "shutdown-grace", config.DefaultShutdownGrace, "on SIGINT or SIGTERM, let requests under way finish this long before cancelling them")
+	f.DurationVar(&grace, "shutdown-grace", defaultShutdownGrace, "on SIGINT or SIGTERM, let requests under way finish this long before cancelling them")
 	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
 	flags.addModel(cmd)
 	flags.addStore(cmd, true)
@@ -110,7 +120,7 @@ func checkAddr(flag, addr string) error {
 		_, err = net.LookupPort("tcp", port)
 	}
 	if err != nil {
-		return usageError("%s %s: %v (want host:port, e.g. %s)", flag, addr, err, config.DefaultServeAddr)
+		return usageError("%s %s: %v (want host:port, e.g. %s)", flag, addr, err, defaultServeAddr)
 	}
 	return nil
 }
