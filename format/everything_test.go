@@ -40,7 +40,7 @@ func everything(t *testing.T) *mcp.ClientSession {
 		}
 		t.Skipf("node not found (%v): the reference server needs it", err)
 	}
-	// No roots capability: server-everything waits for roots otherwise (DESIGN.md).
+	// No roots capability: server-everything waits for roots otherwise (docs/architecture.md, "Pitfalls already found").
 	client := mcp.NewClient(&mcp.Implementation{Name: "format-test", Version: "0"},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

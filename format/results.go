@@ -53,7 +53,7 @@ type NormalizeOptions struct {
 // (source.media_type: image/jpeg, image/png, image/gif, image/webp).
 var anthropicImageTypes = []string{"image/jpeg", "image/png", "image/gif", "image/webp"}
 
-// Normalize turns a result into parts, following DESIGN.md ("Result"): text blocks
+// Normalize turns a result into parts, following docs/architecture.md ("Core contracts"): text blocks
 // joined by newlines; an image as an image part when opts.Images allows it, otherwise
 // "[Image: mime]"; "[Audio: mime]"; an embedded resource as "[Resource: uri]" followed
 // by its text, or by "(binary, N bytes, mime)" for a blob; "[Resource link: uri]"; and

@@ -95,7 +95,7 @@ func TestResultMessageMCPAndErrors(t *testing.T) {
 }
 
 // TestNormalizeMatchesToolText: without images and blobs, Normalize is tool.Text (one
-// normaliser, as DESIGN.md says).
+// normaliser, as docs/architecture.md says).
 func TestNormalizeMatchesToolText(t *testing.T) {
 	res := &tool.Result{Content: []mcp.Content{
 		&mcp.TextContent{Text: "a"}, &mcp.ImageContent{MIMEType: "image/png", Data: png},

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Text turns a result into model-ready text (DESIGN.md, "Result"): every block as
+// Text turns a result into model-ready text (docs/architecture.md, "Core contracts"): every block as
 // [BlockText] renders it, joined by newlines, and the structured content as JSON when
 // no block carried text. It is the one normaliser; the format package uses the same
 // pieces and only passes images through where a provider takes them.

@@ -34,7 +34,7 @@ type process struct {
 }
 
 // startProcess starts cfg's command with the environment policy, working directory and
-// process group of DESIGN.md. Lines on stderr, masked by red, go to log and to tail.
+// process group of docs/architecture.md ("Connection lifecycle"). Lines on stderr, masked by red, go to log and to tail.
 func startProcess(cfg *config.Server, log *slog.Logger, tail *ring, red *redact.Redactor) (*process, error) {
 	path, err := exec.LookPath(cfg.Command)
 	if err != nil {
@@ -143,7 +143,7 @@ func (p *process) exitDescription() string {
 	return "exited with status 0"
 }
 
-// stop shuts the child down as DESIGN.md and the MCP spec's stdio shutdown describe:
+// stop shuts the child down as docs/architecture.md and the MCP spec's stdio shutdown describe:
 // "the client SHOULD initiate shutdown by first closing the input stream to the child
 // process, waiting for the server to exit, or sending SIGTERM if the server does not
 // exit within a reasonable time, and SIGKILL if the server does not exit within a

@@ -6,7 +6,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
-// State is where a server is in its lifecycle (DESIGN.md, "Connection lifecycle").
+// State is where a server is in its lifecycle (docs/architecture.md, "Connection lifecycle").
 type State string
 
 const (

@@ -73,7 +73,7 @@ func Open(path string) (*Store, error) {
 		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
 		"journal_mode(WAL)",
 		// In WAL mode, NORMAL syncs at checkpoints only: commits survive a process
-		// crash, not a power loss (DESIGN.md).
+		// crash, not a power loss (docs/architecture.md, "Pitfalls already found").
 		"synchronous(NORMAL)",
 	}}
 	writerQ := url.Values{"_txlock": {"immediate"}}
