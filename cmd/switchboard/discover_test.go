@@ -203,7 +203,7 @@ func scriptCommand(t *testing.T) string {
 // TestHelpConfigPlaces: --help and the --config flag's help name every place a config
 // is looked for, in discovery's order, from the list discovery follows
 // (config.SearchPlaces): they named ./mcp.json only, and "the Claude Desktop and
-// Cursor user configs" without saying where. The README and docs/config.md list the
+// Cursor user configs" without saying where. docs/cli.md and docs/config.md list the
 // same places.
 func TestHelpConfigPlaces(t *testing.T) {
 	t.Parallel()
@@ -240,7 +240,7 @@ func TestHelpConfigPlaces(t *testing.T) {
 	}
 
 	root := testenv.ModuleRoot(t)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	cli, err := os.ReadFile(filepath.Join(root, "docs", "cli.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,8 +255,8 @@ func TestHelpConfigPlaces(t *testing.T) {
 				t.Errorf("docs/config.md does not list %s (%s)", want, goos)
 			}
 			if c.From == "project" || c.Host == "Cursor" {
-				if !strings.Contains(string(readme), want) {
-					t.Errorf("README.md does not list %s", want)
+				if !strings.Contains(string(cli), want) {
+					t.Errorf("docs/cli.md does not list %s", want)
 				}
 			}
 		}
