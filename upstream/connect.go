@@ -100,7 +100,7 @@ func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 		c.proc = p
 		c.writes = &countingWriter{w: p.stdin}
 		// MaxLineLength -1: a tool result may be far larger than the SDK's 16 MiB cap.
-		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log, c), Writer: c.writes, MaxLineLength: -1}, nil
+		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.junk, c), Writer: c.writes, MaxLineLength: -1}, nil
 	case config.HTTP, config.SSE:
 		// config checks the scheme too; a Server built in code may skip config.
 		u, err := url.Parse(s.cfg.URL)

@@ -2,10 +2,8 @@ package upstream
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -178,66 +176,6 @@ func (p *process) waitExit(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// jsonLines filters a server's stdout down to the lines that can be JSON-RPC messages.
-// Real servers print banners and debug lines on stdout; the SDK's reader stops at the
-// first line that is not JSON, so those lines are logged and dropped here.
-// Each line is also counted by notes when it is an ordered notification (see
-// order.go).
-type jsonLines struct {
-	r       *bufio.Reader
-	c       io.Closer
-	pending []byte
-	log     *slog.Logger
-	notes   *conn
-}
-
-func newJSONLines(rc io.ReadCloser, log *slog.Logger, notes *conn) *jsonLines {
-	// A small buffer: long lines are gathered across ErrBufferFull anyway, and the
-	// buffer is per server.
-	return &jsonLines{r: bufio.NewReaderSize(rc, 4<<10), c: rc, log: log, notes: notes}
-}
-
-func (j *jsonLines) Read(p []byte) (int, error) {
-	for len(j.pending) == 0 {
-		line, err := j.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A long message: collect the rest of the line.
-			full := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = j.r.ReadSlice('\n')
-				full = append(full, line...)
-			}
-			line = full
-		}
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			if trimmed[0] == '{' || trimmed[0] == '[' {
-				j.pending = line
-				j.notes.noteRead(trimmed)
-			} else {
-				j.log.Warn("stdout: dropped a line that is not JSON-RPC", "line", truncate(string(trimmed), 200))
-			}
-		}
-		if err != nil {
-			if len(j.pending) > 0 {
-				break
-			}
-			return 0, err
-		}
-	}
-	n := copy(p, j.pending)
-	j.pending = j.pending[n:]
-	return n, nil
-}
-
-func (j *jsonLines) Close() error { return j.c.Close() }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // ring keeps the last lines of a server's stderr for status.

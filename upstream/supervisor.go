@@ -112,6 +112,7 @@ type Supervisor struct {
 	opts Options
 	log  *slog.Logger
 	tail *ring
+	junk *junkLog // stdout lines dropped, across connections
 
 	mu       sync.Mutex
 	state    State
@@ -141,11 +142,13 @@ type Supervisor struct {
 func New(cfg config.Server, opts *Options) *Supervisor {
 	o := opts.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
+	log := o.Logger.With(logging.KeyServer, cfg.Name)
 	s := &Supervisor{
 		cfg:     cfg,
 		opts:    o,
-		log:     o.Logger.With(logging.KeyServer, cfg.Name),
+		log:     log,
 		tail:    newRing(100),
+		junk:    newJunkLog(log, junkBurst, junkInterval),
 		state:   Connecting,
 		since:   time.Now(),
 		ctx:     ctx,
@@ -203,6 +206,7 @@ func (s *Supervisor) Close() error {
 	if started {
 		<-s.done
 	}
+	s.junk.close()
 	if s.httpBase != nil {
 		s.httpBase.CloseIdleConnections()
 	}
