@@ -77,9 +77,10 @@ func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error
 	if c.proc != nil {
 		select {
 		case <-c.proc.exited:
+			// c.close has read the process's stderr to its end.
 			msg := "process " + c.proc.exitDescription() + " during start-up"
-			if tail := s.tail.snapshot(); len(tail) > 0 {
-				msg += ": " + tail[len(tail)-1]
+			if why := c.proc.failure(); why != "" {
+				msg += ": " + why
 			}
 			return errors.New(msg)
 		default:

@@ -27,7 +27,10 @@ type process struct {
 	exited     chan struct{} // closed when the child has been reaped
 	waitErr    error         // set before exited is closed
 	stderrDone chan struct{} // closed when the stderr reader returns
-	log        *slog.Logger
+	// recent are this process's last lines of stderr (tail has those of every
+	// attempt), for the reason it failed.
+	recent *ring
+	log    *slog.Logger
 }
 
 // startProcess starts cfg's command with the environment policy, working directory and
@@ -90,11 +93,22 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 		stderr:     errR,
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
+		recent:     newRing(recentLines),
 		log:        log,
 	}
 	go p.wait()
 	go p.readStderr(tail)
 	return p, nil
+}
+
+// recentLines of a process's stderr are kept for the reason it failed: enough for a
+// Node.js or Python error with its stack.
+const recentLines = 40
+
+// failure is the line of the process's stderr that says why it failed (see
+// failureLine), "" when it wrote none. Complete once stderrDone is closed.
+func (p *process) failure() string {
+	return truncate(failureLine(p.recent.snapshot()), 300)
 }
 
 func closeAll(files ...*os.File) {
@@ -115,6 +129,7 @@ func (p *process) readStderr(tail *ring) {
 	for sc.Scan() {
 		line := logging.Redact(sc.Text())
 		tail.add(line)
+		p.recent.add(line)
 		p.log.Info("stderr", "line", line)
 	}
 }

@@ -190,6 +190,24 @@ func TestCrashAtStartFailsWithStderr(t *testing.T) {
 	}
 }
 
+// TestNodeCrashAtStartReason: a Node.js server that crashes at start-up fails with
+// Node's error as the reason, not with the version banner Node prints last
+// ("process exited with status 1 during start-up: Node.js v20.20.2", before).
+func TestNodeCrashAtStartReason(t *testing.T) {
+	node := testenv.Node(t)
+	script := filepath.Join(t.TempDir(), "server.js")
+	if err := os.WriteFile(script, []byte("require('no-such-module-xyz');\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Server{Name: "nodey", Transport: config.Stdio, Command: node, Args: []string{script}, InheritEnv: true, InitTimeout: 10 * time.Second}
+	s := start(t, cfg, testserver.Fast())
+	st := s.Status()
+	want := "process exited with status 1 during start-up: Error: Cannot find module 'no-such-module-xyz'"
+	if st.State != upstream.Failed || st.LastError != want {
+		t.Errorf("status = %s %q, want failed %q\nstderr:\n%s", st.State, st.LastError, want, strings.Join(st.Stderr, "\n"))
+	}
+}
+
 func TestCommandNotFound(t *testing.T) {
 	cfg := config.Server{Name: "ghost", Transport: config.Stdio, Command: "no-such-command-xyz", InheritEnv: true}
 	s := start(t, cfg, testserver.Fast())
