@@ -273,6 +273,27 @@ func TestTwentyMegabyteResult(t *testing.T) {
 	}
 }
 
+// TestRequestTooLargeForTheServer: a request larger than a stdio server reads (the
+// SDK's 16 MiB a line) ends in an error that says the server closed the connection
+// on it, with the reason it gave as it exited; it was "write |1: broken pipe".
+func TestRequestTooLargeForTheServer(t *testing.T) {
+	cfg := testserver.Stdio(t, "small")
+	cfg.ToolTimeout = time.Minute
+	s := start(t, cfg, testserver.Fast())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	args, _ := json.Marshal(map[string]any{"text": strings.Repeat("x", 17<<20)})
+	_, err := s.Call(ctx, "echo", args)
+	if err == nil || !strings.HasPrefix(err.Error(), "the server closed the connection on a 17.0 MB request (process exited with status ") ||
+		!strings.Contains(err.Error(), "exceeded the configured maximum line length") || strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("err = %v", err)
+	}
+	// The server comes back for the next call.
+	if got := mustText(t, s, "echo", map[string]any{"text": "small"}); got != "small" {
+		t.Fatalf("echo after = %q", got)
+	}
+}
+
 // transportCase is the test server on one transport.
 type transportCase struct {
 	name   string
