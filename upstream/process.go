@@ -35,19 +35,24 @@ type process struct {
 
 // startProcess starts cfg's command with the environment policy, working directory and
 // process group of DESIGN.md. Lines on stderr go to log and to tail.
+//
+// A relative cwd or command path is taken from the config's project directory, where
+// a server without a cwd runs (config.Server.WorkDir); the errors name the path that
+// was not found and that directory.
 func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, error) {
-	path, err := exec.LookPath(cfg.Command)
+	// A missing directory or program, or one that is not executable: the same at
+	// every attempt.
+	if err := cfg.CheckDir(); err != nil {
+		return nil, permanent(err)
+	}
+	path, err := cfg.Program()
 	if err != nil {
-		// Not found, not executable, a directory: the same at every attempt.
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return nil, permanent(fmt.Errorf("command not found: %s", cfg.Command))
-		}
-		return nil, permanent(fmt.Errorf("command %s: %w", cfg.Command, err))
+		return nil, permanent(err)
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = argv0(cfg.Command, path)
 	cmd.Env = cfg.Environ(os.Environ())
-	cmd.Dir = cfg.Cwd
+	cmd.Dir = cfg.WorkDir()
 
 	// os.Pipe rather than cmd.StdoutPipe: Wait must not close our read ends (we read
 	// after the child exits), and EOF must mean "every writer is gone", grandchildren
@@ -71,12 +76,8 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring) (*process, e
 	grp, err := startGroup(cmd)
 	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
-		if cfg.Cwd != "" {
-			if fi, statErr := os.Stat(cfg.Cwd); statErr != nil {
-				return nil, permanent(fmt.Errorf("cwd %s: %w", cfg.Cwd, statErr))
-			} else if !fi.IsDir() {
-				return nil, permanent(fmt.Errorf("cwd %s: not a directory", cfg.Cwd))
-			}
+		if dirErr := cfg.CheckDir(); dirErr != nil {
+			return nil, permanent(dirErr) // gone since the check above
 		}
 		err = fmt.Errorf("start %s: %w", cfg.Command, err)
 		if permanentStart(err) {
