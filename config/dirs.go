@@ -129,9 +129,10 @@ var scriptExts = map[string]bool{
 }
 
 // PathProblems lists what of a stdio server's files is not where its config says on
-// this machine: its directory, its program, and a relative script path among its
-// args ("servers/x.js") — each naming the path looked for and the directory a
-// relative one was taken from. For switchboard check, which starts nothing.
+// this machine: its directory, its program when given as a path, and a relative
+// script path among its args ("servers/x.js") — each naming the path looked for and
+// the directory a relative one was taken from. For switchboard check, which starts
+// nothing.
 func (s *Server) PathProblems() []string {
 	if s.Transport != Stdio || s.Command == "" {
 		return nil
@@ -140,8 +141,12 @@ func (s *Server) PathProblems() []string {
 		return []string{err.Error()} // the rest would be taken from a missing directory
 	}
 	var out []string
-	if _, err := s.Program(); err != nil {
-		out = append(out, err.Error())
+	// A bare name is left to the PATH of wherever the server starts (a host's may
+	// differ from this shell's).
+	if hasDir(s.Command) {
+		if _, err := s.Program(); err != nil {
+			out = append(out, err.Error())
+		}
 	}
 	dir := s.WorkDir()
 	for i, a := range s.Args {

@@ -18,10 +18,10 @@ func (a *app) checkCommand() *cobra.Command {
 		Short: "Validate the config and summarise its servers",
 		Long: `Check loads the config without starting anything. It prints every server with its
 transport and target and exits 0, or prints every problem (each naming its place, as
-file:line:col: path: message) and exits 2. A stdio server's directory, program or
-script (a relative path among its args) that is not on this machine is a warning that
-names the path looked for: a relative one is taken from the config's directory, where
-a server without "cwd" runs.`,
+file:line:col: path: message) and exits 2. A stdio server's directory, program (given
+as a path) or script (a relative path among its args) that is not on this machine is a
+warning that names the path looked for: a relative one is taken from the config's
+directory, where a server without "cwd" runs.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The report lists the warnings and skipped servers: logging them too
