@@ -239,15 +239,18 @@ func isFile(path string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// WorkspaceFolder is what ${workspaceFolder} means for the config file at path, as VS
-// Code has it: the directory that holds .vscode/ (P for P/.vscode/mcp.json), else the
-// file's own directory. The result is absolute when path can be made so.
+// WorkspaceFolder is the project directory of the config file at path: the directory
+// that holds .vscode/ or .cursor/ for a file in one (P for P/.vscode/mcp.json), else
+// the file's own directory. It is what ${workspaceFolder} means, as VS Code and Cursor
+// have it, and where the config's stdio servers run ([Server.ProjectDir]), as those
+// hosts and Claude Code run a project's servers. The result is absolute when path can
+// be made so.
 func WorkspaceFolder(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	dir := filepath.Dir(path)
-	if filepath.Base(dir) == ".vscode" {
+	if b := filepath.Base(dir); b == ".vscode" || b == ".cursor" {
 		return filepath.Dir(dir)
 	}
 	return dir

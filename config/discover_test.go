@@ -130,7 +130,8 @@ func TestWorkspaceFolder(t *testing.T) {
 	for _, tt := range []struct{ path, want string }{
 		{"/p/.vscode/mcp.json", "/p"},
 		{"/p/mcp.json", "/p"},
-		{"/p/.cursor/mcp.json", "/p/.cursor"},
+		{"/p/.cursor/mcp.json", "/p"},
+		{"/home/u/.cursor/mcp.json", "/home/u"},
 		{"/home/u/.config/Code/User/mcp.json", "/home/u/.config/Code/User"},
 	} {
 		if got := WorkspaceFolder(filepath.FromSlash(tt.path)); filepath.ToSlash(got) != tt.want {

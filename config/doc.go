@@ -14,9 +14,12 @@
 // values of variables that feed env or header values, or whose names say they are
 // credentials (GITHUB_TOKEN, API_KEY), are secrets ([Config.Secrets]); others are not.
 //
-// VS Code's ${workspaceFolder} is the directory that holds the config's .vscode/ (P for
-// P/.vscode/mcp.json), else the config file's directory ([Options.WorkspaceFolder]
-// overrides). ${input:ID} takes the value of an input declared under "inputs" ([Input]):
+// VS Code's ${workspaceFolder} is the config's project directory: the directory that
+// holds the config's .vscode/ or .cursor/ (P for P/.vscode/mcp.json), else the config
+// file's directory ([Options.WorkspaceFolder] overrides). A stdio server runs there
+// unless its "cwd" says otherwise, and a relative cwd or command path is taken from
+// there ([Server.WorkDir], [Server.CommandPath]), so a config means the same wherever
+// it is started from. ${input:ID} takes the value of an input declared under "inputs" ([Input]):
 // from $SWITCHBOARD_INPUT_<ID>, else [Options.Prompt], else the input's default, else an
 // error naming the input and the variable. Input values are secrets.
 //

@@ -205,6 +205,9 @@ func (st *entryState) finish(s *Server, v *hujson.Value) {
 	case s.Transport != Stdio && st.url == nil:
 		p.errAt(st.typeVal, typePath, `transport %q needs "url"`, s.Transport)
 	}
+	if s.Transport == Stdio {
+		s.ProjectDir = p.workspace
+	}
 	if st.urlOK {
 		if msg := checkURL(s.URL); msg != "" {
 			p.errAt(st.url, st.path+".url", "%s", msg)

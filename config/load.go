@@ -17,9 +17,11 @@ type Options struct {
 	// LookupEnv resolves ${VAR} references and SWITCHBOARD_INPUT_<ID>; nil means
 	// os.LookupEnv.
 	LookupEnv func(string) (string, bool)
-	// WorkspaceFolder is what VS Code's ${workspaceFolder} expands to. "" means
-	// [WorkspaceFolder] of the file when the source is one (Load, or Parse given a
-	// file's path); otherwise ${workspaceFolder} is left as written, with a warning.
+	// WorkspaceFolder is the config's project directory: what VS Code's
+	// ${workspaceFolder} expands to, and [Server.ProjectDir]. "" means [WorkspaceFolder]
+	// of the file when the source is one (Load, or Parse given a file's path);
+	// otherwise ${workspaceFolder} is left as written, with a warning, and stdio
+	// servers run in the host's working directory.
 	WorkspaceFolder string
 	// Prompt asks the user for an ${input:ID} that $SWITCHBOARD_INPUT_<ID> does not
 	// give (see [Input]); nil, or an error, means it can't be asked: the input's

@@ -37,6 +37,11 @@ type Server struct {
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	Cwd     string            `json:"cwd,omitempty"`
+	// ProjectDir is the directory of the config's project (see [WorkspaceFolder]),
+	// set by Load for a stdio server read from a file: the server runs there when Cwd
+	// is empty, and a relative Cwd or command path is taken from there ([Server.WorkDir],
+	// [Server.CommandPath]). "" means the host process's working directory.
+	ProjectDir string `json:"projectDir,omitempty"`
 	// InheritEnv: true passes the host's whole environment to the child (plus Env);
 	// false passes only BaseEnv plus Env. Defaults to true.
 	InheritEnv bool `json:"inheritEnv"`

@@ -4,6 +4,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -35,17 +36,36 @@ func (f *forwarder) Request(ctx context.Context, server, method string, params m
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("%s from server %q: a client of protocol 2026-07-28 can be asked only during a request of its own", method, server)}
 	}
 	ss := c.ss
-	ctx, done := f.track(c.context(ctx), ss) // closing ss would wait for the answer
-	defer done()
-	switch p := params.(type) {
-	case *mcp.CreateMessageWithToolsParams:
-		return ss.CreateMessageWithTools(ctx, p)
-	case *mcp.ElicitParams:
-		return ss.Elicit(ctx, p)
-	case *mcp.ListRootsParams:
-		return ss.ListRoots(ctx, p)
+	send := func(ctx context.Context) (mcp.Result, error) {
+		ctx, done := f.track(ctx, ss) // closing ss would wait for the answer
+		defer done()
+		switch p := params.(type) {
+		case *mcp.CreateMessageWithToolsParams:
+			return ss.CreateMessageWithTools(ctx, p)
+		case *mcp.ElicitParams:
+			return ss.Elicit(ctx, p)
+		case *mcp.ListRootsParams:
+			return ss.ListRoots(ctx, p)
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not forwarded"}
 	}
-	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + " is not forwarded"}
+	res, err := send(c.context(ctx))
+	if err != nil && c.ctx != nil && rejected(err) {
+		// The client's request whose stream it was to go on was answered meanwhile
+		// (the SDK refuses to write to a closed stream, so it never went out): it
+		// goes on the session's own stream, as for a request that no call caused.
+		return send(detach(ctx))
+	}
+	return res, err
+}
+
+// codeRejected is the SDK's "rejected by transport" (jsonrpc2.ErrRejected, not
+// exported): a message it did not send, as to a request stream already closed.
+const codeRejected = -32005
+
+func rejected(err error) bool {
+	var we *jsonrpc.Error
+	return errors.As(err, &we) && we.Code == codeRejected
 }
 
 // target picks the client for a server's request. While requests to that server

@@ -184,10 +184,12 @@ func (c *conn) close(grace time.Duration) {
 }
 
 // countingWriter counts the successful writes to a child's stdin, so that a failed
-// call can tell whether any byte was written since it began.
+// call can tell whether any byte was written since it began; and keeps the size of
+// the first write that failed, the child having closed its stdin.
 type countingWriter struct {
-	w  io.WriteCloser
-	ok atomic.Int64
+	w      io.WriteCloser
+	ok     atomic.Int64
+	failed atomic.Int64
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
@@ -195,10 +197,22 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	if n > 0 {
 		c.ok.Add(1)
 	}
+	if err != nil {
+		c.failed.CompareAndSwap(0, int64(len(p)))
+	}
 	return n, err
 }
 
 func (c *countingWriter) Close() error { return c.w.Close() }
+
+// writeFailed returns the size of the message whose write to the child's stdin
+// failed, 0 if none did (or the connection is not stdio).
+func (c *conn) writeFailed() int64 {
+	if c.writes == nil {
+		return 0
+	}
+	return c.writes.failed.Load()
+}
 
 // written returns the count of successful writes (-1 for non-stdio connections).
 func (c *conn) written() int64 {

@@ -77,9 +77,10 @@ func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error
 	if c.proc != nil {
 		select {
 		case <-c.proc.exited:
+			// c.close has read the process's stderr to its end.
 			msg := "process " + c.proc.exitDescription() + " during start-up"
-			if tail := s.tail.snapshot(); len(tail) > 0 {
-				msg += ": " + tail[len(tail)-1]
+			if why := c.proc.failure(); why != "" {
+				msg += ": " + why
 			}
 			return errors.New(msg)
 		default:
@@ -100,7 +101,7 @@ func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 		c.proc = p
 		c.writes = &countingWriter{w: p.stdin}
 		// MaxLineLength -1: a tool result may be far larger than the SDK's 16 MiB cap.
-		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.log, c), Writer: c.writes, MaxLineLength: -1}, nil
+		return &mcp.IOTransport{Reader: newJSONLines(p.stdout, s.junk, c), Writer: c.writes, MaxLineLength: -1}, nil
 	case config.HTTP, config.SSE:
 		// config checks the scheme too; a Server built in code may skip config.
 		u, err := url.Parse(s.cfg.URL)

@@ -9,7 +9,12 @@
 //
 // What it does for you:
 //   - a fresh transport per attempt (stdio: a fresh process in its own process group,
-//     with the configured environment policy, cwd, and stderr captured line by line);
+//     with the configured environment policy, in its cwd (the config's directory unless
+//     it says otherwise, see config.Server.WorkDir), and stderr captured line by line);
+//   - stdout lines that are not JSON-RPC messages (a banner, a debug print, JSON that
+//     is no message) dropped, where the SDK's reader would end the connection; the
+//     warnings about them are rate-limited per server (five one by one, then a count
+//     every 30 s);
 //   - up to Attempts attempts with exponential backoff and jitter, each bounded by the
 //     server's init timeout; then Failed, retried every RetryFailed;
 //   - immediate detection of a process exit or a closed transport, heartbeats (ping; a

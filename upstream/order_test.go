@@ -82,7 +82,7 @@ func TestJSONLinesCountNotes(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("y", 2*maxNoteEvent) + `"}}`,
 	}, "\n") + "\n"
 	c := &conn{}
-	got, err := io.ReadAll(newJSONLines(io.NopCloser(&chunks{s: lines, size: 5}), slog.New(slog.DiscardHandler), c))
+	got, err := io.ReadAll(newJSONLines(io.NopCloser(&chunks{s: lines, size: 5}), newJunkLog(slog.New(slog.DiscardHandler), junkBurst, junkInterval), c))
 	if err != nil || strings.Contains(string(got), "Server starting") || strings.Count(string(got), "\n") != 5 {
 		t.Fatalf("lines handed on: %q (%v)", got, err)
 	}

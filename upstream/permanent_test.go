@@ -97,6 +97,11 @@ func TestPermanentErrorsFailAtOnce(t *testing.T) {
 		{"missing interpreter", stdio(badInterp, ""), "no such file or directory"},
 		{"missing cwd", stdio(testserver.Build(t), filepath.Join(dir, "gone")), "cwd " + filepath.Join(dir, "gone")},
 		{"cwd is a file", stdio(testserver.Build(t), garbage), "cwd " + garbage + ": not a directory"},
+		// Relative paths are taken from the config's directory: the error names it.
+		{"missing relative command", inProject(stdio("./bin/absent", ""), dir),
+			"command not found: ./bin/absent (no file " + filepath.Join(dir, "bin", "absent") + ": a relative command is taken from the config's directory, " + dir + ")"},
+		{"missing relative cwd", inProject(stdio(testserver.Build(t), "gone"), dir),
+			"cwd gone: " + filepath.Join(dir, "gone") + ": no such file or directory (a relative cwd is taken from the config's directory, " + dir + ")"},
 		{"unsupported scheme", config.Server{Transport: config.HTTP, URL: "ftp://127.0.0.1/mcp"}, `unsupported scheme "ftp"`},
 		{"untrusted certificate http", config.Server{Transport: config.HTTP, URL: tlsURL}, "certificate signed by unknown authority"},
 		{"untrusted certificate sse", config.Server{Transport: config.SSE, URL: tlsURL}, "certificate signed by unknown authority"},
@@ -122,6 +127,12 @@ func TestPermanentErrorsFailAtOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inProject is s as read from a config in dir.
+func inProject(s config.Server, dir string) config.Server {
+	s.ProjectDir = dir
+	return s
 }
 
 // TestTransientErrorsRetry: errors that may heal by themselves still get every attempt.

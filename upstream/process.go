@@ -2,10 +2,8 @@ package upstream
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -29,25 +27,34 @@ type process struct {
 	exited     chan struct{} // closed when the child has been reaped
 	waitErr    error         // set before exited is closed
 	stderrDone chan struct{} // closed when the stderr reader returns
-	log        *slog.Logger
-	red        *redact.Redactor // masks the stderr lines
+	// recent are this process's last lines of stderr (tail has those of every
+	// attempt), for the reason it failed.
+	recent *ring
+	log    *slog.Logger
+	red    *redact.Redactor // masks the stderr lines
 }
 
 // startProcess starts cfg's command with the environment policy, working directory and
-// process group of docs/architecture.md ("Connection lifecycle"). Lines on stderr, masked by red, go to log and to tail.
+// process group of docs/architecture.md ("Connection lifecycle"). Lines on stderr,
+// masked by red, go to log and to tail.
+//
+// A relative cwd or command path is taken from the config's project directory, where
+// a server without a cwd runs (config.Server.WorkDir); the errors name the path that
+// was not found and that directory.
 func startProcess(cfg *config.Server, log *slog.Logger, tail *ring, red *redact.Redactor) (*process, error) {
-	path, err := exec.LookPath(cfg.Command)
+	// A missing directory or program, or one that is not executable: the same at
+	// every attempt.
+	if err := cfg.CheckDir(); err != nil {
+		return nil, permanent(err)
+	}
+	path, err := cfg.Program()
 	if err != nil {
-		// Not found, not executable, a directory: the same at every attempt.
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return nil, permanent(fmt.Errorf("command not found: %s", cfg.Command))
-		}
-		return nil, permanent(fmt.Errorf("command %s: %w", cfg.Command, err))
+		return nil, permanent(err)
 	}
 	cmd := exec.Command(path, cfg.Args...)
 	cmd.Args[0] = argv0(cfg.Command, path)
 	cmd.Env = cfg.Environ(os.Environ())
-	cmd.Dir = cfg.Cwd
+	cmd.Dir = cfg.WorkDir()
 
 	// os.Pipe rather than cmd.StdoutPipe: Wait must not close our read ends (we read
 	// after the child exits), and EOF must mean "every writer is gone", grandchildren
@@ -71,12 +78,8 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring, red *redact.
 	grp, err := startGroup(cmd)
 	if err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
-		if cfg.Cwd != "" {
-			if fi, statErr := os.Stat(cfg.Cwd); statErr != nil {
-				return nil, permanent(fmt.Errorf("cwd %s: %w", cfg.Cwd, statErr))
-			} else if !fi.IsDir() {
-				return nil, permanent(fmt.Errorf("cwd %s: not a directory", cfg.Cwd))
-			}
+		if dirErr := cfg.CheckDir(); dirErr != nil {
+			return nil, permanent(dirErr) // gone since the check above
 		}
 		err = fmt.Errorf("start %s: %w", cfg.Command, err)
 		if permanentStart(err) {
@@ -93,12 +96,23 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring, red *redact.
 		stderr:     errR,
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
+		recent:     newRing(recentLines),
 		log:        log,
 		red:        red,
 	}
 	go p.wait()
 	go p.readStderr(tail)
 	return p, nil
+}
+
+// recentLines of a process's stderr are kept for the reason it failed: enough for a
+// Node.js or Python error with its stack.
+const recentLines = 40
+
+// failure is the line of the process's stderr that says why it failed (see
+// failureLine), "" when it wrote none. Complete once stderrDone is closed.
+func (p *process) failure() string {
+	return truncate(failureLine(p.recent.snapshot()), 300)
 }
 
 func closeAll(files ...*os.File) {
@@ -119,6 +133,7 @@ func (p *process) readStderr(tail *ring) {
 	for sc.Scan() {
 		line := p.red.String(sc.Text())
 		tail.add(line)
+		p.recent.add(line)
 		p.log.Info("stderr", "line", line)
 	}
 }
@@ -180,66 +195,6 @@ func (p *process) waitExit(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-// jsonLines filters a server's stdout down to the lines that can be JSON-RPC messages.
-// Real servers print banners and debug lines on stdout; the SDK's reader stops at the
-// first line that is not JSON, so those lines are logged and dropped here.
-// Each line is also counted by notes when it is an ordered notification (see
-// order.go).
-type jsonLines struct {
-	r       *bufio.Reader
-	c       io.Closer
-	pending []byte
-	log     *slog.Logger
-	notes   *conn
-}
-
-func newJSONLines(rc io.ReadCloser, log *slog.Logger, notes *conn) *jsonLines {
-	// A small buffer: long lines are gathered across ErrBufferFull anyway, and the
-	// buffer is per server.
-	return &jsonLines{r: bufio.NewReaderSize(rc, 4<<10), c: rc, log: log, notes: notes}
-}
-
-func (j *jsonLines) Read(p []byte) (int, error) {
-	for len(j.pending) == 0 {
-		line, err := j.r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A long message: collect the rest of the line.
-			full := append([]byte(nil), line...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				line, err = j.r.ReadSlice('\n')
-				full = append(full, line...)
-			}
-			line = full
-		}
-		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			if trimmed[0] == '{' || trimmed[0] == '[' {
-				j.pending = line
-				j.notes.noteRead(trimmed)
-			} else {
-				j.log.Warn("stdout: dropped a line that is not JSON-RPC", "line", truncate(string(trimmed), 200))
-			}
-		}
-		if err != nil {
-			if len(j.pending) > 0 {
-				break
-			}
-			return 0, err
-		}
-	}
-	n := copy(p, j.pending)
-	j.pending = j.pending[n:]
-	return n, nil
-}
-
-func (j *jsonLines) Close() error { return j.c.Close() }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
 
 // ring keeps the last lines of a server's stderr for status.

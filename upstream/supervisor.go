@@ -114,6 +114,7 @@ type Supervisor struct {
 	opts Options
 	log  *slog.Logger
 	tail *ring
+	junk *junkLog // stdout lines dropped, across connections
 
 	mu       sync.Mutex
 	state    State
@@ -147,11 +148,13 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 		o.Redactor.Add((&config.Config{Servers: []config.Server{cfg}}).Secrets()...)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	log := slog.New(o.Redactor.Handler(o.Logger.Handler())).With(logging.KeyServer, cfg.Name)
 	s := &Supervisor{
 		cfg:     cfg,
 		opts:    o,
-		log:     slog.New(o.Redactor.Handler(o.Logger.Handler())).With(logging.KeyServer, cfg.Name),
+		log:     log,
 		tail:    newRing(100),
+		junk:    newJunkLog(log, junkBurst, junkInterval),
 		state:   Connecting,
 		since:   time.Now(),
 		ctx:     ctx,
@@ -209,6 +212,7 @@ func (s *Supervisor) Close() error {
 	if started {
 		<-s.done
 	}
+	s.junk.close()
 	if s.httpBase != nil {
 		s.httpBase.CloseIdleConnections()
 	}
@@ -441,6 +445,9 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			c.markDead("connection closed")
 			continue
 		}
+		if size := c.writeFailed(); ctx.Err() == nil && size > 0 {
+			return nil, s.closedOnWrite(c, size)
+		}
 		if ctx.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || c.calls.Err() != nil) {
 			return nil, s.lostError(c, "call")
 		}
@@ -457,6 +464,32 @@ func (s *Supervisor) lostError(c *conn, what string) error {
 	case <-time.After(200 * time.Millisecond):
 	}
 	return fmt.Errorf("connection lost during the %s: %s", what, s.redact(c.deathReason()))
+}
+
+// closedOnWrite is the error of a request to a stdio server that closed its stdin
+// while a message of size bytes was written to it: as a rule a message too large for
+// it (the official SDKs read at most 16 MiB a line), which it says on stderr as it
+// exits. The error was "write |1: broken pipe".
+func (s *Supervisor) closedOnWrite(c *conn, size int64) error {
+	msg := "the server closed the connection while a request was written to it"
+	if size >= 1<<20 {
+		msg = fmt.Sprintf("the server closed the connection on a %.1f MB request", float64(size)/(1<<20))
+	}
+	if p := c.proc; p != nil && p.waitExit(time.Second) {
+		select {
+		case <-p.stderrDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+		why := "process " + p.exitDescription()
+		if line := p.failure(); line != "" {
+			why += ": " + line
+		}
+		msg += " (" + why + ")"
+	}
+	if size >= 1<<20 {
+		msg += "; it may take no message that large"
+	}
+	return errors.New(s.redact(msg))
 }
 
 // callError is the error of a request to the server that failed with err within

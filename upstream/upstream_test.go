@@ -190,6 +190,24 @@ func TestCrashAtStartFailsWithStderr(t *testing.T) {
 	}
 }
 
+// TestNodeCrashAtStartReason: a Node.js server that crashes at start-up fails with
+// Node's error as the reason, not with the version banner Node prints last
+// ("process exited with status 1 during start-up: Node.js v20.20.2", before).
+func TestNodeCrashAtStartReason(t *testing.T) {
+	node := testenv.Node(t)
+	script := filepath.Join(t.TempDir(), "server.js")
+	if err := os.WriteFile(script, []byte("require('no-such-module-xyz');\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Server{Name: "nodey", Transport: config.Stdio, Command: node, Args: []string{script}, InheritEnv: true, InitTimeout: 10 * time.Second}
+	s := start(t, cfg, testserver.Fast())
+	st := s.Status()
+	want := "process exited with status 1 during start-up: Error: Cannot find module 'no-such-module-xyz'"
+	if st.State != upstream.Failed || st.LastError != want {
+		t.Errorf("status = %s %q, want failed %q\nstderr:\n%s", st.State, st.LastError, want, strings.Join(st.Stderr, "\n"))
+	}
+}
+
 func TestCommandNotFound(t *testing.T) {
 	cfg := config.Server{Name: "ghost", Transport: config.Stdio, Command: "no-such-command-xyz", InheritEnv: true}
 	s := start(t, cfg, testserver.Fast())
@@ -252,6 +270,27 @@ func TestTwentyMegabyteResult(t *testing.T) {
 	}
 	if got := tool.Text(res); len(got) != size || strings.Trim(got, "x") != "" {
 		t.Fatalf("big result: %d bytes, want %d of 'x'", len(got), size)
+	}
+}
+
+// TestRequestTooLargeForTheServer: a request larger than a stdio server reads (the
+// SDK's 16 MiB a line) ends in an error that says the server closed the connection
+// on it, with the reason it gave as it exited; it was "write |1: broken pipe".
+func TestRequestTooLargeForTheServer(t *testing.T) {
+	cfg := testserver.Stdio(t, "small")
+	cfg.ToolTimeout = time.Minute
+	s := start(t, cfg, testserver.Fast())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	args, _ := json.Marshal(map[string]any{"text": strings.Repeat("x", 17<<20)})
+	_, err := s.Call(ctx, "echo", args)
+	if err == nil || !strings.HasPrefix(err.Error(), "the server closed the connection on a 17.0 MB request (process exited with status ") ||
+		!strings.Contains(err.Error(), "exceeded the configured maximum line length") || strings.Contains(err.Error(), "broken pipe") {
+		t.Fatalf("err = %v", err)
+	}
+	// The server comes back for the next call.
+	if got := mustText(t, s, "echo", map[string]any{"text": "small"}); got != "small" {
+		t.Fatalf("echo after = %q", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 func (a *app) checkCommand() *cobra.Command {
@@ -17,7 +18,10 @@ func (a *app) checkCommand() *cobra.Command {
 		Short: "Validate the config and summarise its servers",
 		Long: `Check loads the config without starting anything. It prints every server with its
 transport and target and exits 0, or prints every problem (each naming its place, as
-file:line:col: path: message) and exits 2.`,
+file:line:col: path: message) and exits 2. A stdio server's directory, program (given
+as a path) or script (a relative path among its args) that is not on this machine is a
+warning that names the path looked for: a relative one is taken from the config's
+directory, where a server without "cwd" runs.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The report lists the warnings and skipped servers: logging them too
@@ -66,10 +70,28 @@ func (a *app) printCheck(cfg *config.Config) {
 	for _, name := range cfg.Skipped {
 		fmt.Fprintf(a.stdout, "skipped: %s (names this gateway)\n", name)
 	}
-	for _, w := range cfg.Warnings {
+	warnings := checkWarnings(cfg, a.red)
+	for _, w := range warnings {
 		fmt.Fprintf(a.stdout, "warning: %s\n", w)
 	}
-	fmt.Fprintf(a.stdout, "ok: %d server(s), %d disabled, %d warning(s)\n", len(cfg.Servers), disabled, len(cfg.Warnings))
+	fmt.Fprintf(a.stdout, "ok: %d server(s), %d disabled, %d warning(s)\n", len(cfg.Servers), disabled, len(warnings))
+}
+
+// checkWarnings are the config's warnings, then what of its enabled stdio servers'
+// files is not on this machine (config.Server.PathProblems): check starts nothing,
+// so it says where a server would not start.
+func checkWarnings(cfg *config.Config, red *redact.Redactor) []string {
+	out := append([]string(nil), cfg.Warnings...)
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		if s.Disabled {
+			continue
+		}
+		for _, p := range s.PathProblems() {
+			out = append(out, "server "+s.Name+": "+red.String(p))
+		}
+	}
+	return out
 }
 
 type checkServer struct {
@@ -87,7 +109,7 @@ func (a *app) printCheckJSON(cfg *config.Config) error {
 		Servers  []checkServer `json:"servers"`
 		Skipped  []string      `json:"skipped"`
 		Warnings []string      `json:"warnings"`
-	}{Source: cfg.Source, Shape: cfg.Shape, Servers: []checkServer{}, Skipped: orEmpty(cfg.Skipped), Warnings: orEmpty(cfg.Warnings)}
+	}{Source: cfg.Source, Shape: cfg.Shape, Servers: []checkServer{}, Skipped: orEmpty(cfg.Skipped), Warnings: orEmpty(checkWarnings(cfg, a.red))}
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
 		out.Servers = append(out.Servers, checkServer{s.Name, string(s.Transport), target(s, a.red), s.Disabled, s.Required})

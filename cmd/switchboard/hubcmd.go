@@ -22,6 +22,11 @@ import (
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
+// errorWidth is how much of a server's error status and the waiting notice show: the
+// reason a process gave comes after what happened ("process exited with status 1
+// during start-up: Error: Cannot find module 'x'"), and 60 characters cut it off.
+const errorWidth = 120
+
 // waitNotice is how long tools and status wait for the servers before they say which
 // ones they still wait for.
 const waitNotice = 2 * time.Second
@@ -78,7 +83,7 @@ func waitingFor(h *hub.Hub, pending []upstream.Status) string {
 	for i, st := range pending {
 		why := h.NotReadyReason(st)
 		if st.LastError != "" {
-			why = fmt.Sprintf("%s; last attempt: %s", st.State, firstLine(st.LastError, 60))
+			why = fmt.Sprintf("%s; last attempt: %s", st.State, firstLine(st.LastError, errorWidth))
 		}
 		parts[i] = fmt.Sprintf("%s (%s)", st.Name, why)
 	}
@@ -312,7 +317,7 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 						if r.Tools != r.ToolsTotal {
 							tools = fmt.Sprintf("%d/%d", r.Tools, r.ToolsTotal)
 						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.State, r.Transport, tools, r.Restarts, firstLine(r.Error, 60))
+						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.State, r.Transport, tools, r.Restarts, firstLine(r.Error, errorWidth))
 					}
 					tw.Flush()
 				}

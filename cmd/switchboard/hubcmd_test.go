@@ -409,6 +409,32 @@ func TestFailingServer(t *testing.T) {
 	})
 }
 
+// TestNodeCrashReason: a Node.js server that crashes at start-up shows Node's error
+// in status, the table and --json, not the version banner Node prints last (the
+// table showed "process exited with status 1 during start-up: Node.js v20.2…").
+func TestNodeCrashReason(t *testing.T) {
+	t.Parallel()
+	node := testenv.Node(t)
+	s := newSandbox(t)
+	script := writeFile(t, filepath.Join(s.Dir, "server.js"), "require('no-such-module-xyz');\n")
+	path := s.writeConfig("mcp.json", `{"mcpServers": {"nodey": {"command": `+jsonString(node)+`, "args": [`+jsonString(script)+`]}}}`)
+	const want = "process exited with status 1 during start-up: Error: Cannot find module 'no-such-module-xyz'"
+
+	r := s.run("--config", path, "status", "--json")
+	r.wantCode(t, exitFailed)
+	var st statusOutput
+	decodeJSON(t, r.stdout, &st)
+	if len(st.Servers) != 1 || st.Servers[0].Error != want {
+		t.Errorf("status --json = %+v, want the error %q", st.Servers, want)
+	}
+
+	r = s.run("--config", path, "status")
+	r.wantCode(t, exitFailed)
+	if row := tableRows(r.stdout)["nodey"]; len(row) < 6 || strings.Join(row[5:], " ") != want {
+		t.Errorf("nodey row = %q, want the error %q\n%s", row, want, r)
+	}
+}
+
 // TestRequiredServer: a required server that cannot start fails the command (exit 1)
 // with an error that names it.
 func TestRequiredServer(t *testing.T) {

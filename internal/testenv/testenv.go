@@ -126,6 +126,17 @@ func NPMBin(tb testing.TB, name string) string {
 	return p
 }
 
+// Node returns the path of node on PATH, for tests that run a Node.js script of
+// their own; when it is missing the test is skipped, or fails when CI=true.
+func Node(tb testing.TB) string {
+	tb.Helper()
+	p, err := exec.LookPath("node")
+	if err != nil {
+		Missing(tb, "node is not on PATH (%v); install Node.js", err)
+	}
+	return p
+}
+
 // Missing reports a missing test dependency: tb.Skipf normally, tb.Fatalf when the
 // environment variable CI is "true".
 func Missing(tb testing.TB, format string, args ...any) {
