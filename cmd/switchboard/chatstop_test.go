@@ -79,10 +79,11 @@ func TestChatInterruptedAtPrompt(t *testing.T) {
 		if _, err := stdin.Write([]byte("hello\n")); err != nil {
 			t.Fatal(err)
 		}
-		// The answer's line is ended once the turn is over: chat waits for the next.
+		// The answer's last line is ended once the turn is over: chat waits for the
+		// next. (The answer has a line break of its own, after "You said: hello".)
 		testenv.WaitFor(t, "the first turn's answer", 30*time.Second, func() bool {
 			out := stdout.String()
-			return strings.Contains(out, "You said: hello") && strings.HasSuffix(out, "\n")
+			return strings.Contains(out, "You said: hello\nTools I can call:") && strings.HasSuffix(out, "\n")
 		})
 		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
