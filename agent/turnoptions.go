@@ -16,7 +16,7 @@ type TurnOptions struct {
 	// message or the results of client calls (a caller that keeps the conversation
 	// itself puts it in the session whole).
 	User string
-	// Store keeps the turn's session instead of Options.Store: a session.NewMemory of
+	// Store keeps the turn's session instead of the agent's store (New's): a session.NewMemory of
 	// the caller's, for a conversation that must not be kept.
 	Store session.Store
 	// OnEvent and Approve take the place of the agent's for this turn.
@@ -40,7 +40,7 @@ type TurnOptions struct {
 func (a *Agent) RunTurn(ctx context.Context, sessionID string, o TurnOptions) (*Turn, error) {
 	b := *a // the same model, tools and deferred catalog; only the options below differ
 	if o.Store != nil {
-		b.opts.Store = o.Store
+		b.sessions = o.Store
 	}
 	if o.OnEvent != nil {
 		b.opts.OnEvent = o.OnEvent

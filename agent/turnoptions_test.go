@@ -38,7 +38,7 @@ func TestRunTurnClientTools(t *testing.T) {
 		))
 		agentStore, store := newStore(t), newStore(t)
 		agentEvents := &recorder{}
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: agentStore, OnEvent: agentEvents.on})
+		a := agent.New(model, agentStore, &agent.Options{Tools: local, OnEvent: agentEvents.on})
 		id := newSession(t, store)
 		events := &recorder{}
 		client := []tool.Tool{{Name: "ls", Description: "the client's ls", InputSchema: json.RawMessage(`{"type":"object"}`)}}

@@ -199,7 +199,7 @@ func (s *Server) needsApproval(c agent.Call) bool {
 	if s.opts.NeedsApproval != nil {
 		return s.opts.NeedsApproval(c)
 	}
-	srv, ok := s.opts.Hub.Server(c.Tool.Server)
+	srv, ok := s.hub.Server(c.Tool.Server)
 	return ok && srv.NeedsApproval(c.Tool.OriginalName)
 }
 
