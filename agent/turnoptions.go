@@ -8,8 +8,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// TurnOptions change one turn of RunTurn from the agent's Options. Zero values keep
-// the agent's.
+// TurnOptions change one turn of RunTurn from the agent's Options. nil, and every
+// zero field, keeps the agent's.
 type TurnOptions struct {
 	// User is the user's message that starts the turn. Empty adds none: the turn
 	// continues the session's history as stored, which should end with the user's
@@ -36,8 +36,13 @@ type TurnOptions struct {
 }
 
 // RunTurn is Run with TurnOptions: a turn on another store, with other hooks, tools
-// of the caller's, or no new user message.
-func (a *Agent) RunTurn(ctx context.Context, sessionID string, o TurnOptions) (*Turn, error) {
+// of the caller's, or no new user message (nil opts: a turn that continues the
+// session's history as stored, with the agent's options).
+func (a *Agent) RunTurn(ctx context.Context, sessionID string, opts *TurnOptions) (*Turn, error) {
+	var o TurnOptions
+	if opts != nil {
+		o = *opts
+	}
 	b := *a // the same model, tools and deferred catalog; only the options below differ
 	if o.Store != nil {
 		b.sessions = o.Store
