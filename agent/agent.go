@@ -27,10 +27,8 @@ const (
 // what completed before a cancellation is still stored, but not forever.
 const storeTimeout = 10 * time.Second
 
-// Options configure an Agent. Model and Store are required; every other zero value
-// is a usable default.
+// Options configure an Agent; nil, and every zero field, is a usable default.
 type Options struct {
-	Model llm.Model
 	// Tools are the tools the model may call, read afresh at every step (normally a
 	// tool.Union of local tools and a hub). nil means none.
 	Tools tool.Toolset
@@ -49,7 +47,6 @@ type Options struct {
 	// tools go as usual, the rest as Request.Deferred, and no search tools of ours.
 	// A model without it gets Switchboard's search tools (logged once).
 	NativeSearch bool
-	Store        session.Store
 	// System is the system message of sessions that have none of their own.
 	System string
 	// MaxSteps bounds the requests with tools per turn; default DefaultMaxSteps.
@@ -80,35 +77,50 @@ type Options struct {
 // Agent runs turns: a user message in, the model and the tools in a loop, an answer
 // out. It is safe for concurrent use by turns of different sessions.
 type Agent struct {
+	model    llm.Model
+	sessions session.Store // the turns' store unless TurnOptions.Store
 	opts     Options
 	log      *slog.Logger
 	deferred *deferred.Views // nil unless Options.Deferred
 	native   bool            // NativeSearch, and the model has it
 }
 
-// New returns an agent; see Options for the defaults.
-func New(opts Options) *Agent {
-	if opts.MaxSteps <= 0 {
-		opts.MaxSteps = DefaultMaxSteps
+// New returns an agent that answers with model and keeps its sessions in store (a
+// session.NewMemory, session/sqlite, session/postgres …); opts, nil for the defaults,
+// gives the tools and the rest. New panics if model or store is nil: an agent
+// without them cannot take a turn.
+func New(model llm.Model, store session.Store, opts *Options) *Agent {
+	if model == nil {
+		panic("agent: New: nil llm.Model")
 	}
-	if opts.ParallelTools <= 0 {
-		opts.ParallelTools = DefaultParallelTools
+	if store == nil {
+		panic("agent: New: nil session.Store")
 	}
-	log := opts.Logger
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = DefaultMaxSteps
+	}
+	if o.ParallelTools <= 0 {
+		o.ParallelTools = DefaultParallelTools
+	}
+	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Agent{opts: opts, log: log}
-	if opts.Deferred != nil && opts.Tools != nil {
-		cat := opts.Catalog
+	a := &Agent{model: model, sessions: store, opts: o, log: log}
+	if o.Deferred != nil && o.Tools != nil {
+		cat := o.Catalog
 		if cat == nil {
-			cat = deferred.Follow(opts.Tools)
+			cat = deferred.Follow(o.Tools)
 		}
-		a.deferred = cat.Views(*opts.Deferred)
+		a.deferred = cat.Views(*o.Deferred)
 	}
 	if a.deferred != nil {
-		if opts.NativeSearch {
-			ns, ok := opts.Model.(llm.NativeSearcher)
+		if o.NativeSearch {
+			ns, ok := model.(llm.NativeSearcher)
 			a.native = ok && ns.NativeToolSearch()
 			if !a.native {
 				log.Warn("the model has no native tool search: using Switchboard's search tools instead")
@@ -167,12 +179,12 @@ func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, err
 // caller's tools.
 func (a *Agent) start(ctx context.Context, sessionID string, userText *string, client []tool.Tool) (*Turn, error) {
 	// The store's errors name the session already.
-	release, err := a.opts.Store.Acquire(ctx, sessionID)
+	release, err := a.sessions.Acquire(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
 	defer release()
-	sess, err := a.opts.Store.Get(ctx, sessionID)
+	sess, err := a.sessions.Get(ctx, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("agent: %w", err)
 	}
@@ -242,7 +254,7 @@ func (r *run) loop(userText *string) error {
 			r.listTools(req)
 		}
 		tools := req.Tools
-		res, err := r.opts.Model.Generate(r.ctx, req, func(e llm.Event) {
+		res, err := r.model.Generate(r.ctx, req, func(e llm.Event) {
 			if e.Kind == llm.TextDelta {
 				r.emit(Event{Kind: TextDelta, Step: step, Text: e.Text})
 			}
@@ -336,7 +348,7 @@ func (r *run) listTools(req *llm.Request) {
 func (r *run) saveLoaded(loaded []string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
 	defer cancel()
-	if err := r.opts.Store.SetLoaded(ctx, r.sess.ID, loaded); err != nil {
+	if err := r.sessions.SetLoaded(ctx, r.sess.ID, loaded); err != nil {
 		r.log.Warn("could not save the session's loaded tools", "error", err)
 	}
 }
@@ -346,7 +358,7 @@ func (r *run) saveLoaded(loaded []string) {
 func (r *run) store(usage llm.Usage, msgs ...llm.Message) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
 	defer cancel()
-	if err := r.opts.Store.Append(ctx, r.sess.ID, usage, msgs...); err != nil {
+	if err := r.sessions.Append(ctx, r.sess.ID, usage, msgs...); err != nil {
 		return err
 	}
 	r.histMu.Lock()

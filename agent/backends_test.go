@@ -15,7 +15,7 @@ import (
 func startOpenAI(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {
 	tb.Helper()
 	srv := fakellm.StartOpenAI(tb, script)
-	m, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "fake-gpt", APIKey: "sk-test", MaxRetries: -1})
+	m, err := openai.New("fake-gpt", &openai.Options{BaseURL: srv.URL, APIKey: "sk-test", MaxRetries: -1})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func startOpenAI(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Serv
 func startOpenAIResponses(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {
 	tb.Helper()
 	srv := fakellm.StartOpenAI(tb, script)
-	m, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "fake-gpt", APIKey: "sk-test", MaxRetries: -1, API: openai.APIResponses})
+	m, err := openai.New("fake-gpt", &openai.Options{BaseURL: srv.URL, APIKey: "sk-test", MaxRetries: -1, API: openai.APIResponses})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func startOpenAIResponses(tb testing.TB, script fakellm.Script) (llm.Model, *fak
 func startAnthropic(tb testing.TB, script fakellm.Script) (llm.Model, *fakellm.Server) {
 	tb.Helper()
 	srv := fakellm.StartAnthropic(tb, script)
-	m, err := anthropic.New(anthropic.Options{BaseURL: srv.URL, Model: "fake-claude", APIKey: "sk-ant-test", MaxRetries: -1})
+	m, err := anthropic.New("fake-claude", &anthropic.Options{BaseURL: srv.URL, APIKey: "sk-ant-test", MaxRetries: -1})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -115,7 +115,7 @@ func BenchmarkLoopOverhead(b *testing.B) {
 	h := startClockHub(b)
 	model, _ := backends[0].start(b, threeSteps)
 	store := newStore(b)
-	a := agent.New(agent.Options{Model: model, Tools: h, Store: store})
+	a := agent.New(model, store, &agent.Options{Tools: h})
 	ctx := context.Background()
 	var agentTimes, handTimes []float64 // µs per turn
 	turn := func(i int) {
@@ -191,7 +191,7 @@ func BenchmarkParallelCalls(b *testing.B) {
 		return fakellm.Reply{Calls: calls}
 	})
 	store := newStore(b)
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store})
+	a := agent.New(model, store, &agent.Options{Tools: local})
 	ctx := context.Background()
 	timeTurn := func(id string, calls int) time.Duration {
 		if err := store.Create(ctx, &session.Session{ID: id}); err != nil {

@@ -38,7 +38,7 @@ func crashChild(db, modelURL string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	model, err := openai.New(openai.Options{BaseURL: modelURL, Model: "fake-gpt", MaxRetries: -1})
+	model, err := openai.New("fake-gpt", &openai.Options{BaseURL: modelURL, MaxRetries: -1})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -58,7 +58,7 @@ func crashChild(db, modelURL string) int {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store})
+	a := agent.New(model, store, &agent.Options{Tools: local})
 	_, err = a.Run(ctx, crashSession, "do both")
 	fmt.Fprintln(os.Stderr, "the turn did not crash:", err)
 	return 1
@@ -102,11 +102,11 @@ func TestCrashMidStepRepaired(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	model, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "fake-gpt", MaxRetries: -1})
+	model, err := openai.New("fake-gpt", &openai.Options{BaseURL: srv.URL, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := agent.New(agent.Options{Model: model, Tools: tool.NewLocal(), Store: store})
+	a := agent.New(model, store, &agent.Options{Tools: tool.NewLocal()})
 	if _, err := a.Run(testCtx(t), crashSession, "what happened?"); err != nil {
 		t.Fatal(err)
 	}

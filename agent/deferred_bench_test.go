@@ -37,7 +37,7 @@ func BenchmarkDeferredTurn(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			model, srv := startOpenAI(b, c.script)
 			store := newStore(b)
-			a := agent.New(agent.Options{Model: model, Tools: bigCatalog(b, 1000), Store: store, Deferred: c.policy})
+			a := agent.New(model, store, &agent.Options{Tools: bigCatalog(b, 1000), Deferred: c.policy})
 			ctx := testCtx(b)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

@@ -84,7 +84,7 @@ func TestDeferredThousandTools(t *testing.T) {
 		model, srv := b.start(t, searcher)
 		store := newStore(t)
 		catalog := bigCatalog(t, 1000)
-		a := agent.New(agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &deferred.Policy{}})
+		a := agent.New(model, store, &agent.Options{Tools: catalog, Deferred: &deferred.Policy{}})
 		id := newSession(t, store)
 		turn, err := a.Run(testCtx(t), id, "What is the weather forecast for Paris?")
 		if err != nil {
@@ -118,21 +118,21 @@ func TestDeferredLoadedPersist(t *testing.T) {
 	model, srv := startOpenAI(t, fakellm.Rules())
 	store := newStore(t)
 	catalog := bigCatalog(t, 100)
-	opts := agent.Options{Model: model, Tools: catalog, Store: store, Deferred: &deferred.Policy{
+	opts := &agent.Options{Tools: catalog, Deferred: &deferred.Policy{
 		Pinned: func(t tool.Tool) bool { return t.Name == "github_create_issue" },
 	}}
 	one, other := newSessionID(t, store, "one"), newSessionID(t, store, "other")
-	turn, err := agent.New(opts).Run(testCtx(t), one, `call weather_get_forecast {"city": "Oslo"}`)
+	turn, err := agent.New(model, store, opts).Run(testCtx(t), one, `call weather_get_forecast {"city": "Oslo"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(turn.Answer, `weather_get_forecast ran with {"city":"Oslo"}`) {
 		t.Fatalf("calling an unlisted tool by name: %q", turn.Answer)
 	}
-	if _, err := agent.New(opts).Run(testCtx(t), one, "hello again"); err != nil {
+	if _, err := agent.New(model, store, opts).Run(testCtx(t), one, "hello again"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := agent.New(opts).Run(testCtx(t), other, "hello"); err != nil {
+	if _, err := agent.New(model, store, opts).Run(testCtx(t), other, "hello"); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
@@ -163,7 +163,7 @@ func TestDeferredBelowThreshold(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			model, srv := startOpenAI(t, fakellm.Rules())
 			store := newStore(t)
-			a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, c.n), Store: store, Deferred: &c.policy})
+			a := agent.New(model, store, &agent.Options{Tools: bigCatalog(t, c.n), Deferred: &c.policy})
 			if _, err := a.Run(testCtx(t), newSession(t, store), "hi"); err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestDeferredBelowThreshold(t *testing.T) {
 func TestDeferredUnknownTool(t *testing.T) {
 	model, _ := startOpenAI(t, fakellm.Rules())
 	store := newStore(t)
-	a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 30), Store: store, Deferred: &deferred.Policy{}})
+	a := agent.New(model, store, &agent.Options{Tools: bigCatalog(t, 30), Deferred: &deferred.Policy{}})
 	turn, err := a.Run(testCtx(t), newSession(t, store), `call send_fax {"to": "1"}`)
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestDeferredNative(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			model, srv := native[name](t, nativeSearcher)
 			store := newStore(t)
-			a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store,
+			a := agent.New(model, store, &agent.Options{Tools: bigCatalog(t, 200),
 				Deferred: &deferred.Policy{Pinned: pinned}, NativeSearch: true})
 			id := newSession(t, store)
 			turn, err := a.Run(testCtx(t), id, "weather forecast")
@@ -243,7 +243,7 @@ func TestDeferredNative(t *testing.T) {
 	t.Run("openai falls back", func(t *testing.T) {
 		model, srv := startOpenAI(t, searcher)
 		store := newStore(t)
-		a := agent.New(agent.Options{Model: model, Tools: bigCatalog(t, 200), Store: store, Deferred: &deferred.Policy{}, NativeSearch: true})
+		a := agent.New(model, store, &agent.Options{Tools: bigCatalog(t, 200), Deferred: &deferred.Policy{}, NativeSearch: true})
 		turn, err := a.Run(testCtx(t), newSession(t, store), "What is the weather forecast for Paris?")
 		if err != nil || !strings.Contains(turn.Answer, "weather_get_forecast ran") {
 			t.Fatalf("turn: %v, %q", err, turn.Answer)

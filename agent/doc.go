@@ -3,10 +3,9 @@
 //
 // A turn starts with the user's message and ends with the model's answer:
 //
-//	a := agent.New(agent.Options{
-//		Model: model,                          // llm/openai or llm/anthropic
-//		Tools: tool.Union("", local, hub),     // read afresh at every step
-//		Store: store,                          // session.NewMemory(), session/sqlite …
+//	// model: llm/openai or llm/anthropic; store: session.NewMemory(), session/sqlite …
+//	a := agent.New(model, store, &agent.Options{
+//		Tools: tool.Union("", local, hub), // read afresh at every step
 //		OnEvent: func(e agent.Event) {
 //			if e.Kind == agent.TextDelta {
 //				fmt.Print(e.Text)

@@ -21,7 +21,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer srv.Close()
-	model, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "any"})
+	model, err := openai.New("any", &openai.Options{BaseURL: srv.URL})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,10 +44,8 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	a := agent.New(agent.Options{
-		Model: model,
+	a := agent.New(model, store, &agent.Options{
 		Tools: local,
-		Store: store,
 		OnEvent: func(e agent.Event) {
 			if e.Kind == agent.ToolFinished {
 				fmt.Printf("step %d: %s(%s) = %s\n", e.Step, e.Name, e.Arguments, e.Result)

@@ -69,7 +69,7 @@ func TestCancelMidTool(t *testing.T) {
 		store := newStore(t)
 		id := newSession(t, store)
 		var rec recorder
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: store, OnEvent: rec.on})
+		a := agent.New(model, store, &agent.Options{Tools: local, OnEvent: rec.on})
 		before := goleak.IgnoreCurrent()
 
 		ctx, cancel := context.WithCancel(context.Background())
@@ -117,7 +117,7 @@ func TestCancelMidStream(t *testing.T) {
 		model, srv := b.start(t, fakellm.Queue(fakellm.Reply{Text: "too late", Delay: time.Hour}))
 		store := newStore(t)
 		id := newSession(t, store)
-		a := agent.New(agent.Options{Model: model, Store: store})
+		a := agent.New(model, store, nil)
 		before := goleak.IgnoreCurrent()
 
 		ctx, cancel := context.WithCancel(context.Background())
@@ -153,7 +153,7 @@ func TestSessionBusy(t *testing.T) {
 	))
 	store := newStore(t)
 	id := newSession(t, store)
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store})
+	a := agent.New(model, store, &agent.Options{Tools: local})
 	ctx := testCtx(t)
 	done := runAsync(ctx, a, id, "one")
 	<-started
@@ -193,7 +193,7 @@ func TestInterruptedCallsRepaired(t *testing.T) {
 			}},
 			llm.Message{Role: llm.RoleTool, CallID: "call_2", Name: "two", Result: tool.TextResult("two done")},
 		)
-		a := agent.New(agent.Options{Model: model, Store: store})
+		a := agent.New(model, store, nil)
 		if _, err := a.Run(testCtx(t), id, "again"); err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestUsageSummed(t *testing.T) {
 		store := newStore(t)
 		id := newSession(t, store)
 		var rec recorder
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: store, OnEvent: rec.on})
+		a := agent.New(model, store, &agent.Options{Tools: local, OnEvent: rec.on})
 		turn, err := a.Run(testCtx(t), id, "count")
 		if err != nil {
 			t.Fatal(err)
@@ -276,7 +276,7 @@ func TestModelError(t *testing.T) {
 		))
 		store := newStore(t)
 		id := newSession(t, store)
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: store})
+		a := agent.New(model, store, &agent.Options{Tools: local})
 		turn, err := a.Run(testCtx(t), id, "go")
 		var le *llm.Error
 		if !errors.As(err, &le) || le.Status != 400 || !strings.Contains(err.Error(), "prompt is too long") || !strings.Contains(err.Error(), "step 2") {

@@ -97,7 +97,7 @@ func TestThreeStepTurn(t *testing.T) {
 		))
 		id := newSession(t, store)
 		var rec recorder
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: store, System: "Be brief.", OnEvent: rec.on})
+		a := agent.New(model, store, &agent.Options{Tools: local, System: "Be brief.", OnEvent: rec.on})
 
 		turn, err := a.Run(ctx, id, "Wait for a, b and c.")
 		if err != nil {
@@ -211,7 +211,7 @@ func peakCalls(t *testing.T, parallel, want, n int) int {
 	}
 	model, srv := backends[0].start(t, fakellm.Queue(fakellm.Reply{Calls: calls}, fakellm.Reply{Text: "done"}))
 	store := newStore(t)
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, ParallelTools: parallel})
+	a := agent.New(model, store, &agent.Options{Tools: local, ParallelTools: parallel})
 	if _, err := a.Run(testCtx(t), newSession(t, store), "work"); err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func TestFailuresAreResults(t *testing.T) {
 		store := newStore(t)
 		id := newSession(t, store)
 		var rec recorder
-		a := agent.New(agent.Options{Model: model, Tools: panicky{local}, Store: store, ToolTimeout: 200 * time.Millisecond, OnEvent: rec.on})
+		a := agent.New(model, store, &agent.Options{Tools: panicky{local}, ToolTimeout: 200 * time.Millisecond, OnEvent: rec.on})
 		turn, err := a.Run(ctx, id, "try everything")
 		if err != nil {
 			t.Fatal(err)
@@ -363,7 +363,7 @@ func checkMaxSteps(t *testing.T, b backend, maxSteps, want int) {
 	})
 	store := newStore(t)
 	id := newSession(t, store)
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, MaxSteps: maxSteps})
+	a := agent.New(model, store, &agent.Options{Tools: local, MaxSteps: maxSteps})
 	turn, err := a.Run(testCtx(t), id, "loop")
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +426,7 @@ func TestApprovalDeny(t *testing.T) {
 		id := newSession(t, store)
 		var mu sync.Mutex
 		var asked []agent.Call
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: store,
+		a := agent.New(model, store, &agent.Options{Tools: local,
 			Approve: func(_ context.Context, c agent.Call) agent.Decision {
 				mu.Lock()
 				asked = append(asked, c)
@@ -472,7 +472,7 @@ func TestDurationExcludesApproval(t *testing.T) {
 	))
 	store := newStore(t)
 	var rec recorder
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store, OnEvent: rec.on,
+	a := agent.New(model, store, &agent.Options{Tools: local, OnEvent: rec.on,
 		Approve: func(ctx context.Context, _ agent.Call) agent.Decision {
 			select { // a person thinking it over
 			case <-time.After(wait):
@@ -512,7 +512,7 @@ func TestToolsRecomputedMidTurn(t *testing.T) {
 		id := newSession(t, store)
 		union := tool.Union("", local)
 		t.Cleanup(func() { union.Close() })
-		a := agent.New(agent.Options{Model: model, Tools: union, Store: store})
+		a := agent.New(model, store, &agent.Options{Tools: union})
 		if _, err := a.Run(ctx, id, "weather?"); err != nil {
 			t.Fatal(err)
 		}
@@ -547,7 +547,7 @@ func TestApprovalHookPanics(t *testing.T) {
 	))
 	store := newStore(t)
 	id := newSession(t, store)
-	a := agent.New(agent.Options{Model: model, Tools: local, Store: store,
+	a := agent.New(model, store, &agent.Options{Tools: local,
 		Approve: func(context.Context, agent.Call) agent.Decision { panic("no terminal") }})
 	if _, err := a.Run(testCtx(t), id, "rm"); err != nil {
 		t.Fatal(err)
@@ -568,7 +568,7 @@ func TestNoTools(t *testing.T) {
 	))
 	store := newStore(t)
 	id := newSession(t, store)
-	a := agent.New(agent.Options{Model: model, Store: store})
+	a := agent.New(model, store, nil)
 	turn, err := a.Run(testCtx(t), id, "look it up")
 	if err != nil {
 		t.Fatal(err)

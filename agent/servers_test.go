@@ -46,7 +46,7 @@ func TestServerFailuresAreResults(t *testing.T) {
 	))
 	store := newStore(t)
 	id := newSession(t, store)
-	a := agent.New(agent.Options{Model: model, Tools: h, Store: store})
+	a := agent.New(model, store, &agent.Options{Tools: h})
 	turn, err := a.Run(testCtx(t), id, "call them all")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestToolJoinsMidTurn(t *testing.T) {
 	})
 	store := newStore(t)
 	id := newSession(t, store)
-	a := agent.New(agent.Options{Model: model, Tools: h, Store: store})
+	a := agent.New(model, store, &agent.Options{Tools: h})
 	turn, err := a.Run(testCtx(t), id, "add a tool and use it")
 	if err != nil {
 		t.Fatal(err)

@@ -8,15 +8,15 @@ import (
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// TurnOptions change one turn of RunTurn from the agent's Options. Zero values keep
-// the agent's.
+// TurnOptions change one turn of RunTurn from the agent's Options. nil, and every
+// zero field, keeps the agent's.
 type TurnOptions struct {
 	// User is the user's message that starts the turn. Empty adds none: the turn
 	// continues the session's history as stored, which should end with the user's
 	// message or the results of client calls (a caller that keeps the conversation
 	// itself puts it in the session whole).
 	User string
-	// Store keeps the turn's session instead of Options.Store: a session.NewMemory of
+	// Store keeps the turn's session instead of the agent's store (New's): a session.NewMemory of
 	// the caller's, for a conversation that must not be kept.
 	Store session.Store
 	// OnEvent and Approve take the place of the agent's for this turn.
@@ -36,11 +36,16 @@ type TurnOptions struct {
 }
 
 // RunTurn is Run with TurnOptions: a turn on another store, with other hooks, tools
-// of the caller's, or no new user message.
-func (a *Agent) RunTurn(ctx context.Context, sessionID string, o TurnOptions) (*Turn, error) {
+// of the caller's, or no new user message (nil opts: a turn that continues the
+// session's history as stored, with the agent's options).
+func (a *Agent) RunTurn(ctx context.Context, sessionID string, opts *TurnOptions) (*Turn, error) {
+	var o TurnOptions
+	if opts != nil {
+		o = *opts
+	}
 	b := *a // the same model, tools and deferred catalog; only the options below differ
 	if o.Store != nil {
-		b.opts.Store = o.Store
+		b.sessions = o.Store
 	}
 	if o.OnEvent != nil {
 		b.opts.OnEvent = o.OnEvent

@@ -38,11 +38,11 @@ func TestRunTurnClientTools(t *testing.T) {
 		))
 		agentStore, store := newStore(t), newStore(t)
 		agentEvents := &recorder{}
-		a := agent.New(agent.Options{Model: model, Tools: local, Store: agentStore, OnEvent: agentEvents.on})
+		a := agent.New(model, agentStore, &agent.Options{Tools: local, OnEvent: agentEvents.on})
 		id := newSession(t, store)
 		events := &recorder{}
 		client := []tool.Tool{{Name: "ls", Description: "the client's ls", InputSchema: json.RawMessage(`{"type":"object"}`)}}
-		turn, err := a.RunTurn(ctx, id, agent.TurnOptions{User: "list it", Store: store, OnEvent: events.on, ClientTools: client, MaxTokens: 77})
+		turn, err := a.RunTurn(ctx, id, &agent.TurnOptions{User: "list it", Store: store, OnEvent: events.on, ClientTools: client, MaxTokens: 77})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestRunTurnClientTools(t *testing.T) {
 		if err := store.Append(ctx, id, llm.Usage{}, llm.Message{Role: llm.RoleTool, CallID: "call_ls", Name: "ls", Result: tool.TextResult("a.txt")}); err != nil {
 			t.Fatal(err)
 		}
-		turn, err = a.RunTurn(ctx, id, agent.TurnOptions{Store: store, ClientTools: client})
+		turn, err = a.RunTurn(ctx, id, &agent.TurnOptions{Store: store, ClientTools: client})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -28,20 +28,18 @@ const DefaultMaxRequestBytes = 4 << 20
 // denied. Switchboard's own.
 const DefaultApprovalTimeout = 5 * time.Minute
 
-// Options configure a Server. Hub is required; every other zero value is a usable
-// default (no model, no sessions, no gateway, no token, no CORS).
+// Options configure a Server; nil, and every zero field, is a usable default (no
+// model, no sessions, no gateway, no token, no CORS).
 type Options struct {
-	// Hub is the catalog served: its servers, tools, calls and health.
-	Hub *hub.Hub
 	// Agent runs the turns of sessions and of chat completions; nil means no model is
 	// configured: turns get 503 with NoModel. Its Store must be the store of Sessions,
 	// where the sessions' turns run. Each turn gets hooks of the API's in place of the
 	// agent's OnEvent and Approve (agent.TurnOptions): its events go to its stream and
 	// the metrics, and a session's calls that need approval wait for a person.
 	Agent *agent.Agent
-	// Catalog is the search index of Hub's catalog behind GET /v1/search, shared with
-	// the agent's deferred mode and the gateway's (deferred.Follow(Hub)); nil: one of
-	// its own.
+	// Catalog is the search index of the hub's catalog behind GET /v1/search, shared
+	// with the agent's deferred mode and the gateway's (deferred.Follow of the hub);
+	// nil: one of its own.
 	Catalog *deferred.Catalog
 	// NoModel says why there is no model and how to configure one (503 on a turn).
 	NoModel string
@@ -91,6 +89,7 @@ type Options struct {
 // Server is the HTTP API over one hub. Serve it on a listener (Serve), or mount
 // Handler in a server of your own.
 type Server struct {
+	hub     *hub.Hub // the catalog served: its servers, tools, calls and health
 	opts    Options
 	log     *slog.Logger
 	agent   *agent.Agent
@@ -118,51 +117,57 @@ type Server struct {
 	unwatch func()    // ends live.servers' subscription to the hub
 }
 
-// New builds the API. It fails only on a bad CORSOrigin, or an Options.Registry that
-// has the API's metrics already.
-func New(opts Options) (*Server, error) {
-	if opts.Hub == nil {
-		return nil, errors.New("api: Options.Hub is required")
+// New builds the API over h, the catalog it serves: its servers, tools, calls and
+// health. opts, nil for the defaults, gives the rest. It fails on a nil h, a bad
+// CORSOrigin, or an Options.Registry that has the API's metrics already.
+func New(h *hub.Hub, opts *Options) (*Server, error) {
+	if h == nil {
+		return nil, errors.New("api: New: the hub is nil: give the hub whose catalog the API serves")
 	}
-	if opts.MaxRequestBytes == 0 {
-		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	var o Options
+	if opts != nil {
+		o = *opts
 	}
-	if opts.ApprovalTimeout <= 0 {
-		opts.ApprovalTimeout = DefaultApprovalTimeout
+	if o.MaxRequestBytes == 0 {
+		o.MaxRequestBytes = DefaultMaxRequestBytes
 	}
-	if opts.NoModel == "" {
-		opts.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`
+	if o.ApprovalTimeout <= 0 {
+		o.ApprovalTimeout = DefaultApprovalTimeout
 	}
-	log := opts.Logger
+	if o.NoModel == "" {
+		o.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`
+	}
+	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if opts.Catalog == nil {
-		opts.Catalog = deferred.Follow(opts.Hub)
+	if o.Catalog == nil {
+		o.Catalog = deferred.Follow(h)
 	}
 	s := &Server{
-		opts:    opts,
+		hub:     h,
+		opts:    o,
 		log:     log,
-		agent:   opts.Agent,
+		agent:   o.Agent,
 		streams: map[*http.Request]context.CancelFunc{},
 	}
-	s.live.calls.red = opts.Hub.Redactor()
+	s.live.calls.red = h.Redactor()
 	s.base, s.cancel = context.WithCancel(context.Background())
-	m, err := newMetrics(s, opts.Registry)
+	m, err := newMetrics(s, o.Registry)
 	if err != nil {
 		s.cancel()
 		return nil, err
 	}
 	s.metrics = m
-	h, err := s.buildHandler()
+	handler, err := s.buildHandler()
 	if err != nil {
 		s.cancel()
 		m.stopCalls()
 		return nil, err
 	}
-	s.handler = h
-	s.unwatch = opts.Hub.Subscribe(s.live.servers.observe)
-	s.srv = httpguard.Timeouts{Read: opts.ReadTimeout, Write: opts.WriteTimeout, Idle: opts.IdleTimeout}.Server(h)
+	s.handler = handler
+	s.unwatch = h.Subscribe(s.live.servers.observe)
+	s.srv = httpguard.Timeouts{Read: o.ReadTimeout, Write: o.WriteTimeout, Idle: o.IdleTimeout}.Server(handler)
 	s.srv.BaseContext = func(net.Listener) context.Context { return s.base }
 	s.srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	return s, nil

@@ -64,8 +64,7 @@ func benchServe(b *testing.B) (*hub.Hub, string) {
 	}
 	sessions := session.NewJanitor(session.NewMemory(), nil)
 	b.Cleanup(func() { sessions.Close() })
-	srv, err := api.New(api.Options{
-		Hub:      h,
+	srv, err := api.New(h, &api.Options{
 		Sessions: sessions,
 		Version:  "bench",
 		Logger:   slog.New(slog.NewJSONHandler(io.Discard, nil)),

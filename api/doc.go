@@ -11,7 +11,7 @@
 //	if err := h.Start(ctx); err != nil {
 //		log.Fatal(err)
 //	}
-//	srv, err := api.New(api.Options{Hub: h, Token: os.Getenv("SWITCHBOARD_TOKEN")})
+//	srv, err := api.New(h, &api.Options{Token: os.Getenv("SWITCHBOARD_TOKEN")})
 //	if err != nil {
 //		log.Fatal(err) // only a bad CORSOrigin
 //	}
@@ -61,8 +61,8 @@
 // Options.Sessions; the agent keeps its sessions in the same store:
 //
 //	sessions := session.NewJanitor(store, nil)
-//	a := agent.New(agent.Options{Model: model, Tools: h, Store: sessions.Store()})
-//	srv, err := api.New(api.Options{Hub: h, Agent: a, Sessions: sessions})
+//	a := agent.New(model, sessions.Store(), &agent.Options{Tools: h})
+//	srv, err := api.New(h, &api.Options{Agent: a, Sessions: sessions})
 //
 // The API runs each turn with hooks of its own (agent.TurnOptions), in place of the
 // agent's OnEvent and Approve: the turn's events go to its stream, its calls that need

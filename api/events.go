@@ -202,7 +202,7 @@ type modelInfo struct {
 }
 
 func (s *Server) snapshot() snapshot {
-	sts := s.opts.Hub.Status()
+	sts := s.hub.Status()
 	out := snapshot{Servers: make([]serverInfo, 0, len(sts)), Calls: s.live.calls.recent(), Version: s.opts.Version}
 	for _, st := range sts {
 		out.Servers = append(out.Servers, s.serverInfo(st))
@@ -219,7 +219,7 @@ func (s *Server) snapshot() snapshot {
 func (s *Server) serverEventOf(c serverChange) serverEvent {
 	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged}
 	st := upstream.Status{Name: c.event.Server, State: upstream.Closed}
-	for _, x := range s.opts.Hub.Status() {
+	for _, x := range s.hub.Status() {
 		if x.Name == c.event.Server {
 			st = x
 			break
@@ -228,7 +228,7 @@ func (s *Server) serverEventOf(c serverChange) serverEvent {
 	ev.serverInfo = s.serverInfo(st)
 	ev.State = c.event.State
 	if ev.State != upstream.Ready {
-		ev.Reason = s.opts.Hub.NotReadyReason(ev.Status)
+		ev.Reason = s.hub.NotReadyReason(ev.Status)
 	} else {
 		ev.Reason = ""
 	}
@@ -289,7 +289,7 @@ func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {
 // recordAPICall records a call of POST /v1/tools/{name}/call.
 func (s *Server) recordAPICall(name string, start time.Time, res *tool.Result) {
 	c := callRecord{Tool: name, Source: sourceAPI, Start: start, DurationMs: msSince(start), IsError: res.IsError}
-	if t, ok := s.opts.Hub.Lookup(name); ok {
+	if t, ok := s.hub.Lookup(name); ok {
 		c.Server = t.Server
 	}
 	s.live.calls.record(c, tool.Text(res))
@@ -300,7 +300,7 @@ func (s *Server) recordAPICall(name string, start time.Time, res *tool.Result) {
 func (s *Server) recordTurnCall(e agent.Event, source string) {
 	c := callRecord{Tool: e.Name, Source: source, Session: e.Session, Start: time.Now().Add(-e.Duration),
 		DurationMs: float64(e.Duration.Microseconds()) / 1000, IsError: e.IsError}
-	if t, ok := s.opts.Hub.Lookup(e.Name); ok {
+	if t, ok := s.hub.Lookup(e.Name); ok {
 		c.Server = t.Server
 	}
 	s.live.calls.record(c, e.Result)

@@ -96,7 +96,7 @@ func start(t *testing.T, su setup) *env {
 	}
 	e := &env{t: t, hub: h, logs: logs, token: su.opts.Token, done: make(chan error, 1)}
 	o := su.opts
-	o.Hub, o.Logger, o.Version = h, log, "test"
+	o.Logger, o.Version = log, "test"
 	if su.gateway {
 		gw := gateway.New(h, nil)
 		t.Cleanup(func() { gw.Close() })
@@ -111,17 +111,17 @@ func start(t *testing.T, su setup) *env {
 			script = fakellm.Rules()
 		}
 		e.fake = fakellm.StartOpenAI(t, script)
-		model, err := openai.New(openai.Options{BaseURL: e.fake.URL, Model: "test-model", MaxRetries: -1})
+		model, err := openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ao := agent.Options{Model: model, Tools: h, Store: o.Sessions.Store(), Logger: log}
+		ao := agent.Options{Tools: h, Logger: log}
 		if su.agent != nil {
 			su.agent(&ao)
 		}
-		o.Agent = agent.New(ao)
+		o.Agent = agent.New(model, o.Sessions.Store(), &ao)
 	}
-	srv, err := api.New(o)
+	srv, err := api.New(h, &o)
 	if err != nil {
 		h.Close()
 		t.Fatalf("api.New: %v", err)

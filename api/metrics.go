@@ -92,7 +92,7 @@ func newMetrics(s *Server, reg *prometheus.Registry) (*metrics, error) {
 		m.modelTokens.WithLabelValues(d)
 	}
 	m.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slogPrinter{s}, ErrorHandling: promhttp.ContinueOnError})
-	m.stopCalls = s.opts.Hub.ObserveCalls(m.call)
+	m.stopCalls = s.hub.ObserveCalls(m.call)
 	return m, nil
 }
 
@@ -161,7 +161,7 @@ func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, st := range c.s.opts.Hub.Status() {
+	for _, st := range c.s.hub.Status() {
 		for _, state := range states {
 			v := 0.0
 			if st.State == state {

@@ -203,7 +203,7 @@ func TestMetricsRegistry(t *testing.T) {
 	h := hub.New(&config.Config{Source: "<test>", Servers: []config.Server{clockServer(t)}}, &hub.Options{Upstream: testserver.Fast()})
 	defer h.Close()
 	for range 2 {
-		srv, err := api.New(api.Options{Hub: h})
+		srv, err := api.New(h, nil)
 		if err != nil {
 			t.Fatalf("a second Server: %v", err)
 		}
@@ -212,12 +212,12 @@ func TestMetricsRegistry(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	mine := prometheus.NewCounter(prometheus.CounterOpts{Name: "my_program_total", Help: "Mine."})
 	reg.MustRegister(mine)
-	srv, err := api.New(api.Options{Hub: h, Registry: reg})
+	srv, err := api.New(h, &api.Options{Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Shutdown(context.Background())
-	if _, err := api.New(api.Options{Hub: h, Registry: reg}); err == nil || !strings.Contains(err.Error(), "Options.Registry") {
+	if _, err := api.New(h, &api.Options{Registry: reg}); err == nil || !strings.Contains(err.Error(), "Options.Registry") {
 		t.Errorf("a second Server on one registry: %v", err)
 	}
 	ts := httptest.NewServer(srv.Handler())

@@ -27,8 +27,8 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // tools it must have or the sessions it keeps.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	var waiting []string
-	for _, st := range s.opts.Hub.Status() {
-		if srv, ok := s.opts.Hub.Server(st.Name); ok && srv.Required && st.State != upstream.Ready {
+	for _, st := range s.hub.Status() {
+		if srv, ok := s.hub.Server(st.Name); ok && srv.Required && st.State != upstream.Ready {
 			waiting = append(waiting, st.Name)
 		}
 	}
@@ -56,7 +56,7 @@ type serverHealth struct {
 // health is the report the systems Switchboard replaces give at /health, with
 // "mcp_tools": "ok" when every enabled server is ready, else "degraded".
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	h := s.opts.Hub
+	h := s.hub
 	status := "ok"
 	servers := map[string]serverHealth{}
 	for _, st := range h.Status() {
@@ -97,8 +97,8 @@ type serverInfo struct {
 }
 
 func (s *Server) serverInfo(st upstream.Status) serverInfo {
-	srv, _ := s.opts.Hub.Server(st.Name)
-	info := serverInfo{Status: st, Reason: s.opts.Hub.NotReadyReason(st), Required: srv.Required}
+	srv, _ := s.hub.Server(st.Name)
+	info := serverInfo{Status: st, Reason: s.hub.NotReadyReason(st), Required: srv.Required}
 	var until time.Time
 	info.RecentRestarts, until = s.live.servers.flapping(st.Name)
 	if !until.IsZero() {
@@ -108,7 +108,7 @@ func (s *Server) serverInfo(st upstream.Status) serverInfo {
 }
 
 func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
-	sts := s.opts.Hub.Status()
+	sts := s.hub.Status()
 	out := make([]serverInfo, 0, len(sts))
 	for _, st := range sts {
 		out = append(out, s.serverInfo(st))
@@ -120,7 +120,7 @@ func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
 // servers there are.
 func (s *Server) findServer(name string) (upstream.Status, *apiError) {
 	var names []string
-	for _, st := range s.opts.Hub.Status() {
+	for _, st := range s.hub.Status() {
 		if st.Name == name {
 			return st, nil
 		}
@@ -148,7 +148,7 @@ func (s *Server) restartServer(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, e)
 		return
 	}
-	if err := s.opts.Hub.Restart(name); err != nil {
+	if err := s.hub.Restart(name); err != nil {
 		status := http.StatusInternalServerError
 		if errors.Is(err, hub.ErrClosed) {
 			status = http.StatusServiceUnavailable
@@ -187,7 +187,7 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "bad_request", "strict needs format=openai or format=openai-responses")
 		return
 	}
-	v, err := Catalog(s.opts.Hub.Tools(), p, strict)
+	v, err := Catalog(s.hub.Tools(), p, strict)
 	if err != nil {
 		writeError(w, r, http.StatusUnprocessableEntity, "format_failed", err.Error())
 		return
@@ -235,7 +235,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "bad_request", `"arguments" must be a JSON object`)
 		return
 	}
-	h := s.opts.Hub
+	h := s.hub
 	if err := h.CheckArguments(args); err != nil {
 		writeError(w, r, http.StatusBadRequest, "bad_request", err.Error())
 		return

@@ -199,7 +199,7 @@ func (s *Server) needsApproval(c agent.Call) bool {
 	if s.opts.NeedsApproval != nil {
 		return s.opts.NeedsApproval(c)
 	}
-	srv, ok := s.opts.Hub.Server(c.Tool.Server)
+	srv, ok := s.hub.Server(c.Tool.Server)
 	return ok && srv.NeedsApproval(c.Tool.OriginalName)
 }
 
@@ -330,7 +330,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 // runTurn runs a turn of the agent, a session's or a chat completion's, and counts
 // the model request that failed it.
 func (s *Server) runTurn(ctx context.Context, id string, opts agent.TurnOptions) (*agent.Turn, error) {
-	t, err := s.agent.RunTurn(ctx, id, opts)
+	t, err := s.agent.RunTurn(ctx, id, &opts)
 	s.metrics.turnEnded(err)
 	return t, err
 }

@@ -20,11 +20,11 @@ func TestDeferredEmbeddings(t *testing.T) {
 	fake := fakellm.StartEmbeddings(t, nil)
 	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(client.CloseIdleConnections)
-	emb, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: fake.URL, Model: "fake-embed", HTTPClient: client})
+	emb, err := openai.NewEmbedder("fake-embed", &openai.EmbedderOptions{BaseURL: fake.URL, HTTPClient: client})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := search.NewEmbeddings(search.EmbeddingsOptions{Embedder: emb})
+	e, err := search.NewEmbeddings(emb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func FuzzResult(f *testing.F) {
 			return
 		}
 		for _, images := range []bool{false, true} {
-			parts := Normalize(&res, NormalizeOptions{Images: images, MaxChars: max})
+			parts := Normalize(&res, &NormalizeOptions{Images: images, MaxChars: max})
 			for _, p := range parts {
 				if p.Type == PartText && !utf8.ValidString(p.Text) {
 					t.Fatalf("cap %d: text %q is not valid UTF-8", max, p.Text)

@@ -36,7 +36,7 @@ const (
 	PartImage = "image"
 )
 
-// NormalizeOptions tunes Normalize.
+// NormalizeOptions tunes Normalize; nil, and every zero field, is the default.
 type NormalizeOptions struct {
 	// Images keeps images as image parts instead of "[Image: mime]" placeholders.
 	Images bool
@@ -60,9 +60,13 @@ var anthropicImageTypes = []string{"image/jpeg", "image/png", "image/gif", "imag
 // the structured content as JSON when there is no text at all. Consecutive text is one
 // part; text around an image makes separate parts. IsError is not reflected here (see
 // ResultMessage). A nil result has no parts.
-func Normalize(res *tool.Result, opts NormalizeOptions) []Part {
+func Normalize(res *tool.Result, opts *NormalizeOptions) []Part {
 	if res == nil {
 		return nil
+	}
+	var o NormalizeOptions
+	if opts != nil {
+		o = *opts
 	}
 	var parts []Part
 	var run []string
@@ -74,7 +78,7 @@ func Normalize(res *tool.Result, opts NormalizeOptions) []Part {
 	}
 	hasText := false
 	for _, c := range res.Content {
-		if img, ok := c.(*mcp.ImageContent); ok && opts.Images && len(img.Data) > 0 && imageAllowed(img.MIMEType, opts.ImageTypes) {
+		if img, ok := c.(*mcp.ImageContent); ok && o.Images && len(img.Data) > 0 && imageAllowed(img.MIMEType, o.ImageTypes) {
 			flush()
 			parts = append(parts, Part{Type: PartImage, MIMEType: img.MIMEType, Data: base64.StdEncoding.EncodeToString(img.Data)})
 			continue
@@ -90,7 +94,7 @@ func Normalize(res *tool.Result, opts NormalizeOptions) []Part {
 		}
 	}
 	flush()
-	return capText(parts, opts.MaxChars)
+	return capText(parts, o.MaxChars)
 }
 
 func imageAllowed(mime string, allowed []string) bool {
@@ -237,7 +241,7 @@ func ResultMessage(p Provider, callID string, res *tool.Result, opts *ResultOpti
 		}
 		return jsonenc.Marshal(functionCallOutput{Type: "function_call_output", CallID: callID, Output: text})
 	case Anthropic:
-		parts := Normalize(res, NormalizeOptions{Images: true, ImageTypes: anthropicImageTypes, MaxChars: max})
+		parts := Normalize(res, &NormalizeOptions{Images: true, ImageTypes: anthropicImageTypes, MaxChars: max})
 		blocks := make([]any, 0, len(parts))
 		for _, part := range parts {
 			switch {

@@ -102,15 +102,15 @@ func TestNormalizeMatchesToolText(t *testing.T) {
 		&mcp.AudioContent{MIMEType: "audio/mpeg"}, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "u", Text: "t"}},
 		&mcp.EmbeddedResource{}, &mcp.ResourceLink{URI: "l"}, &mcp.TextContent{Text: ""},
 	}}
-	parts := Normalize(res, NormalizeOptions{})
+	parts := Normalize(res, nil)
 	if len(parts) != 1 || parts[0].Type != PartText || parts[0].Text != tool.Text(res) {
 		t.Errorf("Normalize = %+v, tool.Text = %q", parts, tool.Text(res))
 	}
 	structured := &tool.Result{StructuredContent: []any{1, "x"}}
-	if parts := Normalize(structured, NormalizeOptions{}); len(parts) != 1 || parts[0].Text != tool.Text(structured) {
+	if parts := Normalize(structured, nil); len(parts) != 1 || parts[0].Text != tool.Text(structured) {
 		t.Errorf("structured: %+v vs %q", parts, tool.Text(structured))
 	}
-	if Normalize(nil, NormalizeOptions{}) != nil {
+	if Normalize(nil, nil) != nil {
 		t.Error("nil result has parts")
 	}
 }
@@ -120,7 +120,7 @@ func TestNormalizeImages(t *testing.T) {
 		&mcp.ImageContent{MIMEType: "image/png", Data: png}, &mcp.TextContent{Text: "x"}, &mcp.TextContent{Text: "y"},
 		&mcp.ImageContent{MIMEType: "image/tiff", Data: png}, &mcp.ImageContent{MIMEType: "image/png"},
 	}}
-	parts := Normalize(res, NormalizeOptions{Images: true, ImageTypes: anthropicImageTypes})
+	parts := Normalize(res, &NormalizeOptions{Images: true, ImageTypes: anthropicImageTypes})
 	want := []Part{
 		{Type: PartImage, MIMEType: "image/png", Data: base64.StdEncoding.EncodeToString(png)},
 		{Type: PartText, Text: "x\ny\n[Image: image/tiff]\n[Image: image/png]"}, // unsupported type, no data
@@ -128,7 +128,7 @@ func TestNormalizeImages(t *testing.T) {
 	if fmt.Sprint(parts) != fmt.Sprint(want) {
 		t.Errorf("got %+v\nwant %+v", parts, want)
 	}
-	if parts := Normalize(res, NormalizeOptions{Images: true}); len(parts) != 4 || parts[2].MIMEType != "image/tiff" || parts[3].Text != "[Image: image/png]" {
+	if parts := Normalize(res, &NormalizeOptions{Images: true}); len(parts) != 4 || parts[2].MIMEType != "image/tiff" || parts[3].Text != "[Image: image/png]" {
 		t.Errorf("any image type: %+v", parts)
 	}
 }
@@ -192,7 +192,7 @@ func TestSizeCapAcrossParts(t *testing.T) {
 		&mcp.TextContent{Text: "abcdef"}, &mcp.ImageContent{MIMEType: "image/png", Data: png}, &mcp.TextContent{Text: "ghijkl"}, &mcp.TextContent{Text: "mn"},
 	}}
 	// Text parts: "abcdef" (6) and "ghijkl\nmn" (9): 15 characters, cap 8.
-	parts := Normalize(res, NormalizeOptions{Images: true, MaxChars: 8})
+	parts := Normalize(res, &NormalizeOptions{Images: true, MaxChars: 8})
 	if len(parts) != 3 || parts[0].Text != "abcdef" || parts[1].Type != PartImage ||
 		parts[2].Text != "gh\n…[truncated 7 of 15 characters]" {
 		t.Errorf("got %+v", parts)

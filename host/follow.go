@@ -19,11 +19,11 @@ import (
 // next check (an editor may be half-way through writing it). A config that does not
 // load is logged with every problem in it, and the servers stay as they are.
 
-// FollowOptions say how a Host follows its config file.
+// FollowOptions say how a Host follows its config file; nil, and every zero field,
+// is the default.
 type FollowOptions struct {
-	// Path is the config file; Data its content as read before it was loaded (so
-	// that a change made after that read is never missed; nil reads it now).
-	Path string
+	// Data is the file's content as read before it was loaded (so that a change made
+	// after that read is never missed); nil reads it now.
 	Data []byte
 	// Every is how often the file is checked; 0 checks only when Reload sends.
 	Every time.Duration
@@ -44,17 +44,23 @@ func (f *follower) stop() {
 	<-f.done
 }
 
-// Follow starts following the config file until Close (once; a second call does
-// nothing). Every config loaded is reported as the log's warnings and registered
-// with the Redactor.
-func (h *Host) Follow(fo FollowOptions) {
+// Follow starts following the config file at path until Close (once; a second
+// call, or an empty path, does nothing). opts says when the file is read again:
+// every FollowOptions.Every, and when FollowOptions.Reload sends (nil: neither, so
+// nothing is reloaded). Every config loaded is reported as the log's warnings and
+// registered with the Redactor.
+func (h *Host) Follow(path string, opts *FollowOptions) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.follow != nil || h.closed || fo.Path == "" {
+	if h.follow != nil || h.closed || path == "" {
 		return
 	}
+	var fo FollowOptions
+	if opts != nil {
+		fo = *opts
+	}
 	if fo.Data == nil {
-		fo.Data, _ = os.ReadFile(fo.Path)
+		fo.Data, _ = os.ReadFile(path)
 	}
 	if fo.Trigger == "" {
 		fo.Trigger = "request"
@@ -63,14 +69,14 @@ func (h *Host) Follow(fo FollowOptions) {
 	if fo.Every > 0 {
 		checks = "on " + fo.Trigger + " and every " + fo.Every.String()
 	}
-	h.log.Debug("following the config file", "source", fo.Path, "checks", checks)
+	h.log.Debug("following the config file", "source", path, "checks", checks)
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &follower{cancel: cancel, done: make(chan struct{})}
 	h.follow = f
-	go h.followLoop(ctx, f, fo)
+	go h.followLoop(ctx, f, path, fo)
 }
 
-func (h *Host) followLoop(ctx context.Context, f *follower, fo FollowOptions) {
+func (h *Host) followLoop(ctx context.Context, f *follower, path string, fo FollowOptions) {
 	defer close(f.done)
 	var tick <-chan time.Time
 	if fo.Every > 0 {
@@ -86,15 +92,15 @@ func (h *Host) followLoop(ctx context.Context, f *follower, fo FollowOptions) {
 		case <-ctx.Done():
 			return
 		case <-fo.Reload:
-			data, err := os.ReadFile(fo.Path)
+			data, err := os.ReadFile(path)
 			if err != nil {
 				h.log.Error("config not reloaded: the servers stay as they are", "trigger", fo.Trigger, "err", err)
 				continue
 			}
 			applied, pending = data, nil
-			h.reload(fo.Path, data, fo.Trigger)
+			h.reload(path, data, fo.Trigger)
 		case <-tick:
-			data, err := os.ReadFile(fo.Path)
+			data, err := os.ReadFile(path)
 			if err != nil {
 				if !unreadable {
 					h.log.Warn("config file unreadable: the servers stay as they are", "err", err)
@@ -115,7 +121,7 @@ func (h *Host) followLoop(ctx context.Context, f *follower, fo FollowOptions) {
 				pending = data
 			default:
 				applied, pending = data, nil
-				h.reload(fo.Path, data, "file changed")
+				h.reload(path, data, "file changed")
 			}
 		}
 	}

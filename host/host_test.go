@@ -54,7 +54,7 @@ func TestFollow(t *testing.T) {
 		t.Fatal(err)
 	}
 	reload := make(chan struct{})
-	h.Follow(host.FollowOptions{Path: path, Every: 20 * time.Millisecond, Reload: reload})
+	h.Follow(path, &host.FollowOptions{Every: 20 * time.Millisecond, Reload: reload})
 	has := func(name string) func() bool {
 		return func() bool { _, ok := h.Hub().Lookup(name); return ok }
 	}

@@ -101,10 +101,10 @@ func (h *Host) newModel() (llm.Model, error) {
 	)
 	switch ms.Provider {
 	case "anthropic":
-		m, err = anthropic.New(anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: h.log,
+		m, err = anthropic.New(ms.Name, &anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, MaxTokens: ms.MaxTokens, Logger: h.log,
 			ToolSearch: ms.ToolSearch})
 	default:
-		m, err = openai.New(openai.Options{BaseURL: ms.BaseURL, APIKey: key, Model: ms.Name, MaxTokens: ms.MaxTokens, Logger: h.log, API: ms.API})
+		m, err = openai.New(ms.Name, &openai.Options{BaseURL: ms.BaseURL, APIKey: key, MaxTokens: ms.MaxTokens, Logger: h.log, API: ms.API})
 	}
 	if err != nil {
 		return nil, settingsErrorf("model: %v", err)
@@ -131,11 +131,11 @@ func (h *Host) Embeddings() (*search.Embeddings, error) {
 		h.log.Warn("switchboard.search.embeddings: $" + env + " is not set and OpenAI's API needs a key; tool search ranks by words alone")
 		return nil, nil
 	}
-	embedder, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: es.BaseURL, APIKey: key, Model: es.Model})
+	embedder, err := openai.NewEmbedder(es.Model, &openai.EmbedderOptions{BaseURL: es.BaseURL, APIKey: key})
 	if err != nil {
 		return nil, settingsErrorf("switchboard.search.embeddings: %v", err)
 	}
-	e, err := search.NewEmbeddings(search.EmbeddingsOptions{Embedder: embedder, Weight: es.Weight, Logger: h.log})
+	e, err := search.NewEmbeddings(embedder, &search.EmbeddingsOptions{Weight: es.Weight, Logger: h.log})
 	if err != nil {
 		return nil, settingsErrorf("switchboard.search.embeddings: %v", err)
 	}

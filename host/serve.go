@@ -14,7 +14,8 @@ import (
 // settings (steps, parallel calls, system prompt, deferred mode over the shared
 // Catalog) and session store, made with Model and Sessions. opts, when not nil,
 // gives what the settings do not: Approve, OnEvent, ToolTimeout; its other fields,
-// when set, take the place of the settings'.
+// when set, take the place of the settings'. (An agent with another model or store
+// is agent.New's.)
 func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, error) {
 	model, err := h.Model()
 	if err != nil {
@@ -30,12 +31,10 @@ func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, er
 		return nil, err
 	}
 	o := agent.Options{
-		Model:         model,
 		Tools:         h.hub,
 		Deferred:      policy,
 		Catalog:       h.cat,
 		NativeSearch:  as.Deferred.Native,
-		Store:         store.Store(),
 		System:        as.System,
 		MaxSteps:      as.MaxSteps,
 		ParallelTools: as.ParallelTools,
@@ -46,14 +45,8 @@ func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, er
 	if opts != nil {
 		p := *opts
 		o.Approve, o.OnEvent, o.ToolTimeout = p.Approve, p.OnEvent, p.ToolTimeout
-		if p.Model != nil {
-			o.Model = p.Model
-		}
 		if p.Tools != nil {
 			o.Tools, o.Catalog = p.Tools, nil // another toolset: its own index
-		}
-		if p.Store != nil {
-			o.Store = p.Store
 		}
 		if p.System != "" {
 			o.System = p.System
@@ -68,7 +61,7 @@ func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, er
 			o.Logger = p.Logger
 		}
 	}
-	return agent.New(o), nil
+	return agent.New(model, store.Store(), &o), nil
 }
 
 // GatewayDeferred is the gateway's deferred setting: Options.GatewayDeferred's mode
@@ -128,8 +121,8 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // them off, and they answer 503 saying why, while everything else works); the MCP
 // gateway at /mcp and /sse; the server requests of the agent's calls answered by
 // the model (ServerRequests). opts, when not nil, gives the HTTP settings (Token,
-// CORSOrigin, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (Hub,
-// Catalog, Sessions, Agent, Gateway, Model, Version, Logger) it fills in. Serve the
+// CORSOrigin, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the
+// hub, Catalog, Sessions, Agent, Gateway, Model, Version, Logger) it fills in. Serve the
 // result on a listener, and Shutdown it before closing the Host.
 func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) {
 	var o api.Options
@@ -162,7 +155,7 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	o.Hub, o.Catalog, o.Sessions = h.hub, h.cat, janitor
+	o.Catalog, o.Sessions = h.cat, janitor
 	o.Gateway = gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: o.MaxRequestBytes})
 	if o.Version == "" {
 		o.Version = h.opts.Version
@@ -176,7 +169,7 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		}
 		o.Model = h.ModelSettings().Name // what GET /v1/models lists
 	}
-	srv, err := api.New(o)
+	srv, err := api.New(h.hub, &o)
 	if err != nil {
 		return nil, err
 	}

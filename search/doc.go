@@ -90,7 +90,7 @@
 // endpoint); it never fails a search: when the endpoint fails, the words alone
 // answer.
 //
-//	emb, _ := openai.NewEmbedder(openai.EmbedderOptions{Model: "text-embedding-3-small", APIKey: key})
-//	e, _ := search.NewEmbeddings(search.EmbeddingsOptions{Embedder: emb})
+//	emb, _ := openai.NewEmbedder("text-embedding-3-small", &openai.EmbedderOptions{APIKey: key})
+//	e, _ := search.NewEmbeddings(emb, nil)
 //	found, err := e.ToolSearch(ctx, ix, "hire an automobile", 5)
 package search

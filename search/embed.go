@@ -32,11 +32,9 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float64, error)
 }
 
-// EmbeddingsOptions configures an Embeddings. Embedder is required; every other
-// zero value is a useful default.
+// EmbeddingsOptions configures an Embeddings; nil, and every zero field, is a useful
+// default.
 type EmbeddingsOptions struct {
-	// Embedder gives the vectors: of each tool's text once, and of each query.
-	Embedder Embedder
 	// Weight is the embeddings' share of the fused score, above 0 and at most 1 (1
 	// ranks by embeddings alone); 0 means DefaultEmbeddingsWeight.
 	Weight float64
@@ -79,8 +77,9 @@ type EmbeddingsOptions struct {
 //
 // An Embeddings is safe for concurrent use and may serve several indexes.
 type Embeddings struct {
-	opts EmbeddingsOptions
-	name string // the Embedder's, for the log
+	embedder Embedder
+	opts     EmbeddingsOptions
+	name     string // the Embedder's, for the log
 
 	fill sync.Mutex // one catalog fill at a time: the second search finds the first's vectors
 	mu   sync.Mutex
@@ -90,35 +89,40 @@ type Embeddings struct {
 	warn bool                   // a failure was logged and the endpoint has not answered since
 }
 
-// NewEmbeddings checks opts and returns an Embeddings; it does not call the
-// Embedder.
-func NewEmbeddings(opts EmbeddingsOptions) (*Embeddings, error) {
-	if opts.Embedder == nil {
-		return nil, errors.New("search: embeddings need an Embedder (EmbeddingsOptions.Embedder)")
+// NewEmbeddings returns an Embeddings that gets its vectors from e: of each tool's
+// text once, and of each query. opts, nil for the defaults, tunes the fusion and the
+// requests. It checks its arguments; it does not call e.
+func NewEmbeddings(e Embedder, opts *EmbeddingsOptions) (*Embeddings, error) {
+	if e == nil {
+		return nil, errors.New("search: NewEmbeddings: the Embedder is nil: give one (llm/openai's NewEmbedder, say)")
+	}
+	var o EmbeddingsOptions
+	if opts != nil {
+		o = *opts
 	}
 	switch {
-	case opts.Weight == 0:
-		opts.Weight = DefaultEmbeddingsWeight
-	case opts.Weight < 0 || opts.Weight > 1 || math.IsNaN(opts.Weight):
-		return nil, fmt.Errorf("search: embeddings weight %v: want above 0 and at most 1", opts.Weight)
+	case o.Weight == 0:
+		o.Weight = DefaultEmbeddingsWeight
+	case o.Weight < 0 || o.Weight > 1 || math.IsNaN(o.Weight):
+		return nil, fmt.Errorf("search: embeddings weight %v: want above 0 and at most 1", o.Weight)
 	}
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultEmbeddingsTimeout
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultEmbeddingsTimeout
 	}
-	if opts.Cooldown <= 0 {
-		opts.Cooldown = DefaultEmbeddingsCooldown
+	if o.Cooldown <= 0 {
+		o.Cooldown = DefaultEmbeddingsCooldown
 	}
-	if opts.Batch <= 0 {
-		opts.Batch = DefaultEmbeddingsBatch
+	if o.Batch <= 0 {
+		o.Batch = DefaultEmbeddingsBatch
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	name := fmt.Sprintf("%T", opts.Embedder)
-	if s, ok := opts.Embedder.(fmt.Stringer); ok {
+	name := fmt.Sprintf("%T", e)
+	if s, ok := e.(fmt.Stringer); ok {
 		name = s.String()
 	}
-	return &Embeddings{opts: opts, name: name, vecs: map[[32]byte][]float32{}}, nil
+	return &Embeddings{embedder: e, opts: o, name: name, vecs: map[[32]byte][]float32{}}, nil
 }
 
 // ToolSearch is Index.ToolSearch ranked with the embeddings: the same checks of
@@ -417,7 +421,7 @@ func (e *Embeddings) prune(keys [][32]byte) {
 
 // embed asks the Embedder for the unit vectors of inputs, in order.
 func (e *Embeddings) embed(ctx context.Context, inputs []string) ([][]float32, error) {
-	vs, err := e.opts.Embedder.Embed(ctx, inputs)
+	vs, err := e.embedder.Embed(ctx, inputs)
 	if err != nil {
 		return nil, err
 	}

@@ -23,11 +23,11 @@ func BenchmarkEmbeddings10k(b *testing.B) {
 	tools, reqs := catalog10k(b)
 	ix := New(tools)
 	fake := fakellm.StartEmbeddings(b, nil)
-	embedder, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: fake.URL, Model: "fake"})
+	embedder, err := openai.NewEmbedder("fake", &openai.EmbedderOptions{BaseURL: fake.URL})
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := NewEmbeddings(EmbeddingsOptions{Embedder: embedder, Timeout: time.Minute,
+	e, err := NewEmbeddings(embedder, &EmbeddingsOptions{Timeout: time.Minute,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)

@@ -63,7 +63,8 @@ func (l *logBuffer) logger() *slog.Logger {
 }
 
 // newTestEmbeddings is an Embeddings with opts (Logger filled in) on an
-// llm/openai Embedder of fake with eo (BaseURL, Model and HTTPClient filled in),
+// llm/openai Embedder of fake's model "fake-embed" with eo (BaseURL and HTTPClient
+// filled in),
 // and its log. The test checks that no goroutine outlives it.
 func newTestEmbeddings(t *testing.T, fake *fakellm.EmbeddingsServer, opts EmbeddingsOptions, eo openai.EmbedderOptions) (*Embeddings, *logBuffer) {
 	t.Helper()
@@ -72,13 +73,13 @@ func newTestEmbeddings(t *testing.T, fake *fakellm.EmbeddingsServer, opts Embedd
 	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(client.CloseIdleConnections)
 	log := &logBuffer{}
-	eo.BaseURL, eo.Model, eo.HTTPClient = fake.URL, "fake-embed", client
-	emb, err := openai.NewEmbedder(eo)
+	eo.BaseURL, eo.HTTPClient = fake.URL, client
+	emb, err := openai.NewEmbedder("fake-embed", &eo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Embedder, opts.Logger = emb, log.logger()
-	e, err := NewEmbeddings(opts)
+	opts.Logger = log.logger()
+	e, err := NewEmbeddings(emb, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,23 +329,24 @@ func TestEmbeddingsKeyNotLogged(t *testing.T) {
 }
 
 func TestNewEmbeddingsErrors(t *testing.T) {
-	emb, err := openai.NewEmbedder(openai.EmbedderOptions{Model: "m"})
+	emb, err := openai.NewEmbedder("m", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		opts EmbeddingsOptions
-		want string
+		embedder Embedder
+		opts     *EmbeddingsOptions
+		want     string
 	}{
-		{EmbeddingsOptions{}, "search: embeddings need an Embedder (EmbeddingsOptions.Embedder)"},
-		{EmbeddingsOptions{Embedder: emb, Weight: 1.5}, "search: embeddings weight 1.5: want above 0 and at most 1"},
-		{EmbeddingsOptions{Embedder: emb, Weight: -0.1}, "search: embeddings weight -0.1: want above 0 and at most 1"},
+		{nil, nil, "search: NewEmbeddings: the Embedder is nil: give one (llm/openai's NewEmbedder, say)"},
+		{emb, &EmbeddingsOptions{Weight: 1.5}, "search: embeddings weight 1.5: want above 0 and at most 1"},
+		{emb, &EmbeddingsOptions{Weight: -0.1}, "search: embeddings weight -0.1: want above 0 and at most 1"},
 	} {
-		if _, err := NewEmbeddings(c.opts); err == nil || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("NewEmbeddings(%+v) = %v, want %q", c.opts, err, c.want)
+		if _, err := NewEmbeddings(c.embedder, c.opts); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("NewEmbeddings(%v, %+v) = %v, want %q", c.embedder, c.opts, err, c.want)
 		}
 	}
-	e, err := NewEmbeddings(EmbeddingsOptions{Embedder: emb})
+	e, err := NewEmbeddings(emb, nil)
 	if err != nil || e.opts.Weight != DefaultEmbeddingsWeight || e.name != openai.DefaultBaseURL+" (model m)" || e.opts.Timeout != DefaultEmbeddingsTimeout {
 		t.Errorf("defaults: %+v, %v", e, err)
 	}
@@ -357,11 +359,11 @@ func TestEmbeddingsNilLoggerIsQuiet(t *testing.T) {
 	fake, failing := loadingEmbeddings(t)
 	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(client.CloseIdleConnections)
-	emb, err := openai.NewEmbedder(openai.EmbedderOptions{BaseURL: fake.URL, Model: "fake-embed", HTTPClient: client, MaxRetries: -1})
+	emb, err := openai.NewEmbedder("fake-embed", &openai.EmbedderOptions{BaseURL: fake.URL, HTTPClient: client, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewEmbeddings(EmbeddingsOptions{Embedder: emb})
+	e, err := NewEmbeddings(emb, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func (s *service) start(ctx context.Context, caps *mcp.ClientCapabilities) error
 	}
 	s.reload, s.forwarding = make(chan struct{}), make(chan struct{})
 	go s.forwardSIGHUP()
-	s.Follow(host.FollowOptions{Path: s.file.path, Data: s.file.data, Every: s.watch, Reload: s.reload, Trigger: "SIGHUP"})
+	s.Follow(s.file.path, &host.FollowOptions{Data: s.file.data, Every: s.watch, Reload: s.reload, Trigger: "SIGHUP"})
 	return nil
 }
 

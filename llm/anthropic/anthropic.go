@@ -3,9 +3,8 @@
 // transport, the retries on 408, 409, 429 and 5xx (529 "overloaded" included) with
 // backoff and the server's retry-after, and the server-sent events.
 //
-//	m, err := anthropic.New(anthropic.Options{
+//	m, err := anthropic.New("claude-sonnet-4-5", &anthropic.Options{
 //		APIKey: os.Getenv(cfg.APIKeyEnv), // the variable the config names, read by the caller
-//		Model:  "claude-sonnet-4-5",
 //	})
 //	res, err := m.Generate(ctx, req, onEvent)
 //
@@ -53,15 +52,13 @@ const DefaultBaseURL = "https://api.anthropic.com"
 // Messages API requires max_tokens on every request.
 const DefaultMaxTokens = 4096
 
-// Options configures a Model. The zero value is not enough: Model must be set.
+// Options configures a Model; nil, and every zero field, is a useful default.
 type Options struct {
 	// BaseURL is the API's address without /v1 (the SDK appends /v1/messages);
 	// empty means DefaultBaseURL.
 	BaseURL string
 	// APIKey is sent as x-api-key. Empty sends none (a local server may not need one).
 	APIKey string
-	// Model is the model name, used when a Request names none.
-	Model string
 	// MaxTokens bounds replies when a Request does not; 0 means DefaultMaxTokens.
 	MaxTokens int
 	// MaxRetries is how many times the SDK retries a failed request: 0 means the
@@ -101,6 +98,7 @@ const (
 // Model is a model behind the Anthropic Messages API. It is safe for concurrent use.
 type Model struct {
 	client  sdk.Client
+	model   string // used when a Request names none
 	opts    Options
 	baseURL string
 	tools   llm.Definitions
@@ -115,48 +113,55 @@ var (
 // Request.Deferred, unless Options.ToolSearch is ToolSearchOff.
 func (m *Model) NativeToolSearch() bool { return m.opts.ToolSearch != ToolSearchOff }
 
-// New returns a Model for opts.
-func New(opts Options) (*Model, error) {
-	if opts.Model == "" {
-		return nil, errors.New("anthropic: Options.Model is empty: name the model to use")
+// New returns a Model that asks for the model named model (a Request that names
+// another overrides it), configured by opts (nil: Anthropic's API, no key, the
+// SDK's retries, DefaultMaxTokens, BM25 tool search). It checks its arguments; it
+// does not contact the server.
+func New(model string, opts *Options) (*Model, error) {
+	if model == "" {
+		return nil, errors.New("anthropic: New: no model name: name the model to use")
 	}
-	base, _, err := baseurl.Parse(opts.BaseURL, DefaultBaseURL)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	base, _, err := baseurl.Parse(o.BaseURL, DefaultBaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("anthropic: %w", err)
 	}
-	if opts.MaxTokens < 0 {
-		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d: it must be positive (0 means %d)", opts.MaxTokens, DefaultMaxTokens)
+	if o.MaxTokens < 0 {
+		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d: it must be positive (0 means %d)", o.MaxTokens, DefaultMaxTokens)
 	}
-	if opts.MaxTokens == 0 {
-		opts.MaxTokens = DefaultMaxTokens
+	if o.MaxTokens == 0 {
+		o.MaxTokens = DefaultMaxTokens
 	}
-	switch opts.ToolSearch {
+	switch o.ToolSearch {
 	case "":
-		opts.ToolSearch = ToolSearchBM25
+		o.ToolSearch = ToolSearchBM25
 	case ToolSearchBM25, ToolSearchRegex, ToolSearchOff:
 	default:
-		return nil, fmt.Errorf("anthropic: Options.ToolSearch is %q: want %q (the default), %q or %q", opts.ToolSearch, ToolSearchBM25, ToolSearchRegex, ToolSearchOff)
+		return nil, fmt.Errorf("anthropic: Options.ToolSearch is %q: want %q (the default), %q or %q", o.ToolSearch, ToolSearchBM25, ToolSearchRegex, ToolSearchOff)
 	}
 	ro := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(base),
 	}
-	if opts.APIKey != "" {
-		ro = append(ro, option.WithAPIKey(opts.APIKey))
+	if o.APIKey != "" {
+		ro = append(ro, option.WithAPIKey(o.APIKey))
 	}
 	switch {
-	case opts.MaxRetries < 0:
+	case o.MaxRetries < 0:
 		ro = append(ro, option.WithMaxRetries(0))
-	case opts.MaxRetries > 0:
-		ro = append(ro, option.WithMaxRetries(opts.MaxRetries))
+	case o.MaxRetries > 0:
+		ro = append(ro, option.WithMaxRetries(o.MaxRetries))
 	}
-	client := opts.HTTPClient
+	client := o.HTTPClient
 	if client == nil {
 		// Not the SDK's http.DefaultClient, which waits for headers forever.
 		client = llm.NewHTTPClient(llm.HeaderTimeout)
 	}
 	ro = append(ro, option.WithHTTPClient(client))
-	return &Model{client: sdk.NewClient(ro...), opts: opts, baseURL: base, tools: llm.Definitions{Provider: format.Anthropic}}, nil
+	return &Model{client: sdk.NewClient(ro...), model: model, opts: o, baseURL: base, tools: llm.Definitions{Provider: format.Anthropic}}, nil
 }
 
 // Generate implements llm.Model.
@@ -302,7 +307,7 @@ func stop(r sdk.StopReason) llm.StopReason {
 // package's JSON, passed to the SDK as they are (param.Override).
 func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
 	p := sdk.MessageNewParams{
-		Model:     sdk.Model(m.opts.Model),
+		Model:     sdk.Model(m.model),
 		MaxTokens: int64(m.opts.MaxTokens),
 	}
 	if req.Model != "" {

@@ -35,14 +35,11 @@ func newModel(t *testing.T, baseURL string, opts anthropic.Options) *anthropic.M
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
 	opts.BaseURL = baseURL
-	if opts.Model == "" {
-		opts.Model = "claude-test"
-	}
 	if opts.APIKey == "" {
 		opts.APIKey = testKey
 	}
 	opts.HTTPClient = &http.Client{Transport: tr}
-	m, err := anthropic.New(opts)
+	m, err := anthropic.New("claude-test", &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +391,7 @@ func TestEnvironmentIgnored(t *testing.T) {
 	srv := fakellm.StartAnthropic(t, fakellm.Queue(fakellm.Reply{Text: "ok"}))
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	m, err := anthropic.New(anthropic.Options{BaseURL: srv.URL, Model: "claude-test", HTTPClient: &http.Client{Transport: tr}})
+	m, err := anthropic.New("claude-test", &anthropic.Options{BaseURL: srv.URL, HTTPClient: &http.Client{Transport: tr}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,17 +406,22 @@ func TestEnvironmentIgnored(t *testing.T) {
 
 func TestNewOptions(t *testing.T) {
 	for _, c := range []struct {
-		opts anthropic.Options
-		want string
+		model string
+		opts  *anthropic.Options
+		want  string
 	}{
-		{anthropic.Options{}, "anthropic: Options.Model is empty: name the model to use"},
-		{anthropic.Options{Model: "m", BaseURL: "localhost:8080"}, `anthropic: base URL "localhost:8080" is not an http(s) URL`},
-		{anthropic.Options{Model: "m", MaxTokens: -1}, "anthropic: Options.MaxTokens is -1: it must be positive (0 means 4096)"},
+		{"", nil, "anthropic: New: no model name: name the model to use"},
+		{"m", &anthropic.Options{BaseURL: "localhost:8080"}, `anthropic: base URL "localhost:8080" is not an http(s) URL`},
+		{"m", &anthropic.Options{MaxTokens: -1}, "anthropic: Options.MaxTokens is -1: it must be positive (0 means 4096)"},
 	} {
-		_, err := anthropic.New(c.opts)
+		_, err := anthropic.New(c.model, c.opts)
 		if err == nil || err.Error() != c.want {
-			t.Errorf("New(%+v) = %v, want %q", c.opts, err, c.want)
+			t.Errorf("New(%q, %+v) = %v, want %q", c.model, c.opts, err, c.want)
 		}
+	}
+	// nil options: Anthropic's API with the defaults, its tool search on.
+	if m, err := anthropic.New("claude-sonnet-4-5", nil); err != nil || !m.NativeToolSearch() {
+		t.Errorf("New with nil options: %v, native tool search %v", err, err == nil && m.NativeToolSearch())
 	}
 }
 

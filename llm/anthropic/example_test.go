@@ -25,7 +25,7 @@ func Example() {
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
 
-	m, err := anthropic.New(anthropic.Options{BaseURL: srv.URL, APIKey: "sk-ant-...", Model: "claude-sonnet-4-5", HTTPClient: client})
+	m, err := anthropic.New("claude-sonnet-4-5", &anthropic.Options{BaseURL: srv.URL, APIKey: "sk-ant-...", HTTPClient: client})
 	if err != nil {
 		panic(err)
 	}

@@ -187,7 +187,7 @@ func TestToolSearchOptions(t *testing.T) {
 	if off.NativeToolSearch() {
 		t.Error(`NativeToolSearch() = true with ToolSearch "off"`)
 	}
-	_, err = anthropic.New(anthropic.Options{Model: "m", ToolSearch: "semantic"})
+	_, err = anthropic.New("m", &anthropic.Options{ToolSearch: "semantic"})
 	if err == nil || err.Error() != `anthropic: Options.ToolSearch is "semantic": want "bm25" (the default), "regex" or "off"` {
 		t.Errorf("New with a bad ToolSearch: %v", err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/baseurl"
 )
 
-// EmbedderOptions configures an Embedder. Model is required; every other zero value
-// is a useful default.
+// EmbedderOptions configures an Embedder; nil, and every zero field, is a useful
+// default.
 type EmbedderOptions struct {
 	// BaseURL is the API's base up to and including /v1 (the SDK appends
 	// /embeddings): DefaultBaseURL when empty.
@@ -21,8 +21,6 @@ type EmbedderOptions struct {
 	// APIKey is sent as "Authorization: Bearer …"; empty sends none (local servers).
 	// It never appears in errors.
 	APIKey string
-	// Model is the embedding model's name at the endpoint.
-	Model string
 	// MaxRetries is how often the SDK retries a request that failed with 408, 409,
 	// 429, 5xx or a connection error: 0 means the SDK's default (2), -1 none.
 	MaxRetries int
@@ -34,29 +32,36 @@ type EmbedderOptions struct {
 // llama.cpp, LM Studio) for the vectors of texts: search.Embeddings' backend. It is
 // safe for concurrent use.
 type Embedder struct {
-	opts EmbedderOptions
-	base string // for messages: the URL with any user info masked
-	svc  sdk.EmbeddingService
+	model string // the embedding model's name at the endpoint
+	opts  EmbedderOptions
+	base  string // for messages: the URL with any user info masked
+	svc   sdk.EmbeddingService
 }
 
-// NewEmbedder checks opts and returns an Embedder; it does not contact the endpoint.
-func NewEmbedder(opts EmbedderOptions) (*Embedder, error) {
-	if opts.Model == "" {
-		return nil, errors.New("openai: embeddings need a model name (EmbedderOptions.Model)")
+// NewEmbedder returns an Embedder that asks for the vectors of the embedding model
+// named model, configured by opts (nil: OpenAI's API, no key, the SDK's retries). It
+// checks its arguments; it does not contact the endpoint.
+func NewEmbedder(model string, opts *EmbedderOptions) (*Embedder, error) {
+	if model == "" {
+		return nil, errors.New("openai: NewEmbedder: no model name: name the embedding model to use")
 	}
-	base, u, err := baseurl.Parse(opts.BaseURL, DefaultBaseURL)
+	var o EmbedderOptions
+	if opts != nil {
+		o = *opts
+	}
+	base, u, err := baseurl.Parse(o.BaseURL, DefaultBaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("openai: embeddings %w", err)
 	}
-	if opts.MaxRetries < -1 {
-		return nil, fmt.Errorf("openai: embeddings MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", opts.MaxRetries)
+	if o.MaxRetries < -1 {
+		return nil, fmt.Errorf("openai: embeddings MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", o.MaxRetries)
 	}
-	svc := sdk.NewEmbeddingService(requestOptions(base, opts.APIKey, opts.MaxRetries, opts.HTTPClient)...)
-	return &Embedder{opts: opts, base: u.Redacted(), svc: svc}, nil
+	svc := sdk.NewEmbeddingService(requestOptions(base, o.APIKey, o.MaxRetries, o.HTTPClient)...)
+	return &Embedder{model: model, opts: o, base: u.Redacted(), svc: svc}, nil
 }
 
 // String names the endpoint and model for log lines: "http://host/v1 (model m)".
-func (e *Embedder) String() string { return e.base + " (model " + e.opts.Model + ")" }
+func (e *Embedder) String() string { return e.base + " (model " + e.model + ")" }
 
 // Embed returns the vectors of inputs, in order, as the endpoint gives them. An
 // empty input is sent as "(empty)" (the API refuses empty strings). An error
@@ -71,7 +76,7 @@ func (e *Embedder) Embed(ctx context.Context, inputs []string) ([][]float64, err
 		}
 	}
 	res, err := e.svc.New(ctx, sdk.EmbeddingNewParams{
-		Model: e.opts.Model,
+		Model: e.model,
 		Input: sdk.EmbeddingNewParamsInputUnion{OfArrayOfStrings: sent},
 	})
 	if err != nil {

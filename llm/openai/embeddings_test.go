@@ -11,18 +11,23 @@ import (
 
 func TestNewEmbedderErrors(t *testing.T) {
 	for _, c := range []struct {
-		opts EmbedderOptions
-		want string
+		model string
+		opts  *EmbedderOptions
+		want  string
 	}{
-		{EmbedderOptions{}, "openai: embeddings need a model name (EmbedderOptions.Model)"},
-		{EmbedderOptions{Model: "m", BaseURL: "localhost:1234"}, `openai: embeddings base URL "localhost:1234" is not an http(s) URL`},
-		{EmbedderOptions{Model: "m", MaxRetries: -2}, "openai: embeddings MaxRetries -2"},
+		{"", nil, "openai: NewEmbedder: no model name: name the embedding model to use"},
+		{"m", &EmbedderOptions{BaseURL: "localhost:1234"}, `openai: embeddings base URL "localhost:1234" is not an http(s) URL`},
+		{"m", &EmbedderOptions{MaxRetries: -2}, "openai: embeddings MaxRetries -2"},
 	} {
-		if _, err := NewEmbedder(c.opts); err == nil || !strings.HasPrefix(err.Error(), c.want) {
-			t.Errorf("NewEmbedder(%+v) = %v, want %q", c.opts, err, c.want)
+		if _, err := NewEmbedder(c.model, c.opts); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("NewEmbedder(%q, %+v) = %v, want %q", c.model, c.opts, err, c.want)
 		}
 	}
-	e, err := NewEmbedder(EmbedderOptions{Model: "m", BaseURL: "http://user:pw@127.0.0.1:9/v1/"})
+	// nil options: OpenAI's API.
+	if e, err := NewEmbedder("text-embedding-3-small", nil); err != nil || e.String() != DefaultBaseURL+" (model text-embedding-3-small)" {
+		t.Errorf("NewEmbedder with nil options: %v, %v", e, err)
+	}
+	e, err := NewEmbedder("m", &EmbedderOptions{BaseURL: "http://user:pw@127.0.0.1:9/v1/"})
 	if err != nil || e.String() != "http://user:xxxxx@127.0.0.1:9/v1 (model m)" {
 		t.Errorf("NewEmbedder: %v, %v", e, err)
 	}
@@ -35,7 +40,7 @@ func TestEmbed(t *testing.T) {
 	fake := fakellm.StartEmbeddings(t, nil)
 	client := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	t.Cleanup(client.CloseIdleConnections)
-	e, err := NewEmbedder(EmbedderOptions{BaseURL: fake.URL, APIKey: key, Model: "fake-embed", HTTPClient: client, MaxRetries: -1})
+	e, err := NewEmbedder("fake-embed", &EmbedderOptions{BaseURL: fake.URL, APIKey: key, HTTPClient: client, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +58,7 @@ func TestEmbed(t *testing.T) {
 	echo := fakellm.StartEmbeddings(t, &fakellm.EmbeddingsOptions{Fail: func(r fakellm.EmbeddingsRequest) (int, string) {
 		return http.StatusUnauthorized, "Incorrect API key provided: " + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	}})
-	e, err = NewEmbedder(EmbedderOptions{BaseURL: echo.URL, APIKey: key, Model: "fake-embed", HTTPClient: client, MaxRetries: -1})
+	e, err = NewEmbedder("fake-embed", &EmbedderOptions{BaseURL: echo.URL, APIKey: key, HTTPClient: client, MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

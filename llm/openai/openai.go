@@ -4,10 +4,9 @@
 // tool search (responses.go); built on the official SDK, github.com/openai/openai-go, which brings transport,
 // retries on 429 and 5xx with backoff, and the server-sent event stream.
 //
-//	m, err := openai.New(openai.Options{
-//		BaseURL: "http://localhost:11434/v1", // Ollama; empty means OpenAI's
+//	m, err := openai.New("qwen3:8b", &openai.Options{
+//		BaseURL: "http://localhost:11434/v1", // Ollama; nil Options or empty means OpenAI's
 //		APIKey:  os.Getenv(cfg.APIKeyEnv),    // empty sends no Authorization header
-//		Model:   "qwen3:8b",
 //	})
 //	res, err := m.Generate(ctx, &llm.Request{Messages: history, Tools: tools}, onEvent)
 //
@@ -51,8 +50,7 @@ import (
 // DefaultBaseURL is OpenAI's API.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// Options configures a Model. The zero value of each field is a useful default,
-// except Model, which is required.
+// Options configures a Model; nil, and every zero field, is a useful default.
 type Options struct {
 	// BaseURL is the API's base, up to and including /v1 (the SDK appends
 	// /chat/completions): DefaultBaseURL when empty.
@@ -60,8 +58,6 @@ type Options struct {
 	// APIKey is sent as "Authorization: Bearer …"; empty sends none (local servers).
 	// It never appears in errors or logs.
 	APIKey string
-	// Model is the model name sent with every request (Request.Model overrides it).
-	Model string
 	// MaxTokens bounds replies when Request.MaxTokens is 0; 0 leaves it to the server.
 	MaxTokens int
 	// MaxRetries is how often the SDK retries a request that failed with 408, 409,
@@ -85,6 +81,7 @@ type Options struct {
 
 // Model is an OpenAI-compatible chat model. It is safe for concurrent use.
 type Model struct {
+	model   string // sent with every request unless Request.Model names another
 	opts    Options
 	baseURL string
 	chat    sdk.ChatCompletionService
@@ -117,31 +114,38 @@ const (
 // Message.Native, another provider's content (or, on Chat Completions, this one's).
 func (m *Model) NativeToolSearch() bool { return m.opts.API == APIResponses }
 
-// New returns a Model for opts. It checks the options; it does not contact the server.
-func New(opts Options) (*Model, error) {
-	if opts.Model == "" {
-		return nil, errors.New("openai: no model name (Options.Model)")
+// New returns a Model that asks for the model named model (Request.Model overrides
+// it), configured by opts (nil: OpenAI's API, no key, the SDK's retries). It checks
+// its arguments; it does not contact the server.
+func New(model string, opts *Options) (*Model, error) {
+	if model == "" {
+		return nil, errors.New("openai: New: no model name: name the model to use")
 	}
-	base, u, err := baseurl.Parse(opts.BaseURL, DefaultBaseURL)
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	base, u, err := baseurl.Parse(o.BaseURL, DefaultBaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("openai: %w", err)
 	}
-	if opts.API != "" && opts.API != APIChat && opts.API != APIResponses {
-		return nil, fmt.Errorf("openai: API %q: want %q (Chat Completions, the default) or %q", opts.API, APIChat, APIResponses)
+	if o.API != "" && o.API != APIChat && o.API != APIResponses {
+		return nil, fmt.Errorf("openai: API %q: want %q (Chat Completions, the default) or %q", o.API, APIChat, APIResponses)
 	}
-	if opts.MaxRetries < -1 {
-		return nil, fmt.Errorf("openai: MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", opts.MaxRetries)
+	if o.MaxRetries < -1 {
+		return nil, fmt.Errorf("openai: MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", o.MaxRetries)
 	}
-	ro := requestOptions(base, opts.APIKey, opts.MaxRetries, opts.HTTPClient)
-	if opts.Logger != nil {
-		ro = append(ro, option.WithMiddleware(logStatus(opts.Logger, base)))
+	ro := requestOptions(base, o.APIKey, o.MaxRetries, o.HTTPClient)
+	if o.Logger != nil {
+		ro = append(ro, option.WithMiddleware(logStatus(o.Logger, base)))
 	}
 	// The Responses API gets error bodies made OpenAI's too, but not compatible's
 	// reading of a JSON answer as a chat completion chunk.
 	rro := append(ro[:len(ro):len(ro)], option.WithMiddleware(compatibleErrors))
 	ro = append(ro, option.WithMiddleware(compatible))
 	return &Model{
-		opts:             opts,
+		model:            model,
+		opts:             o,
 		baseURL:          base,
 		chat:             sdk.NewChatCompletionService(ro...),
 		completionTokens: isOpenAIHost(u.Hostname()),
@@ -251,7 +255,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm
 // (and ours for the rest of the conversation), passed to the SDK as raw overrides.
 func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 	p := sdk.ChatCompletionNewParams{
-		Model:         m.opts.Model,
+		Model:         m.model,
 		StreamOptions: sdk.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
 	}
 	if req.Model != "" {

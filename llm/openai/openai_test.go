@@ -33,11 +33,11 @@ func newModel(t *testing.T, url string, edit func(*openai.Options)) *openai.Mode
 	t.Helper()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	t.Cleanup(tr.CloseIdleConnections)
-	opts := openai.Options{BaseURL: url, APIKey: testKey, Model: "fake-model", HTTPClient: &http.Client{Transport: tr}}
+	opts := openai.Options{BaseURL: url, APIKey: testKey, HTTPClient: &http.Client{Transport: tr}}
 	if edit != nil {
 		edit(&opts)
 	}
-	m, err := openai.New(opts)
+	m, err := openai.New("fake-model", &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,23 +46,24 @@ func newModel(t *testing.T, url string, edit func(*openai.Options)) *openai.Mode
 
 func TestNew(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		opts openai.Options
-		want string
+		name  string
+		model string
+		opts  *openai.Options
+		want  string
 	}{
-		{"no model", openai.Options{BaseURL: "http://127.0.0.1:1/v1"}, "no model name"},
-		{"bad URL", openai.Options{BaseURL: "localhost:11434", Model: "m"}, "not an http(s) URL"},
-		{"bad retries", openai.Options{Model: "m", MaxRetries: -2}, "MaxRetries -2"},
+		{"no model", "", &openai.Options{BaseURL: "http://127.0.0.1:1/v1"}, "openai: New: no model name: name the model to use"},
+		{"bad URL", "m", &openai.Options{BaseURL: "localhost:11434"}, "not an http(s) URL"},
+		{"bad retries", "m", &openai.Options{MaxRetries: -2}, "MaxRetries -2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := openai.New(tc.opts)
+			_, err := openai.New(tc.model, tc.opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("New: err = %v, want it to say %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := openai.New(openai.Options{Model: "gpt-5"}); err != nil {
-		t.Fatalf("New with only a model: %v", err)
+	if _, err := openai.New("gpt-5", nil); err != nil {
+		t.Fatalf("New with a model and nil options: %v", err)
 	}
 }
 

@@ -212,7 +212,7 @@ func withoutID(raw json.RawMessage) json.RawMessage {
 // responsesParams builds the request body; items and tools are raw JSON (format's
 // for definitions and tool results).
 func (m *Model) responsesParams(req *llm.Request) (responses.ResponseNewParams, error) {
-	p := responses.ResponseNewParams{Model: m.opts.Model, Store: param.NewOpt(false)}
+	p := responses.ResponseNewParams{Model: m.model, Store: param.NewOpt(false)}
 	if req.Model != "" {
 		p.Model = req.Model
 	}

@@ -157,7 +157,7 @@ func TestResponsesToolSearch(t *testing.T) {
 // On Chat Completions nothing changes: the same Native is not this API's, and the
 // option is checked.
 func TestResponsesOption(t *testing.T) {
-	if _, err := openai.New(openai.Options{Model: "m", API: "completions"}); err == nil || !strings.Contains(err.Error(), `API "completions"`) {
+	if _, err := openai.New("m", &openai.Options{API: "completions"}); err == nil || !strings.Contains(err.Error(), `API "completions"`) {
 		t.Errorf("unknown API: %v", err)
 	}
 	srv := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Text: "a"}))
