@@ -75,7 +75,12 @@ func TestCancelMidTool(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := runAsync(ctx, a, id, "block")
 		<-started
-		testenv.WaitFor(t, "the quick call to finish", testTimeout, func() bool { return len(rec.of(agent.ToolFinished)) == 1 })
+		// The quick call's result stored, not only its tool_finished event: the event
+		// goes out before the store, and a cancel in between let the cut call's
+		// result be stored first.
+		testenv.WaitFor(t, "the quick call's result to be stored", testTimeout, func() bool {
+			return len(storedCallIDs(history(t, store, id))) == 1
+		})
 		cancel()
 		if err := wait(t, done); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Run = %v, want context.Canceled", err)
