@@ -426,9 +426,14 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		cancel()
+		// Cancelled once the server runs it (its second "sleep started"), so that the
+		// cancellation has a call under way to reach.
+		defer cancel()
+		for ctx.Err() == nil && strings.Count(strings.Join(s.Status().Stderr, "\n"), "sleep started") < 2 {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}()
 	_, err = s.Call(ctx, "sleep", json.RawMessage(`{"ms": 5000}`))
 	if err != context.Canceled {
