@@ -13,6 +13,7 @@ import (
 // TestOptionsDefaults checks that zero Options take every default from the config
 // package, where each is declared once, and that set fields are kept.
 func TestOptionsDefaults(t *testing.T) {
+	t.Parallel()
 	got := (*Options)(nil).withDefaults()
 	got.Logger, got.ClientInfo = nil, nil
 	want := Options{
