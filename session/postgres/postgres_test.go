@@ -56,6 +56,7 @@ func open(t testing.TB, dsn string) *Store {
 }
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	sessiontest.Run(t, func(t *testing.T) session.Store {
 		return open(t, testenv.Postgres(t))
 	})
@@ -69,6 +70,7 @@ func TestContract(t *testing.T) {
 // TestDeadHostFreesTurn: a process holding a turn is SIGKILLed; its connection
 // closes and the server frees the turn.
 func TestDeadHostFreesTurn(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.Postgres(t)
 	st := open(t, dsn)
 	s := &session.Session{}
@@ -96,6 +98,7 @@ func TestDeadHostFreesTurn(t *testing.T) {
 }
 
 func TestSchemaVersion(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.Postgres(t)
 	st := open(t, dsn)
 	if _, err := st.pool.Exec(t.Context(), `UPDATE switchboard_schema_version SET version = 99`); err != nil {
@@ -114,6 +117,7 @@ func TestSchemaVersion(t *testing.T) {
 // TestDSNPasswordNotInErrors: an error about the DSN says what is wrong, never the
 // password (pgx masks it; this keeps it so).
 func TestDSNPasswordNotInErrors(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{"postgres://u:s3cret@host:notaport/db", "host=h password=s3cret port=x"} {
 		_, err := Open(t.Context(), dsn)
 		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "invalid port") {

@@ -9,6 +9,7 @@ import (
 // TestDecodeMetadata: the fast path agrees with encoding/json on what json.Marshal
 // writes, and leaves everything else to it.
 func TestDecodeMetadata(t *testing.T) {
+	t.Parallel()
 	for _, m := range []map[string]string{
 		{}, {"a": "b"}, {"user": "ana", "channel": "#ops", "empty": ""},
 		{"quote": `say "hi"`, "tag": "<b>&</b>", "nl": "a\nb", "uni": "Zürich 🌧", "": "empty key"},

@@ -90,6 +90,7 @@ func open(t testing.TB, path string) *Store {
 }
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	sessiontest.Run(t, func(t *testing.T) session.Store {
 		return open(t, filepath.Join(t.TempDir(), "sub", "sessions.db"))
 	})
@@ -102,6 +103,7 @@ func TestContract(t *testing.T) {
 // TestDeadHolderFreesTurn: a process holding a turn is SIGKILLed (no release, no
 // Close); its turn is free again.
 func TestDeadHolderFreesTurn(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	st := open(t, path)
 	s := &session.Session{}
@@ -131,6 +133,7 @@ func TestDeadHolderFreesTurn(t *testing.T) {
 // TestAppendSurvivesCrash: what Append was given is in the file when it returns,
 // though the process is SIGKILLed right after (no Close, no checkpoint).
 func TestAppendSurvivesCrash(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	st := open(t, path)
 	s := &session.Session{}
@@ -154,6 +157,7 @@ func TestAppendSurvivesCrash(t *testing.T) {
 
 // TestLeaseLiveness: which lease rows of other holders still hold a turn.
 func TestLeaseLiveness(t *testing.T) {
+	t.Parallel()
 	st := open(t, filepath.Join(t.TempDir(), "sessions.db"))
 	gone := exec.Command(os.Args[0], "-test.run=^$") // a pid that was, and is no more
 	gone.Env = append(os.Environ(), childEnv+"=exit")
@@ -203,6 +207,7 @@ func TestLeaseLiveness(t *testing.T) {
 // TestHeartbeat: a refresh moves this store's leases forward and removes rows no turn
 // holds.
 func TestHeartbeat(t *testing.T) {
+	t.Parallel()
 	st := open(t, filepath.Join(t.TempDir(), "sessions.db"))
 	ctx := t.Context()
 	a, b := &session.Session{}, &session.Session{}
@@ -243,6 +248,7 @@ func TestHeartbeat(t *testing.T) {
 }
 
 func TestSchemaVersion(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	st, err := Open(path)
 	if err != nil {
@@ -280,6 +286,7 @@ func TestSchemaVersion(t *testing.T) {
 }
 
 func TestPragmas(t *testing.T) {
+	t.Parallel()
 	st := open(t, filepath.Join(t.TempDir(), "sessions.db"))
 	for _, db := range []*sql.DB{st.writer, st.reader} {
 		for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "1", "busy_timeout": "10000"} {
