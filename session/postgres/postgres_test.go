@@ -65,6 +65,18 @@ func TestContract(t *testing.T) {
 		dsn := testenv.Postgres(t)
 		return open(t, dsn), open(t, dsn)
 	})
+	sessiontest.RunSpoiled(t, func(t *testing.T) session.Store {
+		return open(t, testenv.Postgres(t))
+	}, func(t *testing.T, st session.Store, id, part string) {
+		q := map[string]string{
+			sessiontest.PartMetadata: `UPDATE switchboard_sessions SET metadata = '[1]' WHERE id = $1`,
+			sessiontest.PartLoaded:   `UPDATE switchboard_sessions SET loaded = '{"a":1}' WHERE id = $1`,
+			sessiontest.PartMessage:  `UPDATE switchboard_messages SET body = '"x"' WHERE session_id = $1 AND seq = 1`,
+		}[part]
+		if _, err := st.(*Store).pool.Exec(t.Context(), q, id); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestDeadHostFreesTurn: a process holding a turn is SIGKILLed; its connection

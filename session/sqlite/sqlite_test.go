@@ -98,6 +98,18 @@ func TestContract(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "sessions.db")
 		return open(t, path), open(t, path)
 	})
+	sessiontest.RunSpoiled(t, func(t *testing.T) session.Store {
+		return open(t, filepath.Join(t.TempDir(), "sessions.db"))
+	}, func(t *testing.T, st session.Store, id, part string) {
+		q := map[string]string{
+			sessiontest.PartMetadata: `UPDATE sessions SET metadata = '[1]' WHERE id = ?`,
+			sessiontest.PartLoaded:   `UPDATE sessions SET loaded = '{"a":1}' WHERE id = ?`,
+			sessiontest.PartMessage:  `UPDATE messages SET body = '"x"' WHERE session_id = ? AND seq = 1`,
+		}[part]
+		if _, err := st.(*Store).writer.Exec(q, id); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestDeadHolderFreesTurn: a process holding a turn is SIGKILLed (no release, no
