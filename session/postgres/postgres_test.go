@@ -3,10 +3,9 @@ package postgres
 import (
 	"bufio"
 	"context"
-	"errors"
 	"os"
+	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -84,29 +83,9 @@ func TestContract(t *testing.T) {
 func TestDeadHostFreesTurn(t *testing.T) {
 	t.Parallel()
 	dsn := testenv.Postgres(t)
-	st := open(t, dsn)
-	s := &session.Session{}
-	if err := st.Create(t.Context(), s); err != nil {
-		t.Fatal(err)
-	}
-	cmd := testenv.StartChild(t, "ready\n", childEnv+"="+dsn+"\n"+s.ID)
-	if _, err := st.Acquire(t.Context(), s.ID); !errors.Is(err, session.ErrBusy) {
-		t.Fatalf("Acquire while another host holds the turn: %v, want ErrBusy", err)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	var release func()
-	testenv.WaitFor(t, "the dead host's turn to be free", 20*time.Second, func() bool {
-		r, err := st.Acquire(t.Context(), s.ID)
-		if err != nil && !errors.Is(err, session.ErrBusy) {
-			t.Fatal(err)
-		}
-		release = r
-		return err == nil
-	})
-	release()
+	sessiontest.DeadHolderFreesTurn(t, open(t, dsn), func(t *testing.T, id string) *exec.Cmd {
+		return testenv.StartChild(t, "ready\n", childEnv+"="+dsn+"\n"+id)
+	}, 20*time.Second)
 }
 
 func TestSchemaVersion(t *testing.T) {

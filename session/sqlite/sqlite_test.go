@@ -117,29 +117,9 @@ func TestContract(t *testing.T) {
 func TestDeadHolderFreesTurn(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	st := open(t, path)
-	s := &session.Session{}
-	if err := st.Create(t.Context(), s); err != nil {
-		t.Fatal(err)
-	}
-	holder := startChild(t, "hold", path, s.ID)
-	if _, err := st.Acquire(t.Context(), s.ID); !errors.Is(err, session.ErrBusy) {
-		t.Fatalf("Acquire while another process holds the turn: %v, want ErrBusy", err)
-	}
-	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = holder.Wait() // reaped: a zombie still has its pid
-	var release func()
-	testenv.WaitFor(t, "the dead process's turn to be free", 10*time.Second, func() bool {
-		r, err := st.Acquire(t.Context(), s.ID)
-		if err != nil && !errors.Is(err, session.ErrBusy) {
-			t.Fatal(err)
-		}
-		release = r
-		return err == nil
-	})
-	release()
+	sessiontest.DeadHolderFreesTurn(t, open(t, path), func(t *testing.T, id string) *exec.Cmd {
+		return startChild(t, "hold", path, id)
+	}, 10*time.Second)
 }
 
 // TestAppendSurvivesCrash: what Append was given is in the file when it returns,
