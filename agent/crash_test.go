@@ -70,6 +70,7 @@ func crashChild(db, modelURL string) int {
 // with InterruptedText before the new message, and the provider gets a history it
 // accepts.
 func TestCrashMidStepRepaired(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.StartOpenAI(t, fakellm.Queue(
 		fakellm.Reply{Calls: []fakellm.Call{
 			{ID: "call_die", Name: "die", Arguments: `{}`},

@@ -80,6 +80,7 @@ func searcher(r fakellm.Request) fakellm.Reply {
 // the weather tool and calls it, all in one turn; the tool found is listed from the
 // next step and stays loaded with the session.
 func TestDeferredThousandTools(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		model, srv := b.start(t, searcher)
 		store := newStore(t)
@@ -115,6 +116,7 @@ func TestDeferredThousandTools(t *testing.T) {
 // of its next turn, even by another agent over the same store; another session's
 // are its own; a tool called by its exact name without a search runs and is loaded.
 func TestDeferredLoadedPersist(t *testing.T) {
+	t.Parallel()
 	model, srv := startOpenAI(t, fakellm.Rules())
 	store := newStore(t)
 	catalog := bigCatalog(t, 100)
@@ -152,6 +154,7 @@ func TestDeferredLoadedPersist(t *testing.T) {
 // TestDeferredBelowThreshold: a small catalog is shown whole in auto mode, and
 // "never" shows a large one whole.
 func TestDeferredBelowThreshold(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		n      int
@@ -177,6 +180,7 @@ func TestDeferredBelowThreshold(t *testing.T) {
 // TestDeferredUnknownTool: a call to a tool that exists nowhere tells the model to
 // search, instead of listing the few tools it was shown.
 func TestDeferredUnknownTool(t *testing.T) {
+	t.Parallel()
 	model, _ := startOpenAI(t, fakellm.Rules())
 	store := newStore(t)
 	a := agent.New(model, store, &agent.Options{Tools: bigCatalog(t, 30), Deferred: &deferred.Policy{}})
@@ -211,6 +215,7 @@ func nativeSearcher(r fakellm.Request) fakellm.Reply {
 // fakes refuse without them. OpenAI's Chat Completions has no tool search: the agent
 // falls back to its own search tools.
 func TestDeferredNative(t *testing.T) {
+	t.Parallel()
 	pinned := func(t tool.Tool) bool { return t.Name == "github_create_issue" }
 	native := map[string]func(testing.TB, fakellm.Script) (llm.Model, *fakellm.Server){
 		"anthropic": startAnthropic, "openai-responses": startOpenAIResponses,

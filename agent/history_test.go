@@ -9,6 +9,7 @@ import (
 )
 
 func TestForRequestOrdersResults(t *testing.T) {
+	t.Parallel()
 	user := llm.Message{Role: llm.RoleUser, Text: "hi"}
 	asst := llm.Message{Role: llm.RoleAssistant, Calls: []llm.Call{{ID: "a", Name: "x"}, {ID: "b", Name: "y"}, {ID: "c", Name: "z"}}}
 	res := func(id string) llm.Message {
@@ -55,6 +56,7 @@ func TestForRequestOrdersResults(t *testing.T) {
 }
 
 func TestUnanswered(t *testing.T) {
+	t.Parallel()
 	asst := llm.Message{Role: llm.RoleAssistant, Calls: []llm.Call{{ID: "a", Name: "x"}, {ID: "b", Name: "y"}}}
 	done := llm.Message{Role: llm.RoleTool, CallID: "b", Result: tool.TextResult("ok")}
 	owed := unanswered([]llm.Message{{Role: llm.RoleUser, Text: "hi"}, asst, done})

@@ -44,7 +44,8 @@ func wait(t *testing.T, done <-chan error) error {
 // returns ctx's error with the finished call's result stored and the cut one's
 // answered as interrupted, then and there (the next turn did it before, and a service
 // shutting down answered its client with the history still owing a result); the next
-// turn sends both. No goroutine outlives Run.
+// turn sends both. No goroutine outlives Run: goleak looks at the whole process, so
+// this test and TestCancelMidStream do not run in parallel with others.
 func TestCancelMidTool(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		local := tool.NewLocal()
@@ -75,7 +76,12 @@ func TestCancelMidTool(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := runAsync(ctx, a, id, "block")
 		<-started
-		testenv.WaitFor(t, "the quick call to finish", testTimeout, func() bool { return len(rec.of(agent.ToolFinished)) == 1 })
+		// The quick call's result stored, not only its tool_finished event: the event
+		// goes out before the store, and a cancel in between let the cut call's
+		// result be stored first.
+		testenv.WaitFor(t, "the quick call's result to be stored", testTimeout, func() bool {
+			return len(storedCallIDs(history(t, store, id))) == 1
+		})
 		cancel()
 		if err := wait(t, done); !errors.Is(err, context.Canceled) {
 			t.Fatalf("Run = %v, want context.Canceled", err)
@@ -111,7 +117,8 @@ func TestCancelMidTool(t *testing.T) {
 }
 
 // TestCancelMidStream: cancelling while the model answers ends its request; Run
-// returns ctx's error, the user's message stays stored, no goroutine outlives Run.
+// returns ctx's error, the user's message stays stored, no goroutine outlives Run
+// (not in parallel: see TestCancelMidTool).
 func TestCancelMidStream(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		model, srv := b.start(t, fakellm.Queue(fakellm.Reply{Text: "too late", Delay: time.Hour}))
@@ -139,6 +146,7 @@ func TestCancelMidStream(t *testing.T) {
 // TestSessionBusy: a second turn on a session whose turn is running is refused at
 // once with session.ErrBusy; the session is free again when the first ends.
 func TestSessionBusy(t *testing.T) {
+	t.Parallel()
 	local := tool.NewLocal()
 	started, release := make(chan struct{}), make(chan struct{})
 	addTool(t, local, "block", func(ctx context.Context, _ json.RawMessage) (*tool.Result, error) {
@@ -181,6 +189,7 @@ func TestSessionBusy(t *testing.T) {
 // turn before its message: each lost call gets InterruptedText, stored and sent, in
 // call order.
 func TestInterruptedCallsRepaired(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		model, srv := b.start(t, fakellm.Queue(fakellm.Reply{Text: "Let us try again."}))
 		store := newStore(t)
@@ -223,6 +232,7 @@ func TestInterruptedCallsRepaired(t *testing.T) {
 // TestUsageSummed: each step's usage is reported and stored, and the turn's is
 // their sum.
 func TestUsageSummed(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		local := tool.NewLocal()
 		addTool(t, local, "echo", func(_ context.Context, args json.RawMessage) (*tool.Result, error) {
@@ -265,6 +275,7 @@ func TestUsageSummed(t *testing.T) {
 // TestModelError: the model's failure ends the turn with its *llm.Error; what was
 // stored before stays.
 func TestModelError(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		local := tool.NewLocal()
 		addTool(t, local, "echo", func(_ context.Context, args json.RawMessage) (*tool.Result, error) {

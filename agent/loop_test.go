@@ -50,6 +50,7 @@ func (s *storedSignal) Append(ctx context.Context, id string, usage llm.Usage, m
 // the next request carries their results in call order, while the store keeps them
 // in the order they completed.
 func TestThreeStepTurn(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := testCtx(t)
 		store := &storedSignal{Store: newStore(t), stored: map[string]chan struct{}{}}
@@ -168,6 +169,7 @@ func TestThreeStepTurn(t *testing.T) {
 
 // TestParallelToolsBound: no more than ParallelTools calls run at once.
 func TestParallelToolsBound(t *testing.T) {
+	t.Parallel()
 	if peak := peakCalls(t, 2, 2, 6); peak != 2 {
 		t.Errorf("at most %d calls ran at once, want 2 (ParallelTools)", peak)
 	}
@@ -247,6 +249,7 @@ func (p panicky) Call(ctx context.Context, name string, args json.RawMessage) (*
 // TestFailuresAreResults: every way a call can fail is answered with an error result
 // that says what went wrong, in call order, and the turn goes on to its answer.
 func TestFailuresAreResults(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := testCtx(t)
 		local := tool.NewLocal()
@@ -337,6 +340,7 @@ func TestFailuresAreResults(t *testing.T) {
 // reply are answered, not run, so that the stored history stays one a provider
 // accepts.
 func TestMaxSteps(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ maxSteps, want int }{{3, 3}, {0, 10}} {
 		t.Run(fmt.Sprintf("MaxSteps %d", tc.maxSteps), func(t *testing.T) {
 			forEachBackend(t, func(t *testing.T, b backend) { checkMaxSteps(t, b, tc.maxSteps, tc.want) })
@@ -392,6 +396,7 @@ func checkMaxSteps(t *testing.T, b backend, maxSteps, want int) {
 // once, as the issue promises (12 calls, see peakCalls); TestMaxSteps checks the
 // default of MaxSteps, 10.
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	if agent.DefaultParallelTools != 8 || agent.DefaultMaxSteps != 10 {
 		t.Fatalf("defaults: %d calls at once, %d steps; want 8 and 10", agent.DefaultParallelTools, agent.DefaultMaxSteps)
 	}
@@ -404,6 +409,7 @@ func TestDefaults(t *testing.T) {
 
 // TestApprovalDeny: a denied call does not run, and the model reads the reason.
 func TestApprovalDeny(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := testCtx(t)
 		local := tool.NewLocal()
@@ -461,6 +467,7 @@ func TestApprovalDeny(t *testing.T) {
 // TestDurationExcludesApproval: a call's reported duration is the tool's, not the
 // time its approval took. The hook waits 300 ms; the tool returns at once.
 func TestDurationExcludesApproval(t *testing.T) {
+	t.Parallel()
 	const wait = 300 * time.Millisecond
 	local := tool.NewLocal()
 	addTool(t, local, "fast", func(context.Context, json.RawMessage) (*tool.Result, error) {
@@ -496,6 +503,7 @@ func TestDurationExcludesApproval(t *testing.T) {
 // TestToolsRecomputedMidTurn: a tool added while the turn runs (by a call of its first
 // step) is offered in the next request and can be called in the same turn.
 func TestToolsRecomputedMidTurn(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := testCtx(t)
 		local := tool.NewLocal()
@@ -535,6 +543,7 @@ func TestToolsRecomputedMidTurn(t *testing.T) {
 // TestApprovalHookPanics: a hook that panics denies the call instead of ending the
 // process, and the model is told.
 func TestApprovalHookPanics(t *testing.T) {
+	t.Parallel()
 	local := tool.NewLocal()
 	ran := false
 	addTool(t, local, "rm", func(context.Context, json.RawMessage) (*tool.Result, error) {
@@ -562,6 +571,7 @@ func TestApprovalHookPanics(t *testing.T) {
 // error result, so that the history stays one a provider accepts and the model can
 // answer without it.
 func TestNoTools(t *testing.T) {
+	t.Parallel()
 	model, srv := backends[0].start(t, fakellm.Queue(
 		fakellm.Reply{Text: "Let me look.", Calls: []fakellm.Call{{ID: "call_1", Name: "search", Arguments: `{}`}}},
 		fakellm.Reply{Text: "I cannot look it up."},

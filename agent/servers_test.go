@@ -33,6 +33,7 @@ func startTestHub(t *testing.T, servers ...config.Server) *hub.Hub {
 // past its toolTimeout are answered with error results; the turn completes, and the
 // other server's call succeeds.
 func TestServerFailuresAreResults(t *testing.T) {
+	t.Parallel()
 	hung := testserver.Stdio(t, "hung")
 	hung.ToolTimeout = 500 * time.Millisecond
 	h := startTestHub(t, testserver.Stdio(t, "dead"), hung, testserver.Stdio(t, "fine"))
@@ -74,6 +75,7 @@ func TestServerFailuresAreResults(t *testing.T) {
 // the new tool, by calling it; step 3's request lists it, so the tools were read
 // again between steps, and the call was looked up afresh.
 func TestToolJoinsMidTurn(t *testing.T) {
+	t.Parallel()
 	h := startTestHub(t, testserver.Stdio(t, "grow"))
 	const added = "grow__brand_new"
 	var (

@@ -19,6 +19,7 @@ import (
 // no user message, continues the history to the answer. The agent's own store and
 // hooks are not used; the turn's MaxTokens is.
 func TestRunTurnClientTools(t *testing.T) {
+	t.Parallel()
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := testCtx(t)
 		local := tool.NewLocal()

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -15,7 +16,7 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// waitFor polls cond for up to 10 s.
+// waitFor polls cond for up to 10 s: of the bubble's clock in a synctest test.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -27,7 +28,12 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func TestJanitor(t *testing.T) {
+// TestJanitor runs in a synctest bubble: the janitor's ticker and the store's clock
+// are the bubble's, so the sessions idle out and the sweeps come as soon as every
+// goroutine waits, not after 400 ms of the machine's time.
+func TestJanitor(t *testing.T) { synctest.Test(t, testJanitor) }
+
+func testJanitor(t *testing.T) {
 	ctx := t.Context()
 	var (
 		mu                 sync.Mutex

@@ -46,7 +46,7 @@ func (m *Memory) lookup(id string) (*memSession, error) {
 	}
 	ms := m.sessions[id]
 	if ms == nil {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+		return nil, NotFound(id)
 	}
 	return ms, nil
 }
@@ -65,7 +65,7 @@ func (m *Memory) Create(_ context.Context, s *Session) error {
 		s.ID = NewID()
 	}
 	if _, ok := m.sessions[s.ID]; ok {
-		return fmt.Errorf("%w: %s", ErrExists, s.ID)
+		return Exists(s.ID)
 	}
 	FillTimes(s, time.Now())
 	ms := &memSession{s: *s, msgs: msgs, metadata: maps.Clone(s.Metadata)}
@@ -154,7 +154,7 @@ func (m *Memory) Delete(_ context.Context, id string) error {
 		return err
 	}
 	if ms.turn != 0 {
-		return fmt.Errorf("%w: %s", ErrBusy, id)
+		return Busy(id)
 	}
 	delete(m.sessions, id)
 	return nil
@@ -168,7 +168,7 @@ func (m *Memory) Acquire(_ context.Context, id string) (func(), error) {
 		return nil, err
 	}
 	if ms.turn != 0 {
-		return nil, fmt.Errorf("%w: %s", ErrBusy, id)
+		return nil, Busy(id)
 	}
 	m.turns++
 	turn := m.turns

@@ -8,12 +8,19 @@ import (
 	"github.com/switchboard-mcp/switchboard/llm"
 )
 
-// What a session becomes in a database's rows, for the stores kept in one
+// What a session becomes in a database's rows, and back, for the stores kept in one
 // (session/sqlite, session/postgres): one JSON row per message, so that Append is an
-// insert and never a rewrite of the history.
+// insert and never a rewrite of the history. The stores keep their SQL and their
+// drivers; the encoding, the loops over rows and the decoding are here, once.
 
 // NotFound is the error for a session id that no session has.
 func NotFound(id string) error { return fmt.Errorf("%w: %s", ErrNotFound, id) }
+
+// Exists is the error for creating a session whose id is taken.
+func Exists(id string) error { return fmt.Errorf("%w: %s", ErrExists, id) }
+
+// Busy is the error for a session whose turn another holds.
+func Busy(id string) error { return fmt.Errorf("%w: %s", ErrBusy, id) }
 
 // EncodeMessages encodes each message as the JSON text of its own row.
 func EncodeMessages(id string, msgs []llm.Message) ([]string, error) {
@@ -64,4 +71,91 @@ func NewRow(in *Session, now time.Time) (Row, error) {
 	}
 	r.Loaded, err = JSONOrNull(len(in.Loaded), in.Loaded)
 	return r, err
+}
+
+// RowScanner is one row of a query: database/sql's *sql.Row and pgx.Row both are.
+type RowScanner interface {
+	Scan(dest ...any) error
+}
+
+// Rows are the rows of a query: database/sql's *sql.Rows and pgx.Rows both are. The
+// caller closes them.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// TimeDest gives the Scan destination that fills *t from a time column: t itself
+// where the driver scans a time.Time (pgx), a converter where the column holds another
+// form (SQLite's Unix nanoseconds). It is what differs by driver in reading a row back.
+type TimeDest func(t *time.Time) any
+
+// ScanSession reads a session's row, whose columns are system, metadata, loaded,
+// created, last_active, input_tokens, output_tokens and messages (how many), in that
+// order: the session without its messages, and how many it has. The driver's error
+// for no row comes back as it is.
+func ScanSession(row RowScanner, id string, at TimeDest) (*Session, int, error) {
+	s := &Session{ID: id}
+	var (
+		meta, loaded []byte
+		count        int
+	)
+	if err := row.Scan(&s.System, &meta, &loaded, at(&s.Created), at(&s.LastActive),
+		&s.Usage.InputTokens, &s.Usage.OutputTokens, &count); err != nil {
+		return nil, 0, err
+	}
+	var err error
+	if s.Metadata, err = DecodeMetadata(meta); err != nil {
+		return nil, 0, fmt.Errorf("metadata: %w", err)
+	}
+	if loaded != nil {
+		if err := json.Unmarshal(loaded, &s.Loaded); err != nil {
+			return nil, 0, fmt.Errorf("loaded: %w", err)
+		}
+	}
+	return s, count, nil
+}
+
+// ReadMessages reads a session's messages from rows whose columns are seq and body
+// (the message's JSON), in order; count, from the session's row, sizes the slice.
+func ReadMessages(rows Rows, count int) ([]llm.Message, error) {
+	out := make([]llm.Message, 0, count)
+	for rows.Next() {
+		var (
+			seq  int
+			body []byte
+		)
+		if err := rows.Scan(&seq, &body); err != nil {
+			return nil, err
+		}
+		var m llm.Message
+		if err := json.Unmarshal(body, &m); err != nil {
+			return nil, fmt.Errorf("message %d: %w", seq, err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// ReadSummaries reads List's rows, whose columns are id, messages (how many),
+// created, last_active and metadata, in that order; n (0 when unknown) sizes the
+// slice.
+func ReadSummaries(rows Rows, n int, at TimeDest) ([]Summary, error) {
+	out := make([]Summary, 0, n)
+	for rows.Next() {
+		var (
+			sum  Summary
+			meta []byte
+		)
+		if err := rows.Scan(&sum.ID, &sum.Messages, at(&sum.Created), at(&sum.LastActive), &meta); err != nil {
+			return nil, err
+		}
+		var err error
+		if sum.Metadata, err = DecodeMetadata(meta); err != nil {
+			return nil, fmt.Errorf("%s: metadata: %w", sum.ID, err)
+		}
+		out = append(out, sum)
+	}
+	return out, rows.Err()
 }

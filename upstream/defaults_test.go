@@ -14,6 +14,7 @@ import (
 // TestOptionsDefaults checks that zero Options take every default of defaults.go,
 // and that set fields are kept.
 func TestOptionsDefaults(t *testing.T) {
+	t.Parallel()
 	got := (*Options)(nil).withDefaults()
 	got.Logger, got.ClientInfo = nil, nil
 	want := Options{

@@ -39,6 +39,7 @@ func init() {
 // When the host dies by SIGKILL it runs no cleanup at all; the kernel's parent-death
 // signal (Pdeathsig) must still take the child down.
 func TestChildDiesWithKilledHost(t *testing.T) {
+	t.Parallel()
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	host := startHost(t, hostChildEnv+"="+testserver.Build(t), hostChildEnv+"_PIDFILE="+pidfile)
 	child := testserver.ReadPID(t, pidfile)

@@ -13,6 +13,7 @@ import (
 // notification, not other notifications, not a long event whose method comes only
 // after what is gathered.
 func TestNoteCounter(t *testing.T) {
+	t.Parallel()
 	log := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`
 	progress := `{"method":"notifications/progress","params":{"progressToken":"t","progress":1},"jsonrpc":"2.0"}`
 	request := `{"jsonrpc":"2.0","id":7,"method":"notifications/message","params":{}}`
@@ -73,6 +74,7 @@ func (c *chunks) Read(p []byte) (int, error) {
 
 // Over stdio the lines are counted as jsonLines hands them on, banners dropped.
 func TestJSONLinesCountNotes(t *testing.T) {
+	t.Parallel()
 	lines := strings.Join([]string{
 		"Server starting...",
 		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`,

@@ -57,6 +57,8 @@ func untrustedTLS(t *testing.T) string {
 
 // TestPermanentErrorsFailAtOnce: an error that the next attempt would meet again
 // fails the server after one attempt, not Attempts (3) with backoff between them.
+// Not in parallel: it runs programs it has just written, and a parallel test's fork
+// may hold one open for writing at that moment ("text file busy").
 func TestPermanentErrorsFailAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	notExec := filepath.Join(dir, "not-executable")
@@ -137,6 +139,7 @@ func inProject(s config.Server, dir string) config.Server {
 
 // TestTransientErrorsRetry: errors that may heal by themselves still get every attempt.
 func TestTransientErrorsRetry(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 // TestNilLoggerIsQuiet: a supervisor given no logger writes nothing through the
 // process's default logger; it logged its state changes and the server's stderr there.
+// Not in parallel: the default logger is the process's.
 func TestNilLoggerIsQuiet(t *testing.T) {
 	out := testenv.CaptureDefaultLog(t)
 	opts := testserver.Fast() // no Logger
@@ -29,6 +30,7 @@ func TestNilLoggerIsQuiet(t *testing.T) {
 // at debug only; at info, "connecting → closed" said a server had been started
 // (switchboard mcp printed it for every server when a client sent junk first).
 func TestCloseBeforeStartIsQuiet(t *testing.T) {
+	t.Parallel()
 	for _, started := range []bool{false, true} {
 		var out testenv.Buffer
 		opts := testserver.Fast()

@@ -21,6 +21,7 @@ import (
 // server of the config hung in start-up. A server with a session still gets
 // the whole grace (TestGracefulStdinClose and the proof tests).
 func TestCloseServerStuckInStartup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	cfg := config.Server{

@@ -82,6 +82,7 @@ func pidOf(t *testing.T, s *upstream.Supervisor) int {
 }
 
 func TestConnectListCall(t *testing.T) {
+	t.Parallel()
 	s := start(t, testserver.Stdio(t, "ts", "--tools", "extra_one,extra_two", "--page-size", "2"), testserver.Fast())
 	st := s.Status()
 	if st.State != upstream.Ready {
@@ -109,6 +110,7 @@ func TestConnectListCall(t *testing.T) {
 // The session-era protocol is asked for unless told otherwise; "latest" gets what
 // the SDK offers first, which a Go SDK server accepts.
 func TestProtocolVersionOption(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ opt, want string }{
 		{"", upstream.DefaultProtocolVersion},
 		{"latest", "2026-07-28"},
@@ -126,6 +128,7 @@ func TestProtocolVersionOption(t *testing.T) {
 }
 
 func TestKilledServerReconnects(t *testing.T) {
+	t.Parallel()
 	s := start(t, testserver.Stdio(t, "victim"), testserver.Fast())
 	pid := pidOf(t, s)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -154,6 +157,7 @@ func TestKilledServerReconnects(t *testing.T) {
 }
 
 func TestHangingInitTimesOut(t *testing.T) {
+	t.Parallel()
 	cfg := testserver.Stdio(t, "hang", "--hang-init")
 	cfg.InitTimeout = 300 * time.Millisecond
 	began := time.Now()
@@ -176,6 +180,7 @@ func TestHangingInitTimesOut(t *testing.T) {
 }
 
 func TestCrashAtStartFailsWithStderr(t *testing.T) {
+	t.Parallel()
 	s := start(t, testserver.Stdio(t, "crasher", "--crash-at-start"), testserver.Fast())
 	st := s.Status()
 	if st.State != upstream.Failed {
@@ -209,6 +214,7 @@ func TestNodeCrashAtStartReason(t *testing.T) {
 }
 
 func TestCommandNotFound(t *testing.T) {
+	t.Parallel()
 	cfg := config.Server{Name: "ghost", Transport: config.Stdio, Command: "no-such-command-xyz", InheritEnv: true}
 	s := start(t, cfg, testserver.Fast())
 	if st := s.Status(); st.State != upstream.Failed || st.LastError != "command not found: no-such-command-xyz" {
@@ -217,6 +223,7 @@ func TestCommandNotFound(t *testing.T) {
 }
 
 func TestDiesAfterNCalls(t *testing.T) {
+	t.Parallel()
 	s := start(t, testserver.Stdio(t, "mortal", "--die-after", "2"), testserver.Fast())
 	for i := 0; i < 5; i++ {
 		// Calls 1 and 2 are answered before the process exits; the following ones
@@ -229,6 +236,7 @@ func TestDiesAfterNCalls(t *testing.T) {
 }
 
 func TestCallInFlightWhenServerDies(t *testing.T) {
+	t.Parallel()
 	s := start(t, testserver.Stdio(t, "crashy"), testserver.Fast())
 	res, err := call(t, s, "crash", map[string]any{})
 	if err == nil {
@@ -244,6 +252,7 @@ func TestCallInFlightWhenServerDies(t *testing.T) {
 }
 
 func TestGarbageOnStdout(t *testing.T) {
+	t.Parallel()
 	s := start(t, testserver.Stdio(t, "noisy", "--garbage"), testserver.Fast())
 	if st := s.Status(); st.State != upstream.Ready {
 		t.Fatalf("state = %s (%s)", st.State, st.LastError)
@@ -256,6 +265,7 @@ func TestGarbageOnStdout(t *testing.T) {
 }
 
 func TestTwentyMegabyteResult(t *testing.T) {
+	t.Parallel()
 	// Under the race detector, on a busy 2-core machine, 20 MB through the SDK's
 	// decoders takes 5-10 s: the test is about size, not speed.
 	cfg := testserver.Stdio(t, "big")
@@ -321,6 +331,7 @@ func everyTransport(name string) []transportCase {
 // that changed them has been answered, so that the notification is unrelated to any
 // request.
 func TestToolsListChanged(t *testing.T) {
+	t.Parallel()
 	for _, tc := range everyTransport("growing") {
 		t.Run(tc.name, func(t *testing.T) {
 			events := make(chan upstream.Event, 16)
@@ -358,6 +369,7 @@ func TestToolsListChanged(t *testing.T) {
 }
 
 func TestHeartbeatDetectsHungServer(t *testing.T) {
+	t.Parallel()
 	opts := testserver.Fast()
 	opts.Heartbeat = 150 * time.Millisecond
 	s := start(t, testserver.Stdio(t, "frozen"), opts)
@@ -379,7 +391,8 @@ func TestHeartbeatDetectsHungServer(t *testing.T) {
 
 func TestHeartbeatErrorReplyCountsAsAlive(t *testing.T) {
 	// Servers of the 2026-07-28 era have no ping: they answer it with a JSON-RPC
-	// error. An answer is an answer, so no reconnect may happen.
+	// error. An answer is an answer, so no reconnect may happen. Not in parallel: a
+	// probe waits half the 50 ms heartbeat, which a parallel test's load may exceed.
 	opts := testserver.Fast()
 	opts.Heartbeat = 50 * time.Millisecond
 	s := start(t, testserver.Stdio(t, "modern", "--no-ping"), opts)
@@ -394,6 +407,7 @@ func TestHeartbeatErrorReplyCountsAsAlive(t *testing.T) {
 }
 
 func TestCloseLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidfile := filepath.Join(dir, "pid")
 	tests := []struct {
@@ -438,6 +452,7 @@ func TestCloseLeavesNoProcess(t *testing.T) {
 }
 
 func TestRetryFailedHeals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "broken")
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
@@ -457,6 +472,7 @@ func TestRetryFailedHeals(t *testing.T) {
 }
 
 func TestCallTimeoutAndCancel(t *testing.T) {
+	t.Parallel()
 	cfg := testserver.Stdio(t, "slow")
 	cfg.ToolTimeout = 200 * time.Millisecond
 	s := start(t, cfg, testserver.Fast())
@@ -465,9 +481,14 @@ func TestCallTimeoutAndCancel(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	go func() {
-		time.Sleep(50 * time.Millisecond)
-		cancel()
+		// Cancelled once the server runs it (its second "sleep started"), so that the
+		// cancellation has a call under way to reach.
+		defer cancel()
+		for ctx.Err() == nil && strings.Count(strings.Join(s.Status().Stderr, "\n"), "sleep started") < 2 {
+			time.Sleep(10 * time.Millisecond)
+		}
 	}()
 	_, err = s.Call(ctx, "sleep", json.RawMessage(`{"ms": 5000}`))
 	if err != context.Canceled {
@@ -510,6 +531,7 @@ func TestEnvironmentPolicy(t *testing.T) {
 }
 
 func TestHTTPAndSSEWithHeaders(t *testing.T) {
+	t.Parallel()
 	base := testserver.StartHTTP(t, "--require-header", "X-Api-Key=k3y-value")
 	for _, tc := range []struct {
 		transport config.Transport
@@ -554,6 +576,7 @@ func (p *logPeer) Notify(_ context.Context, _, method string, params mcp.Params)
 // however long they are: a log line far longer than what is decoded to count it
 // (over stdio a line, over HTTP and SSE an event) is counted by its method.
 func TestLogMessagesComeBeforeTheResult(t *testing.T) {
+	t.Parallel()
 	for _, tc := range everyTransport("logs") {
 		t.Run(tc.name, func(t *testing.T) {
 			peer := &logPeer{}
@@ -585,6 +608,7 @@ func TestLogMessagesComeBeforeTheResult(t *testing.T) {
 // After a reconnect the supervisor asks the new process for the log level set
 // before: the test server logs only to a client that set one.
 func TestReconnectRestoresLogLevel(t *testing.T) {
+	t.Parallel()
 	peer := &logPeer{}
 	opts := testserver.Fast()
 	opts.Peer = peer
@@ -616,6 +640,8 @@ func TestReconnectRestoresLogLevel(t *testing.T) {
 
 // After a reconnect the supervisor subscribes again to the resources it was
 // subscribed to. (The test server has no subscriptions: this server is in-process.)
+// Not in parallel: its probes wait 25 ms, and a miss under a parallel test's load
+// would add a reconnect.
 func TestReconnectRestoresSubscriptions(t *testing.T) {
 	subs := make(chan string, 4)
 	server := mcp.NewServer(&mcp.Implementation{Name: "subscribable", Version: "1"}, &mcp.ServerOptions{
@@ -691,7 +717,8 @@ func countedServer(t *testing.T, server *mcp.Server) (string, *connCounter) {
 // has been answered). That used to cost the connection whenever the end of the
 // result's event stream had not yet been read, so that calls kept dialling new
 // ones: about one call in sixteen under concurrency, each leaving a socket in
-// TIME_WAIT. Connections are now kept: 400 calls from 8 callers use a few.
+// TIME_WAIT. Connections are now kept: 400 calls from 8 callers use a few. Not in
+// parallel: how many a caller dials depends on how soon net/http's goroutines run.
 func TestCallsKeepTheirConnections(t *testing.T) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "echoes", Version: "1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
@@ -729,6 +756,7 @@ func TestCallsKeepTheirConnections(t *testing.T) {
 // connection for longer than the drain allows: the call returns at once, and the
 // connection is closed while the tool still runs.
 func TestCancelledStreamIsClosed(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	server := mcp.NewServer(&mcp.Implementation{Name: "stubborn", Version: "1"}, nil)
@@ -775,6 +803,7 @@ func TestCancelledStreamIsClosed(t *testing.T) {
 // cancellation is the SDK's affair: it sends notifications/cancelled on a goroutine
 // of its own, which a session already closing refuses.)
 func TestRequestsEndWithTheirConnection(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"close", "hung server"} {
 		t.Run(how, func(t *testing.T) {
 			started := make(chan struct{}, 2)

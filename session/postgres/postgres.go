@@ -23,7 +23,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -47,8 +46,7 @@ type Store struct {
 	pool *pgxpool.Pool
 	host string // the server, for errors; never the password
 
-	life   sync.RWMutex // methods hold it shared, Close exclusively
-	closed bool
+	gate session.Gate
 
 	turnsMu sync.Mutex
 	turns   map[*turn]struct{} // held now: Close gives them back
@@ -131,26 +129,15 @@ func (s *Store) migrate(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		if version > len(migrations) {
-			return fmt.Errorf("schema version %d is newer than this Switchboard knows (%d)", version, len(migrations))
-		}
-		for i := version; i < len(migrations); i++ {
-			if _, err := tx.Exec(ctx, migrations[i]); err != nil {
-				return fmt.Errorf("migration %d: %w", i+1, err)
-			}
+		if err := session.Migrate(version, migrations, func(stmt string) error {
+			_, err := tx.Exec(ctx, stmt)
+			return err
+		}); err != nil {
+			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE switchboard_schema_version SET version = $1`, len(migrations))
 		return err
 	})
-}
-
-func (s *Store) enter(what string) error {
-	s.life.RLock()
-	if s.closed {
-		s.life.RUnlock()
-		return fmt.Errorf("%s: %w", what, session.ErrClosed)
-	}
-	return nil
 }
 
 func (s *Store) fail(what string, err error) error {
@@ -167,10 +154,10 @@ func lockKey(id string) int64 {
 }
 
 func (s *Store) Create(ctx context.Context, in *session.Session) error {
-	if err := s.enter("session " + in.ID); err != nil {
+	if err := s.gate.Enter("session " + in.ID); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	row, err := session.NewRow(in, time.Now())
 	if err != nil {
 		return err
@@ -194,55 +181,32 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 		return s.fail("create "+in.ID, err)
 	}
 	if !created {
-		return fmt.Errorf("%w: %s", session.ErrExists, in.ID)
+		return session.Exists(in.ID)
 	}
 	return nil
 }
 
 func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
-	out := &session.Session{ID: id}
+	defer s.gate.Exit()
+	var out *session.Session
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		var (
-			meta, loaded []byte
-			count        int
-		)
-		err := tx.QueryRow(ctx, `SELECT system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages
-			FROM switchboard_sessions WHERE id = $1`, id).Scan(&out.System, &meta, &loaded, &out.Created, &out.LastActive,
-			&out.Usage.InputTokens, &out.Usage.OutputTokens, &count)
+		var count int
+		var err error
+		out, count, err = session.ScanSession(tx.QueryRow(ctx, `SELECT system, metadata, loaded, created, last_active,
+			input_tokens, output_tokens, messages FROM switchboard_sessions WHERE id = $1`, id), id, timestamp)
 		if err != nil {
 			return err
-		}
-		if err := decodeNullable(meta, &out.Metadata); err != nil {
-			return fmt.Errorf("metadata: %w", err)
-		}
-		if err := decodeNullable(loaded, &out.Loaded); err != nil {
-			return fmt.Errorf("loaded: %w", err)
 		}
 		rows, err := tx.Query(ctx, `SELECT seq, body::text FROM switchboard_messages WHERE session_id = $1 ORDER BY seq`, id)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
-		out.Messages = make([]llm.Message, 0, count)
-		for rows.Next() {
-			var (
-				seq  int
-				body string
-			)
-			if err := rows.Scan(&seq, &body); err != nil {
-				return err
-			}
-			var m llm.Message
-			if err := json.Unmarshal([]byte(body), &m); err != nil {
-				return fmt.Errorf("message %d: %w", seq, err)
-			}
-			out.Messages = append(out.Messages, m)
-		}
-		return rows.Err()
+		out.Messages, err = session.ReadMessages(rows, count)
+		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, session.NotFound(id)
@@ -254,41 +218,28 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 }
 
 func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
-	if err := s.enter("list sessions"); err != nil {
+	if err := s.gate.Enter("list sessions"); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata
 		FROM switchboard_sessions ORDER BY last_active DESC, id`)
 	if err != nil {
 		return nil, s.fail("list", err)
 	}
 	defer rows.Close()
-	var out []session.Summary
-	for rows.Next() {
-		var (
-			sum  session.Summary
-			meta []byte
-		)
-		if err := rows.Scan(&sum.ID, &sum.Messages, &sum.Created, &sum.LastActive, &meta); err != nil {
-			return nil, s.fail("list", err)
-		}
-		if err := decodeNullable(meta, &sum.Metadata); err != nil {
-			return nil, s.fail("list: "+sum.ID+": metadata", err)
-		}
-		out = append(out, sum)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := session.ReadSummaries(rows, 0, timestamp)
+	if err != nil {
 		return nil, s.fail("list", err)
 	}
 	return out, nil
 }
 
 func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...llm.Message) error {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	bodies, err := session.EncodeMessages(id, msgs)
 	if err != nil {
 		return err
@@ -316,10 +267,10 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 }
 
 func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	loaded, err := session.JSONOrNull(len(names), names)
 	if err != nil {
 		return err
@@ -335,10 +286,10 @@ func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error 
 }
 
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	var busy, found bool
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		// The turn's lock, for this transaction only: a turn that starts now waits
@@ -359,7 +310,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	case err != nil:
 		return s.fail("delete "+id, err)
 	case busy:
-		return fmt.Errorf("%w: %s", session.ErrBusy, id)
+		return session.Busy(id)
 	case !found:
 		return session.NotFound(id)
 	}
@@ -367,10 +318,10 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 func (s *Store) Acquire(ctx context.Context, id string) (func(), error) {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return nil, s.fail("acquire "+id, err)
@@ -383,7 +334,7 @@ func (s *Store) Acquire(ctx context.Context, id string) (func(), error) {
 	}
 	if !locked {
 		conn.Release()
-		return nil, fmt.Errorf("%w: %s", session.ErrBusy, id)
+		return nil, session.Busy(id)
 	}
 	// Under the lock, Delete cannot run: the session found now stays for the turn.
 	var exists bool
@@ -430,10 +381,10 @@ func discard(c *pgxpool.Conn) {
 }
 
 func (s *Store) Stale(ctx context.Context, before time.Time) ([]string, error) {
-	if err := s.enter("stale sessions"); err != nil {
+	if err := s.gate.Enter("stale sessions"); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	rows, err := s.pool.Query(ctx, `SELECT id FROM switchboard_sessions WHERE last_active < $1 ORDER BY id`, before)
 	if err != nil {
 		return nil, s.fail("stale", err)
@@ -448,10 +399,10 @@ func (s *Store) Stale(ctx context.Context, before time.Time) ([]string, error) {
 // Ping checks that the database answers, on a pooled connection (a dead one is
 // dropped, so the next call dials afresh): what /readyz asks.
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.enter("ping"); err != nil {
+	if err := s.gate.Enter("ping"); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	if err := s.pool.Ping(ctx); err != nil {
 		return s.fail("ping", err)
 	}
@@ -461,26 +412,19 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close gives up the store's turns and closes the pool, after the calls under way; a
 // second Close does nothing.
 func (s *Store) Close() error {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.closed {
+	return s.gate.Close(func() error {
+		s.turnsMu.Lock()
+		held := s.turns
+		s.turns = map[*turn]struct{}{}
+		s.turnsMu.Unlock()
+		for t := range held {
+			s.unlock(t)
+		}
+		s.pool.Close() // waits for every connection to come back
 		return nil
-	}
-	s.closed = true
-	s.turnsMu.Lock()
-	held := s.turns
-	s.turns = map[*turn]struct{}{}
-	s.turnsMu.Unlock()
-	for t := range held {
-		s.unlock(t)
-	}
-	s.pool.Close() // waits for every connection to come back
-	return nil
+	})
 }
 
-func decodeNullable(b []byte, v any) error {
-	if b == nil {
-		return nil
-	}
-	return json.Unmarshal(b, v)
-}
+// timestamp is the session.TimeDest of this store's timestamptz columns, which pgx
+// scans into a time.Time.
+func timestamp(t *time.Time) any { return t }

@@ -3,10 +3,9 @@ package postgres
 import (
 	"bufio"
 	"context"
-	"errors"
 	"os"
+	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -56,6 +55,7 @@ func open(t testing.TB, dsn string) *Store {
 }
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	sessiontest.Run(t, func(t *testing.T) session.Store {
 		return open(t, testenv.Postgres(t))
 	})
@@ -64,38 +64,32 @@ func TestContract(t *testing.T) {
 		dsn := testenv.Postgres(t)
 		return open(t, dsn), open(t, dsn)
 	})
+	sessiontest.RunSpoiled(t, func(t *testing.T) session.Store {
+		return open(t, testenv.Postgres(t))
+	}, func(t *testing.T, st session.Store, id, part string) {
+		q := map[string]string{
+			sessiontest.PartMetadata: `UPDATE switchboard_sessions SET metadata = '[1]' WHERE id = $1`,
+			sessiontest.PartLoaded:   `UPDATE switchboard_sessions SET loaded = '{"a":1}' WHERE id = $1`,
+			sessiontest.PartMessage:  `UPDATE switchboard_messages SET body = '"x"' WHERE session_id = $1 AND seq = 1`,
+		}[part]
+		if _, err := st.(*Store).pool.Exec(t.Context(), q, id); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestDeadHostFreesTurn: a process holding a turn is SIGKILLed; its connection
 // closes and the server frees the turn.
 func TestDeadHostFreesTurn(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.Postgres(t)
-	st := open(t, dsn)
-	s := &session.Session{}
-	if err := st.Create(t.Context(), s); err != nil {
-		t.Fatal(err)
-	}
-	cmd := testenv.StartChild(t, "ready\n", childEnv+"="+dsn+"\n"+s.ID)
-	if _, err := st.Acquire(t.Context(), s.ID); !errors.Is(err, session.ErrBusy) {
-		t.Fatalf("Acquire while another host holds the turn: %v, want ErrBusy", err)
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	var release func()
-	testenv.WaitFor(t, "the dead host's turn to be free", 20*time.Second, func() bool {
-		r, err := st.Acquire(t.Context(), s.ID)
-		if err != nil && !errors.Is(err, session.ErrBusy) {
-			t.Fatal(err)
-		}
-		release = r
-		return err == nil
-	})
-	release()
+	sessiontest.DeadHolderFreesTurn(t, open(t, dsn), func(t *testing.T, id string) *exec.Cmd {
+		return testenv.StartChild(t, "ready\n", childEnv+"="+dsn+"\n"+id)
+	}, 20*time.Second)
 }
 
 func TestSchemaVersion(t *testing.T) {
+	t.Parallel()
 	dsn := testenv.Postgres(t)
 	st := open(t, dsn)
 	if _, err := st.pool.Exec(t.Context(), `UPDATE switchboard_schema_version SET version = 99`); err != nil {
@@ -114,6 +108,7 @@ func TestSchemaVersion(t *testing.T) {
 // TestDSNPasswordNotInErrors: an error about the DSN says what is wrong, never the
 // password (pgx masks it; this keeps it so).
 func TestDSNPasswordNotInErrors(t *testing.T) {
+	t.Parallel()
 	for _, dsn := range []string{"postgres://u:s3cret@host:notaport/db", "host=h password=s3cret port=x"} {
 		_, err := Open(t.Context(), dsn)
 		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "invalid port") {

@@ -27,7 +27,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/session"
 )
 
-// Run runs the contract's cases, each on a store of its own from open.
+// Run runs the contract's cases, each on a store of its own from open, in parallel
+// with each other (t.Parallel): open is called from several tests at once.
 func Run(t *testing.T, open func(t *testing.T) session.Store) {
 	for _, tc := range []struct {
 		name string
@@ -48,15 +49,20 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"Ping", testPing},
 		{"Closed", testClosed},
 	} {
-		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.run(t, open(t))
+		})
 	}
 }
 
 // RunShared runs the cases that need two Store values over the same data (two opens
 // of one SQLite file, two pools on one PostgreSQL database): what one writes the
-// other reads, and a turn one holds the other cannot take or delete.
+// other reads, and a turn one holds the other cannot take or delete. Its cases run in
+// parallel, as Run's do.
 func RunShared(t *testing.T, open func(t *testing.T) (a, b session.Store)) {
 	t.Run("SharedData", func(t *testing.T) {
+		t.Parallel()
 		a, b := open(t)
 		ctx := t.Context()
 		s := &session.Session{System: "shared"}
@@ -73,6 +79,7 @@ func RunShared(t *testing.T, open func(t *testing.T) (a, b session.Store)) {
 		}
 	})
 	t.Run("SharedTurns", func(t *testing.T) {
+		t.Parallel()
 		a, b := open(t)
 		ctx := t.Context()
 		s := &session.Session{}
@@ -105,6 +112,7 @@ func RunShared(t *testing.T, open func(t *testing.T) (a, b session.Store)) {
 		}
 	})
 	t.Run("SharedClose", func(t *testing.T) {
+		t.Parallel()
 		// A store that closes gives up its turns.
 		a, b := open(t)
 		ctx := t.Context()

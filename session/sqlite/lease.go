@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -158,7 +157,7 @@ func (l *leases) acquire(ctx context.Context, id string) (func(), error) {
 		return nil, l.s.fail("acquire "+id, err)
 	}
 	if busy {
-		return nil, fmt.Errorf("%w: %s", session.ErrBusy, id)
+		return nil, session.Busy(id)
 	}
 	l.mu.Lock()
 	l.next++

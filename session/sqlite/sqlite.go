@@ -23,13 +23,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
@@ -47,11 +45,7 @@ type Store struct {
 	writer *sql.DB // one connection: every write in this process goes through it
 	reader *sql.DB
 
-	// life: methods hold it shared, Close exclusively, so nothing runs on closed
-	// databases.
-	life   sync.RWMutex
-	closed bool
-
+	gate   session.Gate // so that nothing runs on closed databases
 	leases *leases
 }
 
@@ -154,13 +148,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	case err != nil:
 		return err
 	}
-	if version > len(migrations) {
-		return fmt.Errorf("schema version %d is newer than this Switchboard knows (%d)", version, len(migrations))
-	}
-	for i := version; i < len(migrations); i++ {
-		if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
-			return fmt.Errorf("schema migration %d: %w", i+1, err)
-		}
+	if err := session.Migrate(version, migrations, func(stmt string) error {
+		_, err := tx.ExecContext(ctx, stmt)
+		return err
+	}); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, len(migrations)); err != nil {
 		return err
@@ -168,24 +160,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// enter starts a method: ErrClosed (naming what) after Close. The caller runs
-// s.life.RUnlock when done.
-func (s *Store) enter(what string) error {
-	s.life.RLock()
-	if s.closed {
-		s.life.RUnlock()
-		return fmt.Errorf("%s: %w", what, session.ErrClosed)
-	}
-	return nil
-}
-
 // Ping reads one row of the sessions table: the file is there and readable (a
 // database/sql ping alone may not even open it).
 func (s *Store) Ping(ctx context.Context) error {
-	if err := s.enter("ping"); err != nil {
+	if err := s.gate.Enter("ping"); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	var one int
 	err := s.reader.QueryRowContext(ctx, `SELECT 1 FROM sessions LIMIT 1`).Scan(&one)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -199,10 +180,10 @@ func (s *Store) fail(what string, err error) error {
 }
 
 func (s *Store) Create(ctx context.Context, in *session.Session) error {
-	if err := s.enter("session " + in.ID); err != nil {
+	if err := s.gate.Enter("session " + in.ID); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	row, err := session.NewRow(in, time.Now())
 	if err != nil {
 		return err
@@ -222,7 +203,7 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 		return s.fail("create "+in.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("%w: %s", session.ErrExists, in.ID)
+		return session.Exists(in.ID)
 	}
 	if err := insertMessages(ctx, tx, in.ID, 0, bodies); err != nil {
 		return s.fail("create "+in.ID, err)
@@ -234,69 +215,40 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 }
 
 func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	// One read transaction: the session row and its messages from one snapshot.
 	tx, err := s.reader.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, s.fail("get "+id, err)
 	}
 	defer tx.Rollback() //nolint:errcheck
-	var (
-		out            = &session.Session{ID: id}
-		meta, loaded   sql.NullString
-		created, since int64
-		count          int
-	)
-	err = tx.QueryRowContext(ctx, `SELECT system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages
-		FROM sessions WHERE id = ?`, id).Scan(&out.System, &meta, &loaded, &created, &since,
-		&out.Usage.InputTokens, &out.Usage.OutputTokens, &count)
+	out, count, err := session.ScanSession(tx.QueryRowContext(ctx, `SELECT system, metadata, loaded, created, last_active,
+		input_tokens, output_tokens, messages FROM sessions WHERE id = ?`, id), id, nanos)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, session.NotFound(id)
 	}
 	if err != nil {
 		return nil, s.fail("get "+id, err)
 	}
-	out.Created, out.LastActive = time.Unix(0, created), time.Unix(0, since)
-	if err := decodeNullable(meta, &out.Metadata); err != nil {
-		return nil, s.fail("get "+id+": metadata", err)
-	}
-	if err := decodeNullable(loaded, &out.Loaded); err != nil {
-		return nil, s.fail("get "+id+": loaded", err)
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT seq, body FROM messages WHERE session_id = ? ORDER BY seq`, id)
 	if err != nil {
 		return nil, s.fail("get "+id, err)
 	}
 	defer rows.Close()
-	out.Messages = make([]llm.Message, 0, count)
-	for rows.Next() {
-		var (
-			seq  int
-			body []byte
-		)
-		if err := rows.Scan(&seq, &body); err != nil {
-			return nil, s.fail("get "+id, err)
-		}
-		var m llm.Message
-		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, s.fail(fmt.Sprintf("get %s: message %d", id, seq), err)
-		}
-		out.Messages = append(out.Messages, m)
-	}
-	if err := rows.Err(); err != nil {
+	if out.Messages, err = session.ReadMessages(rows, count); err != nil {
 		return nil, s.fail("get "+id, err)
 	}
 	return out, nil
 }
 
 func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
-	if err := s.enter("list sessions"); err != nil {
+	if err := s.gate.Enter("list sessions"); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	tx, err := s.reader.BeginTx(ctx, nil) // the count and the rows from one snapshot
 	if err != nil {
 		return nil, s.fail("list", err)
@@ -312,35 +264,18 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 		return nil, s.fail("list", err)
 	}
 	defer rows.Close()
-	out := make([]session.Summary, 0, n)
-	for rows.Next() {
-		var (
-			sum            session.Summary
-			created, since int64
-			meta           sql.RawBytes // decoded here, not copied
-		)
-		if err := rows.Scan(&sum.ID, &sum.Messages, &created, &since, &meta); err != nil {
-			return nil, s.fail("list", err)
-		}
-		sum.Created, sum.LastActive = time.Unix(0, created), time.Unix(0, since)
-		if meta != nil {
-			if sum.Metadata, err = decodeMetadata(meta); err != nil {
-				return nil, s.fail("list: "+sum.ID+": metadata", err)
-			}
-		}
-		out = append(out, sum)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := session.ReadSummaries(rows, n, nanos)
+	if err != nil {
 		return nil, s.fail("list", err)
 	}
 	return out, nil
 }
 
 func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...llm.Message) error {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	bodies, err := session.EncodeMessages(id, msgs)
 	if err != nil {
 		return err
@@ -370,10 +305,10 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 }
 
 func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	loaded, err := session.JSONOrNull(len(names), names)
 	if err != nil {
 		return err
@@ -389,10 +324,10 @@ func (s *Store) SetLoaded(ctx context.Context, id string, names []string) error 
 }
 
 func (s *Store) Delete(ctx context.Context, id string) error {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail("delete "+id, err)
@@ -410,7 +345,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		return s.fail("delete "+id, err)
 	}
 	if busy {
-		return fmt.Errorf("%w: %s", session.ErrBusy, id)
+		return session.Busy(id)
 	}
 	for _, q := range []string{
 		`DELETE FROM messages WHERE session_id = ?`,
@@ -428,18 +363,18 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 }
 
 func (s *Store) Acquire(ctx context.Context, id string) (func(), error) {
-	if err := s.enter("session " + id); err != nil {
+	if err := s.gate.Enter("session " + id); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	return s.leases.acquire(ctx, id)
 }
 
 func (s *Store) Stale(ctx context.Context, before time.Time) ([]string, error) {
-	if err := s.enter("stale sessions"); err != nil {
+	if err := s.gate.Enter("stale sessions"); err != nil {
 		return nil, err
 	}
-	defer s.life.RUnlock()
+	defer s.gate.Exit()
 	rows, err := s.reader.QueryContext(ctx, `SELECT id FROM sessions WHERE last_active < ? ORDER BY id`, before.UnixNano())
 	if err != nil {
 		return nil, s.fail("stale", err)
@@ -462,18 +397,12 @@ func (s *Store) Stale(ctx context.Context, before time.Time) ([]string, error) {
 // Close gives up the store's turns and closes the file. It waits for calls under
 // way; a second Close does nothing.
 func (s *Store) Close() error {
-	s.life.Lock()
-	defer s.life.Unlock()
-	if s.closed {
+	return s.gate.Close(func() error {
+		if err := errors.Join(s.leases.stop(), s.writer.Close(), s.reader.Close()); err != nil {
+			return s.fail("close", err)
+		}
 		return nil
-	}
-	s.closed = true
-	err := s.leases.stop()
-	err = errors.Join(err, s.writer.Close(), s.reader.Close())
-	if err != nil {
-		return s.fail("close", err)
-	}
-	return nil
+	})
 }
 
 func insertMessages(ctx context.Context, tx *sql.Tx, id string, first int, bodies []string) error {
@@ -494,9 +423,18 @@ func insertMessages(ctx context.Context, tx *sql.Tx, id string, first int, bodie
 	return nil
 }
 
-func decodeNullable(s sql.NullString, v any) error {
-	if !s.Valid {
-		return nil
+// unixNanos scans a time column, which holds Unix nanoseconds, into the time.Time it
+// points at.
+type unixNanos time.Time
+
+func (t *unixNanos) Scan(src any) error {
+	n, ok := src.(int64)
+	if !ok {
+		return fmt.Errorf("a time column holds %T, want Unix nanoseconds", src)
 	}
-	return json.Unmarshal([]byte(s.String), v)
+	*t = unixNanos(time.Unix(0, n))
+	return nil
 }
+
+// nanos is the session.TimeDest of this store's time columns.
+func nanos(t *time.Time) any { return (*unixNanos)(t) }

@@ -90,6 +90,7 @@ func open(t testing.TB, path string) *Store {
 }
 
 func TestContract(t *testing.T) {
+	t.Parallel()
 	sessiontest.Run(t, func(t *testing.T) session.Store {
 		return open(t, filepath.Join(t.TempDir(), "sub", "sessions.db"))
 	})
@@ -97,40 +98,34 @@ func TestContract(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "sessions.db")
 		return open(t, path), open(t, path)
 	})
+	sessiontest.RunSpoiled(t, func(t *testing.T) session.Store {
+		return open(t, filepath.Join(t.TempDir(), "sessions.db"))
+	}, func(t *testing.T, st session.Store, id, part string) {
+		q := map[string]string{
+			sessiontest.PartMetadata: `UPDATE sessions SET metadata = '[1]' WHERE id = ?`,
+			sessiontest.PartLoaded:   `UPDATE sessions SET loaded = '{"a":1}' WHERE id = ?`,
+			sessiontest.PartMessage:  `UPDATE messages SET body = '"x"' WHERE session_id = ? AND seq = 1`,
+		}[part]
+		if _, err := st.(*Store).writer.Exec(q, id); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestDeadHolderFreesTurn: a process holding a turn is SIGKILLed (no release, no
 // Close); its turn is free again.
 func TestDeadHolderFreesTurn(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sessions.db")
-	st := open(t, path)
-	s := &session.Session{}
-	if err := st.Create(t.Context(), s); err != nil {
-		t.Fatal(err)
-	}
-	holder := startChild(t, "hold", path, s.ID)
-	if _, err := st.Acquire(t.Context(), s.ID); !errors.Is(err, session.ErrBusy) {
-		t.Fatalf("Acquire while another process holds the turn: %v, want ErrBusy", err)
-	}
-	if err := holder.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = holder.Wait() // reaped: a zombie still has its pid
-	var release func()
-	testenv.WaitFor(t, "the dead process's turn to be free", 10*time.Second, func() bool {
-		r, err := st.Acquire(t.Context(), s.ID)
-		if err != nil && !errors.Is(err, session.ErrBusy) {
-			t.Fatal(err)
-		}
-		release = r
-		return err == nil
-	})
-	release()
+	sessiontest.DeadHolderFreesTurn(t, open(t, path), func(t *testing.T, id string) *exec.Cmd {
+		return startChild(t, "hold", path, id)
+	}, 10*time.Second)
 }
 
 // TestAppendSurvivesCrash: what Append was given is in the file when it returns,
 // though the process is SIGKILLed right after (no Close, no checkpoint).
 func TestAppendSurvivesCrash(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	st := open(t, path)
 	s := &session.Session{}
@@ -154,6 +149,7 @@ func TestAppendSurvivesCrash(t *testing.T) {
 
 // TestLeaseLiveness: which lease rows of other holders still hold a turn.
 func TestLeaseLiveness(t *testing.T) {
+	t.Parallel()
 	st := open(t, filepath.Join(t.TempDir(), "sessions.db"))
 	gone := exec.Command(os.Args[0], "-test.run=^$") // a pid that was, and is no more
 	gone.Env = append(os.Environ(), childEnv+"=exit")
@@ -203,6 +199,7 @@ func TestLeaseLiveness(t *testing.T) {
 // TestHeartbeat: a refresh moves this store's leases forward and removes rows no turn
 // holds.
 func TestHeartbeat(t *testing.T) {
+	t.Parallel()
 	st := open(t, filepath.Join(t.TempDir(), "sessions.db"))
 	ctx := t.Context()
 	a, b := &session.Session{}, &session.Session{}
@@ -243,6 +240,7 @@ func TestHeartbeat(t *testing.T) {
 }
 
 func TestSchemaVersion(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	st, err := Open(path)
 	if err != nil {
@@ -280,6 +278,7 @@ func TestSchemaVersion(t *testing.T) {
 }
 
 func TestPragmas(t *testing.T) {
+	t.Parallel()
 	st := open(t, filepath.Join(t.TempDir(), "sessions.db"))
 	for _, db := range []*sql.DB{st.writer, st.reader} {
 		for pragma, want := range map[string]string{"journal_mode": "wal", "synchronous": "1", "busy_timeout": "10000"} {

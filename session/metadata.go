@@ -1,15 +1,19 @@
-package sqlite
+package session
 
 import (
 	"bytes"
 	"encoding/json"
 )
 
-// decodeMetadata decodes a metadata column, as json.Unmarshal into a map[string]string
-// would. List decodes one per session, and encoding/json's reflection was most of its
-// time over 10,000 sessions; what json.Marshal wrote for a map of strings without
-// escapes ({"k":"v",...}) is read here directly, anything else by encoding/json.
-func decodeMetadata(b []byte) (map[string]string, error) {
+// DecodeMetadata decodes a metadata column, as json.Unmarshal into a
+// map[string]string would; nil (SQL NULL) is no metadata. List decodes one per
+// session, and encoding/json's reflection was most of its time over 10,000 sessions;
+// what json.Marshal wrote for a map of strings without escapes ({"k":"v",...}) is
+// read here directly, anything else by encoding/json.
+func DecodeMetadata(b []byte) (map[string]string, error) {
+	if b == nil {
+		return nil, nil
+	}
 	if m, ok := plainStringMap(b); ok {
 		return m, nil
 	}
