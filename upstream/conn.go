@@ -184,21 +184,30 @@ func (c *conn) close(grace time.Duration) {
 }
 
 // countingWriter counts the successful writes to a child's stdin, so that a failed
-// call can tell whether any byte was written since it began; and keeps the size of
-// the first write that failed, the child having closed its stdin.
+// call can tell whether any byte was written since it began; and keeps the first
+// write that failed, the child having closed its stdin: its size, and how many writes
+// had succeeded before it (which request it was).
 type countingWriter struct {
-	w      io.WriteCloser
-	ok     atomic.Int64
-	failed atomic.Int64
+	w  io.WriteCloser
+	ok atomic.Int64
+
+	mu       sync.Mutex
+	failed   int64 // the size of the first failed write; 0: none
+	failedAt int64 // the count of successful writes before it
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	before := c.ok.Load()
 	n, err := c.w.Write(p)
 	if n > 0 {
 		c.ok.Add(1)
 	}
 	if err != nil {
-		c.failed.CompareAndSwap(0, int64(len(p)))
+		c.mu.Lock()
+		if c.failed == 0 {
+			c.failed, c.failedAt = int64(len(p)), before
+		}
+		c.mu.Unlock()
 	}
 	return n, err
 }
@@ -206,12 +215,20 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 func (c *countingWriter) Close() error { return c.w.Close() }
 
 // writeFailed returns the size of the message whose write to the child's stdin
-// failed, 0 if none did (or the connection is not stdio).
-func (c *conn) writeFailed() int64 {
+// failed, when it was the first one written after since successful writes (the
+// request of a call that began then); 0 if it was another, if none failed, or if
+// the connection is not stdio. A server that exits after taking a request (a crash)
+// fails a later write, not the request's.
+func (c *conn) writeFailed(since int64) int64 {
 	if c.writes == nil {
 		return 0
 	}
-	return c.writes.failed.Load()
+	c.writes.mu.Lock()
+	defer c.writes.mu.Unlock()
+	if c.writes.failedAt != since {
+		return 0
+	}
+	return c.writes.failed
 }
 
 // written returns the count of successful writes (-1 for non-stdio connections).

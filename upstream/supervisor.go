@@ -445,7 +445,7 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			c.markDead("connection closed")
 			continue
 		}
-		if size := c.writeFailed(); ctx.Err() == nil && size > 0 {
+		if size := c.writeFailed(before); ctx.Err() == nil && size > 0 {
 			return nil, s.closedOnWrite(c, size)
 		}
 		if ctx.Err() == nil && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || c.calls.Err() != nil) {
