@@ -135,11 +135,17 @@ func (h *Host) AnySampling() bool {
 	return slices.ContainsFunc(h.cfg.Servers, func(s config.Server) bool { return s.Sampling })
 }
 
-// onClose registers fn to run at Close, before what was registered earlier.
+// onClose registers fn to run at Close, before what was registered earlier; after
+// Close, it runs fn at once.
 func (h *Host) onClose(fn func()) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	if h.closed {
+		h.mu.Unlock()
+		fn()
+		return
+	}
 	h.closers = append(h.closers, fn)
+	h.mu.Unlock()
 }
 
 // Close stops following the config file (waiting for a reload under way), closes
@@ -153,7 +159,7 @@ func (h *Host) Close() error {
 		return nil
 	}
 	h.closed = true
-	f, closers := h.follow, h.closers
+	f, closers, store := h.follow, h.closers, h.store
 	h.mu.Unlock()
 	if f != nil {
 		f.stop()
@@ -162,8 +168,8 @@ func (h *Host) Close() error {
 	for i := len(closers) - 1; i >= 0; i-- {
 		closers[i]()
 	}
-	if h.store != nil {
-		errs = append(errs, h.store.Close())
+	if store != nil {
+		errs = append(errs, store.Close())
 	}
 	errs = append(errs, h.hub.Close())
 	return errors.Join(errs...)

@@ -191,6 +191,9 @@ func (e *StorePathError) Unwrap() error { return e.Err }
 func (h *Host) Sessions(ctx context.Context) (*session.Janitor, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.closed {
+		return nil, errors.New("host: closed")
+	}
 	if h.store != nil {
 		return h.store, nil
 	}
