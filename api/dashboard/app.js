@@ -779,7 +779,7 @@
           if (f) f[1].invalid(hit[2]);
           else rest.push(part);
         }
-        error.textContent = rest.length ? (e.describe ? e.describe() : e.message) : "The server's form does not take these values: see beside each field.";
+        error.textContent = rest.length ? (e.describe ? e.describe() : e.message) : "These values do not fit the form: see beside each field.";
         error.hidden = false;
         if (e.status !== 404) enable(true);
       }
