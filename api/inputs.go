@@ -1,7 +1,5 @@
 package api
 
-//lint:file-ignore SA1019 elicitation is deprecated in the 2026-07-28 protocol but lives in the versions servers use today (upstream connections speak 2025-11-25).
-
 import (
 	"context"
 	"encoding/json"
