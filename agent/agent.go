@@ -65,6 +65,10 @@ type Options struct {
 	// Approve decides each call before it runs; a denied call is answered with an
 	// error result carrying the reason. nil allows every call.
 	Approve Approver
+	// Elicit answers the questions servers ask the person (elicitation/create)
+	// during the agent's calls, when a ServerRequests on the hub passes them on (see
+	// Eliciter); nil leaves them to the ServerRequests' own Elicit.
+	Elicit Eliciter
 	// OnEvent observes the turn (see Event); nil observes nothing. A callback rather
 	// than a channel: events arrive in order without a goroutine to own, and none is
 	// dropped or blocks the turn on a reader that went away. An observer that wants a

@@ -96,7 +96,8 @@ func (r *run) lookup() func(string) (tool.Tool, bool) {
 func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
 	start := time.Now()
 	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
-	res := r.execute(step, c, lookup, &start)
+	mark := &callMark{run: r, id: c.ID, name: c.Name}
+	res := mark.withNotes(r.execute(step, c, lookup, &start, mark))
 	if r.ctx.Err() != nil && res.IsError {
 		// Cut short by the cancellation, most likely: its error says nothing of the
 		// tool, and the result is lost.
@@ -113,8 +114,9 @@ func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) 
 
 // execute checks a call, asks for approval and runs it; whatever goes wrong is an
 // error result that says what to do about it. It sets *start to when the approved
-// call began.
-func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool), start *time.Time) *tool.Result {
+// call began. The call's context carries mark, by which the servers' questions
+// during the call find the turn.
+func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool), start *time.Time, mark *callMark) *tool.Result {
 	args, bad := arguments(c)
 	if bad != nil {
 		return bad
@@ -137,7 +139,8 @@ func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool
 		}
 		*start = time.Now()
 	}
-	ctx := r.ctx
+	// The servers' questions during the call find the turn by it (elicit.go).
+	ctx := context.WithValue(r.ctx, callMarkKey{}, mark)
 	if r.opts.ToolTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.opts.ToolTimeout)

@@ -59,7 +59,19 @@
 // process or, with a shared store, another) fails at once with session.ErrBusy.
 //
 // What servers ask their client while a tool runs (sampling, elicitation) is
-// answered by [ServerRequests], a peer of the hub, not by the loop.
+// answered by [ServerRequests], a peer of the hub, not by the loop. A server's
+// question to the person (elicitation/create) during a turn's call reaches that
+// turn's own Options.Elicit or TurnOptions.Elicit (an [Eliciter]): the agent marks
+// each call's context with its turn, and the hub hands ServerRequests the contexts
+// of the calls under way, so every turn asks its own person (serve: the session's
+// stream; a chat completion: nobody, and the model is told):
+//
+//	Elicit: func(ctx context.Context, e agent.Elicitation) agent.ElicitReply {
+//		if e.Params.Mode == "url" {
+//			return agent.ElicitReply{Result: &mcp.ElicitResult{Action: "decline"}, Note: "links are not opened here"}
+//		}
+//		return agent.ElicitReply{Result: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "ada"}}}
+//	},
 //
 // Deferred mode: past a few dozen tools, models choose worse and every request
 // carries every definition. With Options.Deferred the model sees, while the catalog

@@ -22,8 +22,11 @@ import (
 //     default, since a server would spend the user's tokens. The spec asks that "the
 //     user SHOULD be able to … approve or deny" such requests: the config's per-server
 //     "sampling": true is that approval, given ahead.
-//   - elicitation/create goes to Elicit, which asks a person (chat asks on the
-//     terminal); without one, it is declined.
+//   - elicitation/create asked during an agent's turn goes to that turn's Elicit
+//     (TurnOptions.Elicit, Options.Elicit: a session's stream in serve), else to
+//     Elicit, which asks a person (chat asks on the terminal); without one, it is
+//     declined. One that came during no agent's call, with no Elicit here, is left
+//     to the hub's other peers (a gateway's client may have caused it).
 //   - roots/list is refused, and roots are not claimed: an agent has no workspace to
 //     offer, and a server told of no roots may take them for "nothing allowed"
 //     (server-filesystem replaces its directories by the client's roots).
@@ -38,7 +41,9 @@ type ServerRequests struct {
 	// MaxTokens caps a sampling reply, on top of the request's own maxTokens; 0 means
 	// the request's.
 	MaxTokens int
-	// Elicit answers an elicitation request; nil declines them all.
+	// Elicit answers an elicitation request that no turn's own Elicit takes (form
+	// or URL mode: p.Mode is set); nil declines those of agents' calls and leaves
+	// the others to the hub's other peers.
 	Elicit func(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// Logger gets a line for each request answered or refused; nil discards.
 	Logger *slog.Logger
@@ -47,15 +52,16 @@ type ServerRequests struct {
 var _ relay.Peer = (*ServerRequests)(nil)
 
 // Capabilities are the client capabilities that r can honour, for
-// hub.SetCapabilities: sampling when some server may sample, elicitation when a
-// person can be asked.
+// hub.SetCapabilities: sampling when some server may sample, elicitation (form and
+// URL mode) when a person can be asked. A program whose turns answer with their own
+// Elicit declares elicitation itself (serve's gateway.AllForwardable does).
 func (r *ServerRequests) Capabilities(anySampling bool) *mcp.ClientCapabilities {
 	caps := &mcp.ClientCapabilities{}
 	if anySampling && r.Model != nil {
 		caps.Sampling = &mcp.SamplingCapabilities{}
 	}
 	if r.Elicit != nil {
-		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}
+		caps.Elicitation = &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}
 	}
 	return caps
 }
@@ -74,11 +80,7 @@ func (r *ServerRequests) Request(ctx context.Context, server, method string, par
 		if !ok {
 			return nil, fmt.Errorf("elicitation: unexpected params %T", params)
 		}
-		if r.Elicit == nil {
-			r.logger().Info("elicitation declined: nobody to ask", "server", server)
-			return &mcp.ElicitResult{Action: "decline"}, nil
-		}
-		return r.Elicit(ctx, server, p)
+		return r.elicit(ctx, server, p)
 	}
 	// Another peer of the hub (a gateway's client) may answer it.
 	return nil, relay.NotMine(fmt.Errorf("%s: not answered by the agent", method))

@@ -19,9 +19,10 @@ type TurnOptions struct {
 	// Store keeps the turn's session instead of the agent's store (New's): a session.NewMemory of
 	// the caller's, for a conversation that must not be kept.
 	Store session.Store
-	// OnEvent and Approve take the place of the agent's for this turn.
+	// OnEvent, Approve and Elicit take the place of the agent's for this turn.
 	OnEvent func(Event)
 	Approve Approver
+	Elicit  Eliciter
 	// MaxTokens and Temperature, when set, take the place of the agent's for this
 	// turn's requests.
 	MaxTokens   int
@@ -52,6 +53,9 @@ func (a *Agent) RunTurn(ctx context.Context, sessionID string, opts *TurnOptions
 	}
 	if o.Approve != nil {
 		b.opts.Approve = o.Approve
+	}
+	if o.Elicit != nil {
+		b.opts.Elicit = o.Elicit
 	}
 	if o.MaxTokens > 0 {
 		b.opts.MaxTokens = o.MaxTokens

@@ -34,8 +34,9 @@ type Options struct {
 	// Agent runs the turns of sessions and of chat completions; nil means no model is
 	// configured: turns get 503 with NoModel. Its Store must be the store of Sessions,
 	// where the sessions' turns run. Each turn gets hooks of the API's in place of the
-	// agent's OnEvent and Approve (agent.TurnOptions): its events go to its stream and
-	// the metrics, and a session's calls that need approval wait for a person.
+	// agent's OnEvent, Approve and Elicit (agent.TurnOptions): its events go to its
+	// stream and the metrics, and a session's calls that need approval and its
+	// servers' questions wait for a person.
 	Agent *agent.Agent
 	// Catalog is the search index of the hub's catalog behind GET /v1/search, shared
 	// with the agent's deferred mode and the gateway's (deferred.Follow of the hub);
@@ -72,6 +73,10 @@ type Options struct {
 	// ApprovalTimeout bounds the wait for a person to decide a call that needs
 	// approval; default DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration
+	// InputTimeout bounds the wait for a person to answer a server's question
+	// (elicitation) during a session's turn; default DefaultInputTimeout. The call
+	// that caused it bounds the wait too (its server's toolTimeout).
+	InputTimeout time.Duration
 	// NeedsApproval says whether a call must be approved before it runs; nil asks the
 	// hub whether the tool's server lists it under "approve".
 	NeedsApproval func(agent.Call) bool
@@ -111,7 +116,7 @@ type Server struct {
 	streams   map[*http.Request]context.CancelFunc
 	closing   bool
 
-	turns turns // the session turns running here, and their calls that wait for approval (turns.go)
+	turns turns // the session turns running here, their calls that wait for approval (turns.go) and their questions (inputs.go)
 
 	live    liveState // GET /v1/events: the servers' changes, the recent calls, the heartbeat (events.go)
 	unwatch func()    // ends live.servers' subscription to the hub
@@ -133,6 +138,9 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 	}
 	if o.ApprovalTimeout <= 0 {
 		o.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if o.InputTimeout <= 0 {
+		o.InputTimeout = DefaultInputTimeout
 	}
 	if o.NoModel == "" {
 		o.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`

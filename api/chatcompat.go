@@ -144,7 +144,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	log := s.logOf(r.Context()).With("completion", id)
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	// The turn is observed as a chat's, and a stream adds its own (streamCompletion).
-	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended,
+	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended, Elicit: declineUnattended,
 		OnEvent: func(e agent.Event) { s.observe(e, sourceChat) }}
 	opts.Temperature = req.Temperature
 	switch {

@@ -84,11 +84,13 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 }
 
 // sessionView is a session with what this process knows of it: whether a turn runs
-// in it here, and the calls that wait for approval.
+// in it here, the calls that wait for approval and the servers' questions that wait
+// for an answer.
 type sessionView struct {
 	*session.Session
 	Busy      bool              `json:"busy"`
 	Approvals []pendingApproval `json:"approvals,omitempty"`
+	Inputs    []pendingInput    `json:"inputs,omitempty"`
 }
 
 func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
@@ -105,7 +107,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		sess.Messages = []llmMessage{}
 	}
 	v := sessionView{Session: sess}
-	v.Busy, v.Approvals = s.turns.busy(sess.ID)
+	v.Busy, v.Approvals, v.Inputs = s.turns.busy(sess.ID)
 	writeJSON(w, http.StatusOK, v)
 }
 

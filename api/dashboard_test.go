@@ -454,3 +454,95 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// A server's question during a chat turn shows as a form in the chat: its message as
+// text (never HTML), its defaults filled in, choices as selects, multiple choices and
+// booleans as checkboxes; a required field left empty is said beside it before anything is
+// sent, a value the server's form refuses is said beside its field, and the answer
+// reaches the server. A URL-mode question shows the page as a link; opening it
+// accepts.
+func TestDashboardQuestion(t *testing.T) {
+	ctx := browser(t)
+	e := start(t, setup{servers: []config.Server{askServer(t)}, model: true, ask: true})
+	q := `[...document.querySelectorAll(".question")].pop()`
+	do(t, ctx, "opening the page and sending a message", chromedp.Navigate(e.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#chat-input")),
+		chromedp.SendKeys(chromedp.CSS("#chat-input"), `call ask {"message": "Who are <b>you</b>?"}`+"\r"))
+	waitJS(t, ctx, "the form", `document.querySelector(".question-form") !== null`)
+	id := eval[string](t, ctx, q+`.dataset.request`)
+	field := func(name string) string { return `document.getElementById("in-` + id + `-` + name + `")` }
+	if got := eval[string](t, ctx, q+`.querySelector(".question-message").textContent`); got != "Who are <b>you</b>?" {
+		t.Errorf("message shown as %q", got)
+	}
+	if n := eval[int](t, ctx, q+`.querySelectorAll("b").length`); n != 0 {
+		t.Errorf("the server's message became HTML: %d <b> elements", n)
+	}
+	shown := eval[map[string]string](t, ctx, `({
+		color: `+field("color")+`.tagName + " " + `+field("color")+`.value,
+		size: `+field("size")+`.tagName + " " + `+field("size")+`.value + " " + `+field("size")+`.selectedOptions[0].textContent,
+		count: `+field("count")+`.type + " " + `+field("count")+`.value,
+		subscribe: `+field("subscribe")+`.type + " " + `+field("subscribe")+`.checked,
+		name: `+field("name")+`.type + " [" + `+field("name")+`.value + "]",
+		focus: document.activeElement.id,
+		label: document.querySelector('label[for="in-`+id+`-color"]').textContent,
+	})`)
+	want := map[string]string{
+		"color": `SELECT "green"`, "size": `SELECT "l" Large`, "count": "number 3", "subscribe": "checkbox true",
+		"name": "text []", "focus": "in-" + id + "-name", "label": "Favourite colour",
+	}
+	for k, v := range want {
+		if shown[k] != v {
+			t.Errorf("%s shown as %q, want %q", k, shown[k], v)
+		}
+	}
+	screenshot(t, ctx, "question")
+
+	do(t, ctx, "submitting without the name", chromedp.Click(chromedp.CSS(".question-form button[type=submit]")))
+	waitJS(t, ctx, "the message beside the name", `!document.getElementById("in-`+id+`-name-error").hidden`)
+	sess := strings.TrimPrefix(eval[string](t, ctx, `document.getElementById("chat-session").textContent`), "session ")
+	e.do("GET", "/v1/sessions/"+sess, nil).want(t, 200, `"requestId": "`+id+`"`) // nothing was sent: it still waits
+
+	do(t, ctx, "filling the form with a count too large",
+		chromedp.SendKeys(chromedp.CSS("#in-"+id+"-name"), "ada"),
+		chromedp.Click(chromedp.CSS("#in-"+id+"-subscribe")),
+		chromedp.SetValue(chromedp.CSS("#in-"+id+"-count"), "99"),
+		chromedp.Click(chromedp.CSS(".question-form button[type=submit]")))
+	waitJS(t, ctx, "the server's check beside count", `!document.getElementById("in-`+id+`-count-error").hidden`)
+	if msg := eval[string](t, ctx, `document.getElementById("in-`+id+`-count-error").textContent`); !strings.Contains(msg, "maximum: 99 is greater than 10") {
+		t.Errorf("beside count: %q", msg)
+	}
+	screenshot(t, ctx, "question-refused")
+	do(t, ctx, "correcting the count", chromedp.SetValue(chromedp.CSS("#in-"+id+"-count"), "4"),
+		chromedp.Click(chromedp.CSS(".question-form button[type=submit]")))
+	waitJS(t, ctx, "the answer's result", `document.querySelector(".msg.assistant").textContent.includes("action=accept")`)
+	if got := eval[string](t, ctx, `document.querySelector(".msg.assistant").textContent`); !strings.Contains(got, `action=accept content={"color":"green","count":4,"name":"ada","size":"l","subscribe":false}`) {
+		t.Errorf("the turn shows %q, want the form's answer as the server got it", got)
+	}
+	waitJS(t, ctx, "the form closed", q+`.querySelector("button[type=submit]").disabled && `+q+`.querySelector(".question-status").textContent === "sent"`)
+	screenshot(t, ctx, "question-answered")
+
+	// A multiple choice is a group of checkboxes, its default checked.
+	do(t, ctx, "asking a multiple choice", chromedp.SendKeys(chromedp.CSS("#chat-input"),
+		`call ask {"schema": {"type": "object", "properties": {"days": {"type": "array", "title": "Days", "items": {"type": "string", "enum": ["mon", "tue", "wed"]}, "default": ["tue"]}}}}`+"\r"))
+	waitJS(t, ctx, "the checkboxes", `document.querySelectorAll(".question").length === 2 && `+q+`.querySelectorAll(".choices input[type=checkbox]").length === 3`)
+	if got := eval[string](t, ctx, `[...`+q+`.querySelectorAll(".choices input")].map(c => c.dataset.value + ":" + c.checked).join(" ")`); got != `"mon":false "tue":true "wed":false` {
+		t.Errorf("the choices shown: %s", got)
+	}
+	eval[bool](t, ctx, `(q => { q.querySelectorAll(".choices input")[2].click(); q.querySelector("button[type=submit]").click(); return true })(`+q+`)`)
+	waitJS(t, ctx, "the answer's result", `[...document.querySelectorAll(".msg.assistant")].pop().textContent.includes("action=accept")`)
+	if got := eval[string](t, ctx, `[...document.querySelectorAll(".msg.assistant")].pop().textContent`); !strings.Contains(got, `action=accept content={"days":["tue","wed"]}`) {
+		t.Errorf("the turn shows %q, want both days", got)
+	}
+
+	page := e.url + "/healthz" // a page that loads here, in place of a sign-in elsewhere
+	do(t, ctx, "asking to open a page", chromedp.SendKeys(chromedp.CSS("#chat-input"), `call ask {"url": "`+page+`"}`+"\r"))
+	waitJS(t, ctx, "the link", `document.querySelectorAll(".question-link").length === 1`)
+	link := eval[map[string]string](t, ctx, `(a => ({href: a.href, text: a.textContent, target: a.target, rel: a.rel, host: a.closest(".question").querySelector(".question-host").textContent}))(document.querySelector(".question-link"))`)
+	host := strings.TrimPrefix(e.url, "http://")
+	if link["href"] != page || link["text"] != page || link["target"] != "_blank" || !strings.Contains(link["rel"], "noopener") || link["host"] != host {
+		t.Errorf("link %v, want %s opened apart, its host %s shown", link, page, host)
+	}
+	screenshot(t, ctx, "question-url")
+	do(t, ctx, "opening the link", chromedp.Click(chromedp.CSS(".question-link")))
+	waitJS(t, ctx, "the answer's result", `[...document.querySelectorAll(".msg.assistant")].pop().textContent.includes("action=accept content=null")`)
+}

@@ -65,8 +65,9 @@
 //	srv, err := api.New(h, &api.Options{Agent: a, Sessions: sessions})
 //
 // The API runs each turn with hooks of its own (agent.TurnOptions), in place of the
-// agent's OnEvent and Approve: the turn's events go to its stream, its calls that need
-// approval wait for a person, and both are counted. Then:
+// agent's OnEvent, Approve and Elicit: the turn's events go to its stream, its calls
+// that need approval and the servers' questions wait for a person, and both are
+// counted. Then:
 //
 //	curl -X POST localhost:7300/v1/sessions           → {"id": "k3…", ...}
 //	curl -X POST localhost:7300/v1/sessions/k3…/messages -d '{"content": "What time is it in Tokyo?"}'
@@ -79,8 +80,14 @@
 // "approval_required" with the call's id, GET /v1/sessions/{id} lists it, and
 // POST /v1/sessions/{id}/approvals/{call_id} with {"allow": true} (or false and a
 // "reason" the model sees) decides it; nobody deciding within
-// Options.ApprovalTimeout denies it. One turn runs per session at a time: another is
-// 409, as is deleting a session during its turn.
+// Options.ApprovalTimeout denies it. A server's question to the person during a call
+// (elicitation/create: a form, or a URL to open) is sent as "input_required", listed
+// under "inputs", and answered by POST /v1/sessions/{id}/inputs/{request_id} with
+// {"action": "accept", "content": {...}} (checked against the form: a 400 names each
+// field wrong), "decline" or "cancel"; nobody answering within Options.InputTimeout
+// cancels it. (The questions reach the turn through an agent.ServerRequests on the
+// hub, as host.API adds.) One turn runs per session at a time: another is 409, as is
+// deleting a session during its turn.
 //
 // # Errors
 //

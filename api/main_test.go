@@ -76,6 +76,10 @@ type setup struct {
 	script  fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
 	agent func(*agent.Options)
+	// ask: the servers are told their client can ask the person (elicitation, form
+	// and URL mode), and an agent.ServerRequests on the hub passes their questions
+	// to the turns, as serve's host does.
+	ask bool
 }
 
 // start starts the hub of su.servers (the clock server when none), an API over it with
@@ -88,6 +92,10 @@ func start(t *testing.T, su setup) *env {
 	logs := &testenv.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	h := hub.New(&config.Config{Source: "<test>", Servers: su.servers}, &hub.Options{Logger: log, Upstream: testserver.Fast()})
+	if su.ask {
+		h.SetCapabilities(gateway.AllForwardable())
+		h.AddPeer(&agent.ServerRequests{Logger: log})
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := h.Start(ctx); err != nil {

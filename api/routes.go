@@ -68,6 +68,7 @@ func (s *Server) routes() []route {
 		{pattern: "DELETE /v1/sessions/{id}", handler: s.deleteSession},
 		{pattern: "POST /v1/sessions/{id}/messages", handler: s.postMessage},
 		{pattern: "POST /v1/sessions/{id}/approvals/{call_id}", handler: s.decideApproval},
+		{pattern: "POST /v1/sessions/{id}/inputs/{request_id}", handler: s.answerInput},
 
 		// OpenAI-compatible (chatcompat.go): any OpenAI client, pointed here, gets the catalog's tools.
 		{pattern: "POST /v1/chat/completions", handler: s.chatCompletions, errors: openAIErrors},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,9 +19,11 @@ import (
 
 type llmMessage = llm.Message
 
-// A turn in this process is known to the rest of the API by two things: that it runs
-// (GET /v1/sessions/{id}'s "busy", switchboard_turns_active) and the calls it waits
-// to have approved (listed there, decided by POST .../approvals/{call_id}). Whether
+// A turn in this process is known to the rest of the API by three things: that it
+// runs (GET /v1/sessions/{id}'s "busy", switchboard_turns_active), the calls it waits
+// to have approved (listed there, decided by POST .../approvals/{call_id}) and the
+// servers' questions it waits to have answered (listed there too, answered by POST
+// .../inputs/{request_id}: inputs.go). Whether
 // the session is free is the store's to say (Store.Acquire, through the agent): it
 // is the one check, and it holds across replicas.
 
@@ -32,6 +35,9 @@ type turns struct {
 	running map[string]int
 	// waiting are the calls that wait for a person, by session id and call id.
 	waiting map[string]map[string]*approval
+	// inputs are the servers' questions that wait for a person, by session id and
+	// request id.
+	inputs map[string]map[string]*input
 }
 
 type approval struct {
@@ -74,18 +80,59 @@ func (ts *turns) active() int {
 	return len(ts.running)
 }
 
-// busy reports whether a turn runs in session id here, and the calls it waits for.
-func (ts *turns) busy(id string) (bool, []pendingApproval) {
+// busy reports whether a turn runs in session id here, the calls it waits for and
+// the questions, oldest first.
+func (ts *turns) busy(id string) (bool, []pendingApproval, []pendingInput) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.running[id] == 0 {
-		return false, nil
+		return false, nil, nil
 	}
 	out := []pendingApproval{}
 	for callID, a := range ts.waiting[id] {
 		out = append(out, pendingApproval{CallID: callID, Name: a.call.Name, Server: a.call.Tool.Server, Arguments: a.call.Arguments, Since: a.since})
 	}
-	return true, out
+	var ins []pendingInput
+	for _, in := range ts.inputs[id] {
+		ins = append(ins, in.pending)
+	}
+	slices.SortFunc(ins, func(a, b pendingInput) int { return a.Since.Compare(b.Since) })
+	return true, out, ins
+}
+
+// ask lists in as a question of session id that waits for a person, until the
+// returned func.
+func (ts *turns) ask(id string, in *input) (done func()) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.inputs == nil {
+		ts.inputs = map[string]map[string]*input{}
+	}
+	if ts.inputs[id] == nil {
+		ts.inputs[id] = map[string]*input{}
+	}
+	ts.inputs[id][in.pending.RequestID] = in
+	return func() { ts.takeInput(id, in.pending.RequestID) }
+}
+
+// input is the question that waits in session id as reqID; nil when none does.
+func (ts *turns) input(id, reqID string) *input {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.inputs[id][reqID]
+}
+
+// takeInput removes the question that waits in session id as reqID and returns it;
+// nil when none waits (or it was answered already: a question is answered once).
+func (ts *turns) takeInput(id, reqID string) *input {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	in := ts.inputs[id][reqID]
+	delete(ts.inputs[id], reqID)
+	if len(ts.inputs[id]) == 0 {
+		delete(ts.inputs, id)
+	}
+	return in
 }
 
 // wait lists a's call as waiting for a person, until the returned func.
@@ -118,7 +165,7 @@ func (ts *turns) take(id, callID string) *approval {
 
 // sessionTurn is the agent.TurnOptions of a session's turn with content as the user's
 // message: its events are observed and, when the turn is streamed (q), go to its
-// stream with the calls that wait for approval.
+// stream with the calls that wait for approval and the servers' questions.
 func (s *Server) sessionTurn(content string, q *turnQueue) agent.TurnOptions {
 	return agent.TurnOptions{
 		User: content,
@@ -129,6 +176,7 @@ func (s *Server) sessionTurn(content string, q *turnQueue) agent.TurnOptions {
 			}
 		},
 		Approve: func(ctx context.Context, c agent.Call) agent.Decision { return s.approve(ctx, c, q) },
+		Elicit:  func(ctx context.Context, e agent.Elicitation) agent.ElicitReply { return s.askPerson(ctx, e, q) },
 	}
 }
 
@@ -293,7 +341,8 @@ func (s *Server) shutDown(err error) bool {
 
 // postMessage runs a turn with {"content": "…"}: a JSON reply with the answer and the
 // steps, or with "Accept: text/event-stream" the turn's events as they happen (text,
-// tool_call, tool_result, approval_required, usage, then done or error).
+// tool_call, tool_result, approval_required, input_required, input_closed, usage,
+// then done or error).
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if s.agent == nil {
 		writeError(w, r, http.StatusServiceUnavailable, "no_model", s.opts.NoModel)

@@ -13,7 +13,7 @@ import (
 // Agent is an agent over the hub's catalog with the configured model, agent
 // settings (steps, parallel calls, system prompt, deferred mode over the shared
 // Catalog) and session store, made with Model and Sessions. opts, when not nil,
-// gives what the settings do not: Approve, OnEvent, ToolTimeout; its other fields,
+// gives what the settings do not: Approve, Elicit, OnEvent, ToolTimeout; its other fields,
 // when set, take the place of the settings'. (An agent with another model or store
 // is agent.New's.)
 func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, error) {
@@ -44,7 +44,7 @@ func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, er
 	}
 	if opts != nil {
 		p := *opts
-		o.Approve, o.OnEvent, o.ToolTimeout = p.Approve, p.OnEvent, p.ToolTimeout
+		o.Approve, o.Elicit, o.OnEvent, o.ToolTimeout = p.Approve, p.Elicit, p.OnEvent, p.ToolTimeout
 		if p.Tools != nil {
 			o.Tools, o.Catalog = p.Tools, nil // another toolset: its own index
 		}
@@ -120,7 +120,7 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // and chat completions run by Agent (a model that is missing or not usable turns
 // them off, and they answer 503 saying why, while everything else works); the MCP
 // gateway at /mcp and /sse; the server requests of the agent's calls answered by
-// the model (ServerRequests). opts, when not nil, gives the HTTP settings (Token,
+// the model (ServerRequests), their questions by the person of each session's turn. opts, when not nil, gives the HTTP settings (Token,
 // CORSOrigin, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the
 // hub, Catalog, Sessions, Agent, Gateway, Model, Version, Logger) it fills in. Serve the
 // result on a listener, and Shutdown it before closing the Host.

@@ -604,6 +604,12 @@
           case "approval_required":
             approvalButtons(reply.m, d);
             break;
+          case "input_required":
+            inputForm(reply.m, d);
+            break;
+          case "input_closed":
+            if (questions.has(d.requestId)) questions.get(d.requestId)(d.action);
+            break;
           case "done":
             finished = true;
             if (!streamed) reply.body.textContent = d.answer;
@@ -644,6 +650,193 @@
       el("button", { type: "button", text: "Deny", "data-decision": "deny", onclick: () => decide(false) }));
     m.insertBefore(row, m.lastChild);
     row.querySelector("button").focus(); // a decision is what the turn waits for
+  }
+
+  // ---- a server's questions (elicitation/create) ----
+
+  // questions maps a question's requestId to what closes its form (input_closed).
+  const questions = new Map();
+
+  // choicesOf is the choices of an enum schema: enum (with the legacy enumNames), or
+  // oneOf/anyOf of {const, title}; null when it is not one.
+  function choicesOf(s) {
+    if (!s) return null;
+    if (Array.isArray(s.enum)) return s.enum.map((v, i) => ({ value: v, title: (Array.isArray(s.enumNames) && s.enumNames[i]) || String(v) }));
+    const list = s.oneOf || s.anyOf;
+    if (Array.isArray(list)) return list.map((o) => ({ value: o.const, title: o.title || String(o.const) }));
+    return null;
+  }
+
+  // questionField makes the input of one field of a server's form, its default filled
+  // in (SEP-1034): a select for a choice, checkboxes for a multiple choice, a checkbox
+  // for a boolean, a number or a text input. Every text is the server's, shown as text.
+  function questionField(prefix, name, schema, required) {
+    const id = `${prefix}-${name}`;
+    const type = mainType(schema);
+    const title = el("span", { text: schema.title || name });
+    const hint = schema.description ? el("span", { class: "hint", text: schema.description }) : null;
+    const star = required ? el("span", { class: "required", text: " *", "aria-hidden": "true" }) : null;
+    const problem = el("p", { class: "field-error error", id: id + "-error", hidden: true });
+    const multi = type === "array" ? choicesOf(schema.items) : null;
+    const choices = multi ? null : choicesOf(schema);
+    let label, input, read, missing = () => false;
+    if (multi) {
+      const chosen = Array.isArray(schema.default) ? schema.default : [];
+      const boxes = multi.map((c, i) => {
+        const cb = el("input", { type: "checkbox", id: `${id}-${i}`, "data-value": JSON.stringify(c.value) });
+        cb.checked = chosen.includes(c.value);
+        return cb;
+      });
+      label = el("p", { class: "label", id: id + "-label" }, title, star, hint);
+      input = el("div", { id, class: "choices", role: "group", "aria-labelledby": id + "-label" },
+        ...boxes.map((cb, i) => el("label", { class: "choice", for: cb.id }, cb, " ", multi[i].title)));
+      read = () => [true, boxes.filter((cb) => cb.checked).map((cb) => JSON.parse(cb.dataset.value))];
+    } else {
+      label = el("label", { for: id }, title, star, hint);
+      if (choices) {
+        input = el("select", { id });
+        if (!required || schema.default === undefined) input.append(el("option", { value: "", text: "—" }));
+        for (const c of choices) input.append(el("option", { value: JSON.stringify(c.value), text: c.title }));
+        if (schema.default !== undefined) input.value = JSON.stringify(schema.default);
+        read = () => (input.value === "" ? [false] : [true, JSON.parse(input.value)]);
+        missing = () => required && input.value === "";
+      } else if (type === "boolean") {
+        input = el("input", { id, type: "checkbox" });
+        input.checked = schema.default === true;
+        read = () => [true, input.checked];
+      } else if (type === "integer" || type === "number") {
+        input = el("input", { id, type: "number", step: type === "integer" ? "1" : "any" });
+        if (schema.default !== undefined) input.value = schema.default;
+        read = () => (input.value === "" ? [false] : [true, Number(input.value)]);
+        missing = () => required && input.value === "";
+      } else {
+        input = el("input", { id, type: "text", placeholder: schema.format || "" });
+        if (schema.default !== undefined) input.value = String(schema.default);
+        read = () => (input.value === "" && !required ? [false] : [true, input.value]);
+        missing = () => required && input.value === "";
+      }
+    }
+    input.setAttribute("aria-describedby", problem.id);
+    const invalid = (msg) => {
+      problem.textContent = msg;
+      problem.hidden = !msg;
+      if (msg) input.setAttribute("aria-invalid", "true");
+      else input.removeAttribute("aria-invalid");
+    };
+    return { node: el("div", { class: "field" }, label, input, problem), read, missing, invalid, input };
+  }
+
+  // linkOf is the URL a URL-mode question asks to open, when it is a web address:
+  // anything else (javascript:, data:) is never made a link.
+  function linkOf(raw) {
+    try {
+      const u = new URL(raw);
+      return u.protocol === "https:" || u.protocol === "http:" ? u : null;
+    } catch (_) {
+      return null;
+    }
+  }
+
+  // inputForm shows a server's question in the turn's message m: a form (Submit,
+  // Decline, Cancel) or a link to open (opening it accepts; Decline, Cancel), and
+  // sends the answer to POST …/inputs/{request_id}. A form the server's checks refuse
+  // shows each field's problem beside it and stays open.
+  function inputForm(m, d) {
+    const prefix = "in-" + d.requestId;
+    const box = el("div", { class: "question", "data-request": d.requestId, role: "group", "aria-label": "Question from " + d.server });
+    box.append(el("p", {}, el("strong", { text: d.server }), " asks: ", el("span", { class: "question-message", text: d.message })));
+    const status = el("p", { class: "question-status muted", role: "status" });
+    const error = el("p", { class: "error", role: "alert", hidden: true });
+    const buttons = [];
+    let fields = [], answered = "";
+    const button = (text, action, primary) => {
+      const b = el("button", { type: primary ? "submit" : "button", text, "data-action": action });
+      if (!primary) b.addEventListener("click", () => send(action));
+      buttons.push(b);
+      return b;
+    };
+    const enable = (on) => {
+      for (const b of buttons) b.disabled = !on;
+      for (const [, f] of fields) for (const x of [f.input, ...f.input.querySelectorAll("input")]) x.disabled = !on;
+    };
+    const send = async (action, content) => {
+      enable(false);
+      error.hidden = true;
+      for (const [, f] of fields) f.invalid("");
+      status.textContent = "sending…";
+      try {
+        await api(`/v1/sessions/${encodeURIComponent(sessionID)}/inputs/${encodeURIComponent(d.requestId)}`,
+          { method: "POST", body: content === undefined ? { action } : { action, content } });
+        answered = action;
+        status.textContent = { accept: "sent", decline: "declined", cancel: "cancelled" }[action];
+      } catch (e) {
+        status.textContent = "";
+        // "content.NAME": problem; … — each beside its field.
+        const rest = [];
+        for (const part of (e.message || "").split("; ")) {
+          const hit = /^"content\.([^"]+)": (.*)$/.exec(part);
+          const f = hit && fields.find(([n]) => n === hit[1]);
+          if (f) f[1].invalid(hit[2]);
+          else rest.push(part);
+        }
+        error.textContent = rest.length ? (e.describe ? e.describe() : e.message) : "These values do not fit the form: see beside each field.";
+        error.hidden = false;
+        if (e.status !== 404) enable(true);
+      }
+    };
+    if (d.mode === "url") {
+      const u = linkOf(d.url);
+      if (u) {
+        const link = el("a", { class: "question-link", href: u.href, target: "_blank", rel: "noopener noreferrer", text: u.href });
+        link.addEventListener("click", () => send("accept")); // opening it is the person's consent
+        box.append(el("p", {}, "It asks you to open this page, on ", el("strong", { class: "question-host", text: u.host }), ":"), el("p", {}, link));
+        if (u.hostname.split(".").some((l) => l.startsWith("xn--"))) {
+          box.append(el("p", { class: "error", text: "The address has international characters (punycode): check it is the site you expect." }));
+        }
+      } else {
+        box.append(el("p", { class: "error", text: "It asks you to open an address that is not a web page, which is not shown as a link: " + d.url }));
+      }
+      box.append(el("div", { class: "row" }, button("Decline", "decline"), button("Cancel", "cancel")));
+    } else {
+      let schema = d.schema || {};
+      if (typeof schema === "string") schema = JSON.parse(schema);
+      const req = new Set(schema.required || []);
+      // The required fields first: the order of the server's properties does not
+      // survive the trip (a JSON object's keys have none).
+      const props = Object.entries(schema.properties || {});
+      props.sort(([a], [b]) => Number(req.has(b)) - Number(req.has(a)));
+      fields = props.map(([n, s]) => [n, questionField(prefix, n, s || {}, req.has(n))]);
+      const form = el("form", { class: "question-form", novalidate: true },
+        ...fields.map(([, f]) => f.node),
+        el("div", { class: "row" }, button("Submit", "accept", true), button("Decline", "decline"), button("Cancel", "cancel")));
+      form.addEventListener("submit", (ev) => {
+        ev.preventDefault();
+        for (const [, f] of fields) f.invalid("");
+        const lacking = fields.filter(([, f]) => f.missing());
+        if (lacking.length) {
+          for (const [, f] of lacking) f.invalid("Required: the server asks for it.");
+          lacking[0][1].input.focus();
+          return;
+        }
+        const content = {};
+        for (const [n, f] of fields) {
+          const [present, v] = f.read();
+          if (present) content[n] = v;
+        }
+        send("accept", content);
+      });
+      box.append(form);
+    }
+    if (d.timeoutMs) box.append(el("p", { class: "muted", text: `Waiting up to ${Math.round(d.timeoutMs / 1000)} s for your answer.` }));
+    box.append(status, error);
+    m.insertBefore(box, m.lastChild);
+    questions.set(d.requestId, (action) => {
+      questions.delete(d.requestId);
+      enable(false);
+      if (!answered) status.textContent = `closed without your answer (${action})`;
+    });
+    const first = box.querySelector("input, select, a, button");
+    if (first) first.focus(); // an answer is what the call waits for
   }
 
   connect();

@@ -472,6 +472,55 @@ func TestChatElicitationOnTerminal(t *testing.T) {
 	r.wantStdout(t, "conf asks: who are you?", "username (Your preferred username): ", "test_elicitation: Elicitation result: action=accept, content=map[username:ada]")
 }
 
+// TestChatElicitationDefaultsAndURL: at a terminal, Enter on a form's field takes
+// the server's default (SEP-1034) into the answer, as the server sees it; a
+// URL-mode question prints the server, the page's host and whole address and waits
+// for Enter, which accepts (n declines).
+func TestChatElicitationDefaultsAndURL(t *testing.T) {
+	scriptBin := scriptCommand(t)
+	t.Parallel()
+	for _, tc := range []struct {
+		name, call, stdin string
+		want              []string
+	}{
+		{"form defaults", `call ask {}`, "y\nada\n\n\n\n\n", []string{
+			"Your name (what to call you): ", `Favourite colour [red/green/blue] default "green": `, `Size [s=Small/l=Large] default "l": `,
+			"Subscribe [y/n] default true: ",
+			`ask: action=accept content={"color":"green","count":3,"name":"ada","size":"l","subscribe":true}`}},
+		{"form answers", `call ask {}`, "y\nada\nblue\n7\nsmall\nn\n", []string{
+			`ask: action=accept content={"color":"blue","count":7,"name":"ada","size":"s","subscribe":false}`}},
+		{"url accepted", `call ask {"url": "https://example.com/connect?id=1", "message": "Sign in to \u001b[31mExample"}`, "\n", []string{
+			"ts asks you to open a page on example.com: Sign in to ?[31mExample\r\n  https://example.com/connect?id=1\r\n",
+			"Open it in your browser, then press Enter (n to decline): ",
+			"ask: action=accept content=null"}},
+		{"url declined", `call ask {"url": "https://example.com/connect"}`, "n\n", []string{"ask: action=decline content=null"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			fake := fakellm.StartOpenAI(t, fakellm.Rules())
+			s := newSandbox(t)
+			s.env["OPENAI_API_KEY"] = testKey
+			cfg := s.writeConfig("mcp.json", `{
+  "mcpServers": {"ts": {"command": `+jsonString(testserver.Build(t))+`, "args": ["--ask"]}},
+  "switchboard": {"model": {"name": "m", "baseURL": `+jsonString(fake.URL)+`}}
+}`)
+			ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+			defer cancel()
+			line := "'" + testExe(t) + `' --config '` + cfg + `' chat -m '` + tc.call + `'`
+			cmd := exec.CommandContext(ctx, scriptBin, "-qec", line, "/dev/null")
+			cmd.Dir = s.Work
+			cmd.Env = s.environ("elicit")
+			cmd.Stdin = strings.NewReader(tc.stdin)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("chat under script: %v\n%s", err, out)
+			}
+			r := result{args: []string{"chat"}, stdout: string(out)}
+			r.wantStdout(t, tc.want...)
+		})
+	}
+}
+
 // TestChatDeferred: with --deferred always the model is shown the search tools and
 // the config's pinned tools only; a search loads what it finds into the stored
 // session, and the next turn is shown it. A bad mode is a usage error.

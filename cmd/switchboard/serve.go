@@ -47,6 +47,7 @@ func (a *app) serveCommand() *cobra.Command {
   POST /v1/sessions, GET|DELETE /v1/sessions/{id}
   POST /v1/sessions/{id}/messages           {"content": "..."}: a turn with the model
   POST /v1/sessions/{id}/approvals/{call}   {"allow": true}: approve a call that asks
+  POST /v1/sessions/{id}/inputs/{request}  {"action": "accept", "content": {...}}: answer a server's question
   POST /v1/chat/completions, GET /v1/models OpenAI-compatible: any OpenAI client, every tool
   GET  /metrics                             Prometheus metrics
   GET  /, /v1/events, /v1/calls             the dashboard, its live events, recent calls

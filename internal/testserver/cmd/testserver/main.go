@@ -9,7 +9,8 @@
 // stdout line.
 //
 // Tools that are always registered: echo, add, sleep, fail, big, pid,
-// add_tool, add_tool_later, remove_tool, crash, stderr. See tools.go. With --proxy TARGET it serves
+// add_tool, add_tool_later, remove_tool, crash, stderr. See tools.go; --resource-link
+// adds link, --ask adds ask (ask.go). With --proxy TARGET it serves
 // TARGET's tools instead, through a plain SDK client (see proxy.go).
 package main
 
@@ -64,6 +65,7 @@ type config struct {
 	pageSize        int
 	noPing          bool
 	resourceLink    bool
+	ask             bool
 	proxyTarget     string
 	proxyProtocol   string
 	proxy           *proxy // connected by run when proxyTarget is set
@@ -90,6 +92,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&c.pageSize, "page-size", 0, "tools/list page size (0: SDK default)")
 	fs.BoolVar(&c.noPing, "no-ping", false, "answer ping with a JSON-RPC \"method not found\" error, as servers of the 2026-07-28 era do")
 	fs.BoolVar(&c.resourceLink, "resource-link", false, "list the resource "+linkedURI+" and register the tool link, whose result links to it and embeds it")
+	fs.BoolVar(&c.ask, "ask", false, "register the tool ask, which asks the client's user a question (elicitation/create, form or URL mode) during the call")
 	fs.StringVar(&c.proxyTarget, "proxy", "", "serve, instead of its own tools, those of the MCP server at this URL (Streamable HTTP) or command (stdio), forwarded by a plain SDK client")
 	fs.StringVar(&c.proxyProtocol, "proxy-protocol", "", "--proxy: the protocol version its client asks for (default: the SDK's newest)")
 	if err := fs.Parse(args); err != nil {
@@ -220,6 +223,9 @@ func newServer(c *config) *mcp.Server {
 	}
 	if c.resourceLink {
 		registerLinkTool(server)
+	}
+	if c.ask {
+		registerAskTool(server)
 	}
 	if c.noPing {
 		server.AddReceivingMiddleware(noPingMiddleware)

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A server's question during a call (elicitation/create, MCP 2025-11-25) is asked
+// at the terminal: a form field by field, its defaults taken on Enter (SEP-1034:
+// "Clients that support defaults SHOULD pre-populate form fields with these
+// values"), or a URL to open, which chat prints and never opens itself ("MUST NOT
+// open the URL without explicit consent from the user", "MUST show the full URL").
+
+// elicitField is what chat reads of one field of an elicitation's form: the spec
+// allows only a flat object of primitive properties (strings, numbers, integers,
+// booleans, single choices as enum or oneOf, multiple choices as arrays).
+type elicitField struct {
+	Type        string   `json:"type"`
+	Title       string   `json:"title"`
+	Description string   `json:"description"`
+	Default     any      `json:"default"`
+	Enum        []string `json:"enum"`
+	EnumNames   []string `json:"enumNames"`
+	OneOf       []choice `json:"oneOf"`
+	Items       *struct {
+		Enum  []string `json:"enum"`
+		AnyOf []choice `json:"anyOf"`
+	} `json:"items"`
+}
+
+// choice is an entry of a titled enum: {"const", "title"}.
+type choice struct {
+	Const string `json:"const"`
+	Title string `json:"title"`
+}
+
+type elicitSchema struct {
+	Properties map[string]elicitField `json:"properties"`
+	Required   []string               `json:"required"`
+}
+
+// choices are the field's choices (single or multiple), titled or not; nil when it
+// has none.
+func (f elicitField) choices() []choice {
+	enum, names, titled := f.Enum, f.EnumNames, f.OneOf
+	if f.Type == "array" && f.Items != nil {
+		enum, names, titled = f.Items.Enum, nil, f.Items.AnyOf
+	}
+	if len(titled) > 0 {
+		return titled
+	}
+	out := make([]choice, len(enum))
+	for i, v := range enum {
+		out[i] = choice{Const: v}
+		if i < len(names) {
+			out[i].Title = names[i]
+		}
+	}
+	return out
+}
+
+// elicit asks the person at the terminal what a server wants: a URL to open, or
+// whether to answer at all and then each field of the form (required ones first).
+// An answer of no is declined; an interrupted one cancelled.
+func (o *chatOutput) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	o.term.Lock()
+	defer o.term.Unlock()
+	if p.Mode == "url" {
+		return o.elicitURL(ctx, server, p), nil
+	}
+	var schema elicitSchema
+	if raw, err := json.Marshal(p.RequestedSchema); err == nil {
+		_ = json.Unmarshal(raw, &schema)
+	}
+	answer, err := o.ask(ctx, fmt.Sprintf("%s asks: %s\nAnswer? [y/N] ", termText(server), termText(p.Message)))
+	if err != nil {
+		return &mcp.ElicitResult{Action: "cancel"}, nil
+	}
+	if !strings.HasPrefix(strings.ToLower(answer), "y") {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	names := make([]string, 0, len(schema.Properties))
+	for name := range schema.Properties {
+		names = append(names, name)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		ra, rb := slices.Contains(schema.Required, a), slices.Contains(schema.Required, b)
+		if ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	content := map[string]any{}
+	for _, name := range names {
+		f := schema.Properties[name]
+		required := slices.Contains(schema.Required, name)
+		for {
+			line, err := o.ask(ctx, fieldQuestion(name, f))
+			if err != nil {
+				return &mcp.ElicitResult{Action: "cancel"}, nil
+			}
+			if line == "" {
+				if f.Default != nil {
+					content[name] = f.Default // Enter takes the default
+					break
+				}
+				if !required {
+					break // the field stays out
+				}
+				fmt.Fprintln(o.stderr, "  (required)")
+				continue
+			}
+			v, err := elicitValue(f, line)
+			if err != nil {
+				fmt.Fprintf(o.stderr, "  (%v)\n", err)
+				continue
+			}
+			content[name] = v
+			break
+		}
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+// fieldQuestion is the line that asks for one field: its title (or name), what it
+// is, its choices and its default, which Enter takes.
+func fieldQuestion(name string, f elicitField) string {
+	q := name
+	if f.Title != "" {
+		q = f.Title
+	}
+	q = termText(q)
+	if f.Description != "" {
+		q += " (" + termText(f.Description) + ")"
+	}
+	if cs := f.choices(); len(cs) > 0 {
+		var shown []string
+		for _, c := range cs {
+			s := c.Const
+			if c.Title != "" && c.Title != c.Const {
+				s += "=" + c.Title
+			}
+			shown = append(shown, termText(s))
+		}
+		q += " [" + strings.Join(shown, "/") + "]"
+		if f.Type == "array" {
+			q += " (several: a, b)"
+		}
+	} else if f.Type == "boolean" {
+		q += " [y/n]"
+	}
+	if f.Default != nil {
+		d, _ := json.Marshal(f.Default)
+		q += " default " + termText(string(d))
+	}
+	return q + ": "
+}
+
+// elicitURL shows a URL-mode question: the server, its message, the page's host and
+// whole address; Enter says the person opens it (accept), n declines. The end of
+// input, or an interruption, cancels.
+func (o *chatOutput) elicitURL(ctx context.Context, server string, p *mcp.ElicitParams) *mcp.ElicitResult {
+	host := "?"
+	if u, err := url.Parse(p.URL); err == nil && u.Host != "" {
+		host = u.Host
+	}
+	warn := ""
+	if strings.Contains(host, "xn--") {
+		warn = "  (the address has international characters, as punycode: check it is the site you expect)\n"
+	}
+	o.mu.Lock()
+	o.breakLine()
+	fmt.Fprintf(o.stderr, "%s asks you to open a page on %s: %s\n  %s\n%sOpen it in your browser, then press Enter (n to decline): ",
+		termText(server), termText(host), termText(p.Message), termText(p.URL), warn)
+	o.mu.Unlock()
+	line, err := readLineCtx(ctx, os.Stdin)
+	switch {
+	case ctx.Err() != nil, errors.Is(err, io.EOF):
+		return &mcp.ElicitResult{Action: "cancel"}
+	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "n"):
+		return &mcp.ElicitResult{Action: "decline"}
+	}
+	return &mcp.ElicitResult{Action: "accept"}
+}
+
+// elicitValue converts what was typed to the field's type: one of its choices (by
+// value or title), several of them separated by commas, a number, a boolean (y/n,
+// true/false) or the text.
+func elicitValue(f elicitField, s string) (any, error) {
+	cs := f.choices()
+	pick := func(s string) (string, error) {
+		for _, c := range cs {
+			if s == c.Const || (c.Title != "" && strings.EqualFold(s, c.Title)) {
+				return c.Const, nil
+			}
+		}
+		var want []string
+		for _, c := range cs {
+			want = append(want, c.Const)
+		}
+		return "", fmt.Errorf("want one of %s", strings.Join(want, ", "))
+	}
+	switch {
+	case f.Type == "array":
+		var out []string
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part == "" {
+				continue
+			}
+			v := part
+			if len(cs) > 0 {
+				var err error
+				if v, err = pick(part); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case len(cs) > 0:
+		return pick(s)
+	}
+	switch f.Type {
+	case "integer":
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want a whole number")
+		}
+		return n, nil
+	case "number":
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("want a number")
+		}
+		return n, nil
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "y", "yes", "true":
+			return true, nil
+		case "n", "no", "false":
+			return false, nil
+		}
+		return nil, fmt.Errorf("want y or n")
+	}
+	return s, nil
+}
+
+// termText is a server's text as the terminal shows it: its control characters (an
+// escape sequence that would move the cursor or retitle the window) as '?'; line
+// breaks and tabs stay.
+func termText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
+}
