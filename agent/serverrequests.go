@@ -93,6 +93,11 @@ func (r *ServerRequests) Notify(_ context.Context, server, method string, _ mcp.
 }
 
 func (r *ServerRequests) sample(ctx context.Context, server string, p *mcp.CreateMessageWithToolsParams) (mcp.Result, error) {
+	if turns, foreign := turnCalls(ctx); len(turns) == 0 && foreign {
+		// Only calls no agent made were under way (a gateway's client's, a program's
+		// own): their caller samples with its own model, not this agent's.
+		return nil, relay.NotMine(fmt.Errorf("sampling/createMessage from server %q: it came during calls of another caller", server))
+	}
 	if r.Model == nil || r.AllowSampling == nil || !r.AllowSampling(server) {
 		r.logger().Info("sampling refused", "server", server)
 		return nil, fmt.Errorf(`sampling refused: the user has not allowed server %q to use the model (set "sampling": true on it)`, server)

@@ -128,3 +128,63 @@ func TestServeAsksTheRightPerson(t *testing.T) {
 		t.Errorf("the gateway's client was never asked")
 	}
 }
+
+// A sampling request that a gateway client's call caused goes to that client, not to
+// the model of the host's agent, even on a server allowed to sample ("sampling":
+// true: the agent answers for its own turns' calls only).
+func TestServeSamplingGoesToItsCaller(t *testing.T) {
+	t.Setenv("HOST_TEST_MODEL_KEY", "model-key-Sm4")
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	srv := config.Server{Name: "conf", Transport: config.Stdio, Command: testenv.EverythingServer(t), Sampling: true,
+		InitTimeout: 20 * time.Second, ToolTimeout: time.Minute}
+	h := host.New(&config.Config{Servers: []config.Server{srv}}, &host.Options{
+		Model:    &config.ModelSettings{Name: "m", APIKeyEnv: "HOST_TEST_MODEL_KEY", BaseURL: fake.URL},
+		Sessions: &config.SessionSettings{Store: "memory"},
+	})
+	t.Cleanup(func() { h.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.Start(ctx, gateway.AllForwardable()); err != nil {
+		t.Fatal(err)
+	}
+	api, err := h.API(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- api.Serve(ln) }()
+	t.Cleanup(func() {
+		if err := api.Shutdown(context.Background()); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+		<-served
+	})
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "host-test", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "the-client's", Content: &mcp.TextContent{Text: "from the gateway's client"}}, nil
+		},
+	})
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: client, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_sampling", Arguments: map[string]any{"prompt": "who answers?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	if res.IsError || !strings.Contains(text.String(), "from the gateway's client") {
+		t.Errorf("test_sampling through the gateway: %q (error %v), want the gateway client's answer, not the host's model", text.String(), res.IsError)
+	}
+}
