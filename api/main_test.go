@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // The test binary doubles as the demo servers' executable: demo.Config runs
@@ -76,6 +77,8 @@ type setup struct {
 	script  fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
 	agent func(*agent.Options)
+	// upstream, when set, is the servers' options instead of testserver.Fast().
+	upstream *upstream.Options
 }
 
 // start starts the hub of su.servers (the clock server when none), an API over it with
@@ -87,7 +90,10 @@ func start(t *testing.T, su setup) *env {
 	}
 	logs := &testenv.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := hub.New(&config.Config{Source: "<test>", Servers: su.servers}, &hub.Options{Logger: log, Upstream: testserver.Fast()})
+	if su.upstream == nil {
+		su.upstream = testserver.Fast()
+	}
+	h := hub.New(&config.Config{Source: "<test>", Servers: su.servers}, &hub.Options{Logger: log, Upstream: su.upstream})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := h.Start(ctx); err != nil {

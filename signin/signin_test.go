@@ -106,41 +106,7 @@ func call(t *testing.T, sess *mcp.ClientSession, name, text string) (string, err
 	return strings.Join(out, "\n"), nil
 }
 
-// browser is a Redirect whose person signs in at once: the Loopback's listener
-// takes the redirect of a stand-in browser (fakeauth.Browse) that opens the
-// authorization URL and follows it back.
-type browser struct {
-	l      *signin.Loopback
-	opened []string
-}
-
-func (b *browser) Prepare(ctx context.Context, want string, exact bool) (signin.Pending, error) {
-	p, err := b.l.Prepare(ctx, want, exact)
-	if err != nil {
-		return nil, err
-	}
-	return &browsing{Pending: p, b: b}, nil
-}
-
-type browsing struct {
-	signin.Pending
-	b *browser
-}
-
-func (p *browsing) Await(ctx context.Context, authURL string) (url.Values, error) {
-	p.b.opened = append(p.b.opened, authURL)
-	done := make(chan error, 1)
-	go func() { done <- fakeauth.Browse(ctx, authURL) }()
-	q, err := p.Pending.Await(ctx, authURL)
-	if berr := <-done; berr != nil && err == nil {
-		err = berr
-	}
-	return q, err
-}
-
-func newBrowser() *browser {
-	return &browser{l: &signin.Loopback{Server: "notes", Timeout: 10 * time.Second}}
-}
+func newBrowser() *fakeauth.Person { return fakeauth.NewPerson("notes") }
 
 // signIn connects, expects the server to ask for a sign-in, signs in and connects
 // again.
@@ -196,7 +162,7 @@ func TestSignIn(t *testing.T) {
 	}
 	// The authorization request asked for the challenge's scope and offline_access
 	// (offered by the authorization server), with the resource.
-	u, _ := url.Parse(b.opened[0])
+	u, _ := url.Parse(b.Opened()[0])
 	if got := u.Query().Get("scope"); got != "notes:read offline_access" {
 		t.Errorf("authorization request scope = %q, want %q", got, "notes:read offline_access")
 	}
@@ -324,7 +290,7 @@ func TestStepUp(t *testing.T) {
 	if err := h.SignIn(t.Context(), b); err != nil {
 		t.Fatalf("step-up SignIn: %v", err)
 	}
-	u, _ := url.Parse(b.opened[0])
+	u, _ := url.Parse(b.Opened()[0])
 	got := strings.Fields(u.Query().Get("scope"))
 	slices.Sort(got)
 	if !slices.Equal(got, []string{"notes:read", "notes:write"}) {

@@ -15,6 +15,7 @@ const (
 	Ready        State = "ready"        // connected, tools listed
 	Reconnecting State = "reconnecting" // lost the connection; attempts under way
 	Failed       State = "failed"       // attempts exhausted; retried slowly
+	NeedsSignIn  State = "needs_sign_in" // the server wants an OAuth sign-in that only a person can make
 	Closed       State = "closed"       // shut down for good
 )
 

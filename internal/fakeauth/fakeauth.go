@@ -340,7 +340,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.problem("authorize: response_type %q", q.Get("response_type"))
 	case q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256":
 		s.problem("authorize: no S256 PKCE challenge")
-	case q.Get("resource") != s.MCPURL:
+	case !s.resource(q.Get("resource")):
 		s.problem("authorize: resource %q, want %q", q.Get("resource"), s.MCPURL)
 	}
 	u, err := url.Parse(redirect)
@@ -367,6 +367,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	u.RawQuery = back.Encode()
 	http.Redirect(w, r, u.String(), http.StatusFound)
 }
+
+// resource reports whether r names the MCP server, over either transport.
+func (s *Server) resource(r string) bool { return r == s.MCPURL || r == s.SSEURL }
 
 // clientAuth authenticates the client of a token request by its registered method;
 // it returns the client id, or "" after answering with an error.
@@ -414,7 +417,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	gt := r.PostForm.Get("grant_type")
 	s.count("token:" + gt)
-	if r.PostForm.Get("resource") == s.MCPURL {
+	if s.resource(r.PostForm.Get("resource")) {
 		s.count(Resource)
 	} else {
 		s.problem("token (%s): resource %q, want %q", gt, r.PostForm.Get("resource"), s.MCPURL)
@@ -528,7 +531,8 @@ func (s *Server) mcpMux() http.Handler {
 	mux := http.NewServeMux()
 	prm := func(w http.ResponseWriter, r *http.Request) {
 		s.count(PRM)
-		md := map[string]any{"resource": s.MCPURL, "authorization_servers": []string{s.Issuer}}
+		md := map[string]any{"resource": s.mcpSrv.URL + strings.TrimPrefix(r.URL.Path, "/.well-known/oauth-protected-resource"),
+			"authorization_servers": []string{s.Issuer}}
 		if s.opts.Resource != "" {
 			md["resource"] = s.opts.Resource
 		}
