@@ -17,6 +17,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/signin"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // Options configure a Host. A nil *Options, like each zero field, means the
@@ -42,6 +44,12 @@ type Options struct {
 	// ConfigOptions are used to parse the config file again when it changes
 	// (Follow): how to ask for ${input:...} values, say. nil: config's defaults.
 	ConfigOptions *config.Options
+	// DataDir is the data directory (--data-dir): the sign-ins of remote servers
+	// are kept in its signin directory. "": the user's state directory, where the
+	// SQLite sessions live by default too.
+	DataDir string
+	// SignInStore, when set, keeps the sign-ins instead of the files under DataDir.
+	SignInStore signin.Store
 }
 
 // Host is the running system of one config: its servers (a hub), their catalog's
@@ -54,6 +62,8 @@ type Host struct {
 	cfg  *config.Config // as given to New; the hub follows reloads
 	hub  *hub.Hub
 	cat  *deferred.Catalog
+	// signins sign in to the remote servers that ask for it.
+	signins *signin.Handlers
 
 	mu      sync.Mutex
 	closers []func() // run in reverse order by Close
@@ -77,7 +87,8 @@ func New(cfg *config.Config, opts *Options) *Host {
 		o.Redactor = &redact.Redactor{}
 	}
 	h := &Host{opts: o, log: o.Logger, red: o.Redactor, cfg: cfg}
-	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor})
+	h.signins = signin.NewHandlers(o.signInStore(), &signin.Options{Logger: o.Logger, Redactor: o.Redactor})
+	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor, Upstream: &upstream.Options{OAuth: h.signins.For}})
 	h.cat = deferred.Follow(h.hub) // nothing is indexed until a search
 	h.model = &modelOnce{}
 	return h
@@ -166,6 +177,7 @@ func (h *Host) Close() error {
 		errs = append(errs, h.store.Close())
 	}
 	errs = append(errs, h.hub.Close())
+	h.signins.Close()
 	return errors.Join(errs...)
 }
 

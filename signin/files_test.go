@@ -81,3 +81,8 @@ func TestFilesUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// TestMemory: the memory store keeps the contract.
+func TestMemory(t *testing.T) {
+	signintest.Run(t, func(t *testing.T) signin.Store { return signin.NewMemory() })
+}
