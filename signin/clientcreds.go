@@ -21,7 +21,7 @@ func (h *Handler) clientCredentials(ctx context.Context, ch *Challenge) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.loadLocked(ctx)
-	if ch.stepUp() && h.rec != nil && covers(h.rec.Scopes, ch.Scopes) {
+	if ch.StepUp() && h.rec != nil && covers(h.rec.Scopes, ch.Scopes) {
 		return fmt.Errorf("server %s refuses the token for want of scope %q, which the token was granted", h.srv.Name, ch.Scopes)
 	}
 	d, err := discover(ctx, h.srv.URL, ch, hs.client(nil))
@@ -30,7 +30,7 @@ func (h *Handler) clientCredentials(ctx context.Context, ch *Challenge) error {
 	}
 	scopes := o.Scopes
 	switch {
-	case len(scopes) > 0 && ch.stepUp():
+	case len(scopes) > 0 && ch.StepUp():
 		scopes = union(scopes, ch.Scopes)
 	case len(scopes) > 0:
 	case len(ch.Scopes) > 0:
@@ -38,7 +38,7 @@ func (h *Handler) clientCredentials(ctx context.Context, ch *Challenge) error {
 	default:
 		scopes = d.prm.ScopesSupported
 	}
-	if ch.stepUp() && h.rec != nil {
+	if ch.StepUp() && h.rec != nil {
 		scopes = union(h.rec.Scopes, scopes)
 	}
 	cc := &clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: d.asm.TokenEndpoint,

@@ -64,8 +64,8 @@ func (ch *Challenge) bearer() bool {
 	return false
 }
 
-// stepUp reports whether the challenge asks for more scope (403 insufficient_scope).
-func (ch *Challenge) stepUp() bool {
+// StepUp reports whether the challenge asks for more scope (403 insufficient_scope).
+func (ch *Challenge) StepUp() bool {
 	return ch.Status == http.StatusForbidden && ch.Error == "insufficient_scope"
 }
 

@@ -103,11 +103,11 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 		scopes := discovered
 		if len(o.Scopes) > 0 {
 			scopes = slices.Clone(o.Scopes)
-			if ch.stepUp() {
+			if ch.StepUp() {
 				scopes = union(scopes, discovered)
 			}
 		}
-		if ch.stepUp() && cur != nil && cur.Issuer == issuer {
+		if ch.StepUp() && cur != nil && cur.Issuer == issuer {
 			scopes = union(cur.Scopes, scopes)
 		}
 		return scopes

@@ -379,7 +379,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
 	ch := newChallenge(resp)
-	if resp.StatusCode == http.StatusForbidden && !ch.stepUp() {
+	if resp.StatusCode == http.StatusForbidden && !ch.StepUp() {
 		// Not a matter of scope: no sign-in helps. The transport sends the request
 		// again, and its 403 reaches the caller.
 		return nil
@@ -391,7 +391,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	defer h.mu.Unlock()
 	h.loadLocked(ctx)
 	refused, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
-	if !ch.stepUp() {
+	if !ch.StepUp() {
 		// A sign-in stored meanwhile by another process (switchboard login).
 		if rec := h.newerLocked(ctx, refused); rec != nil {
 			h.adoptLocked(rec)
@@ -418,7 +418,7 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return fmt.Errorf(`HTTP 401 Unauthorized: the server wants authorization but names no OAuth sign-in (no "WWW-Authenticate: Bearer" challenge); give it a token in the server's "headers" (e.g. "Authorization": "Bearer ${TOKEN}")`)
 	}
 	h.challenge = ch
-	err := &NeedsSignInError{Server: h.srv.Name, StepUp: ch.stepUp(), Scopes: ch.Scopes}
+	err := &NeedsSignInError{Server: h.srv.Name, StepUp: ch.StepUp(), Scopes: ch.Scopes}
 	if !err.StepUp && refused != "" {
 		err.Reason = "the server refused the stored token, and no refresh brought another"
 	}
