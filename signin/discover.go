@@ -79,6 +79,9 @@ type discovery struct {
 	// legacy: the server has no protected resource metadata; its origin is taken as
 	// the authorization server (2025-03-26).
 	legacy bool
+	// ownIssuer: the legacy server's metadata names an issuer other than its origin,
+	// which the SDK's handler refuses (see legacy.go).
+	ownIssuer bool
 }
 
 // discover finds the authorization server of the server at server, as the MCP spec's
@@ -125,6 +128,11 @@ func discover(ctx context.Context, server string, ch *Challenge, c *http.Client)
 	}
 	issuer := d.prm.AuthorizationServers[0]
 	asm, err := auth.GetAuthServerMetadata(ctx, issuer, c)
+	if err != nil && d.legacy {
+		if own, lerr := legacyMetadata(ctx, issuer, c); lerr == nil && own != nil {
+			asm, err, d.ownIssuer = own, nil, true
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the authorization server's metadata (%s): %v", issuer, err)
 	}

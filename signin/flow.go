@@ -73,6 +73,9 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 		return fmt.Errorf("signing in to %s: %w", h.srv.Name, err)
 	}
 	defer p.Close()
+	if d.ownIssuer {
+		return h.signInLegacy(ctx, d, p, o, ch, stored, cur)
+	}
 	uri := p.URI()
 
 	ft := &flowTransport{base: hs.base}

@@ -532,3 +532,35 @@ func TestLoopbackGivesUp(t *testing.T) {
 		t.Errorf("SignIn refused: %v", err)
 	}
 }
+
+// TestLegacyServer: a server of the 2025-03-26 spec (no protected resource metadata;
+// its origin's authorization server metadata names an issuer of its own, which the
+// SDK's handler refuses) is signed in to all the same: registered once, PKCE and the
+// resource, the token stored and refreshed.
+func TestLegacyServer(t *testing.T) {
+	e := newEnv(t, &fakeauth.Options{Legacy: true, ScopesSupported: []string{"offline_access"}})
+	h := e.hs.Handler(e.server(nil))
+	sess := e.signIn(t, h)
+	if got, err := call(t, sess, "echo", "legacy"); err != nil || got != "legacy" {
+		t.Fatalf("echo: %q, %v", got, err)
+	}
+	e.srv.ExpireTokens()
+	if got, err := call(t, sess, "echo", "refreshed"); err != nil || got != "refreshed" {
+		t.Fatalf("echo after expiry: %q, %v", got, err)
+	}
+	for kind, want := range map[string]int{fakeauth.Register: 1, fakeauth.Authorize: 1, fakeauth.TokenCode: 1, fakeauth.TokenRefresh: 1} {
+		if got := e.srv.Count(kind); got != want {
+			t.Errorf("%s: %d requests, want %d", kind, got, want)
+		}
+	}
+	if p := e.srv.Problems(); len(p) > 0 {
+		t.Errorf("the authorization server saw protocol mistakes: %q", p)
+	}
+	// A second sign-in reuses the registration.
+	if err := e.handlers(t).Handler(e.server(nil)).SignIn(t.Context(), newBrowser()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.srv.Count(fakeauth.Register); got != 1 {
+		t.Errorf("%d registrations after a second sign-in, want 1", got)
+	}
+}

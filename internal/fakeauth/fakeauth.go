@@ -77,6 +77,11 @@ type Options struct {
 	// instead of the MCP server's URL (a server that would send its clients' tokens
 	// elsewhere).
 	Resource string
+	// Legacy is a server of the 2025-03-26 spec: no protected resource metadata (and
+	// no resource_metadata in its challenge); the authorization server lives on the
+	// MCP server's origin under /oauth, its metadata at the origin's well-known URL,
+	// naming the issuer ORIGIN/oauth.
+	Legacy bool
 	// AlwaysStepUp refuses every request that carries a token with 403
 	// insufficient_scope, whatever the token holds (a server whose step-up can
 	// never succeed).
@@ -171,6 +176,9 @@ func Start(tb testing.TB, opts *Options) *Server {
 	})
 	s.MCPURL = s.mcpSrv.URL + "/mcp"
 	s.SSEURL = s.mcpSrv.URL + "/sse"
+	if s.opts.Legacy {
+		s.Issuer = s.mcpSrv.URL + "/oauth"
+	}
 	return s
 }
 
@@ -541,8 +549,14 @@ func (s *Server) mcpMux() http.Handler {
 		}
 		writeJSON(w, http.StatusOK, md)
 	}
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
-	mux.HandleFunc("GET /.well-known/oauth-protected-resource/sse", prm)
+	if s.opts.Legacy {
+		as := s.authMux()
+		mux.Handle("GET /.well-known/oauth-authorization-server", as)
+		mux.Handle("/oauth/", http.StripPrefix("/oauth", as))
+	} else {
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", prm)
+		mux.HandleFunc("GET /.well-known/oauth-protected-resource/sse", prm)
+	}
 	mux.Handle("/mcp", s.guard(mcp.NewStreamableHTTPHandler(get, nil)))
 	mux.Handle("/sse", s.guard(mcp.NewSSEHandler(get, nil)))
 	return mux
@@ -577,6 +591,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		if g == nil {
 			s.count(Refused)
 			challenge := fmt.Sprintf("Bearer resource_metadata=%q", metadata)
+			if s.opts.Legacy {
+				challenge = `Bearer error="invalid_token"`
+			}
 			if len(s.opts.Scopes) > 0 {
 				challenge += fmt.Sprintf(", scope=%q", strings.Join(s.opts.Scopes, " "))
 			}
