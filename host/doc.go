@@ -61,7 +61,9 @@
 // the catalog, until SignIn (given a signin.Loopback at a terminal, or a
 // signin.Callback of a service's own route) or another process (switchboard login)
 // signs in; then it connects. The sign-ins are kept under Options.DataDir (the
-// user's state directory by default), so that one serves later runs.
+// user's state directory by default), so that one serves later runs; with the
+// sessions in PostgreSQL, in that database, encrypted with $SWITCHBOARD_SECRET_KEY,
+// so that one serves every replica (without the key, Start refuses: SignInError).
 //
 // # Following the config file
 //

@@ -62,8 +62,11 @@ type Host struct {
 	cfg  *config.Config // as given to New; the hub follows reloads
 	hub  *hub.Hub
 	cat  *deferred.Catalog
-	// signins sign in to the remote servers that ask for it.
-	signins *signin.Handlers
+	// signins sign in to the remote servers that ask for it; signInErr says why
+	// their store is not the one the settings ask for (see SignInError).
+	signins      *signin.Handlers
+	signInErr    error
+	closeSignIns func() // the sign-in store's Close, when the Host opened it
 
 	mu      sync.Mutex
 	closers []func() // run in reverse order by Close
@@ -87,7 +90,12 @@ func New(cfg *config.Config, opts *Options) *Host {
 		o.Redactor = &redact.Redactor{}
 	}
 	h := &Host{opts: o, log: o.Logger, red: o.Redactor, cfg: cfg}
-	h.signins = signin.NewHandlers(o.signInStore(), &signin.Options{Logger: o.Logger, Redactor: o.Redactor})
+	st, closeStore, err := o.signInStore(h.SessionSettings(), o.Redactor)
+	if err != nil {
+		h.signInErr = &SettingsError{Err: err}
+	}
+	h.closeSignIns = closeStore
+	h.signins = signin.NewHandlers(st, &signin.Options{Logger: o.Logger, Redactor: o.Redactor})
 	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor, Upstream: &upstream.Options{OAuth: h.signins.For}})
 	h.cat = deferred.Follow(h.hub) // nothing is indexed until a search
 	h.model = &modelOnce{}
@@ -110,9 +118,13 @@ func (h *Host) Redactor() *redact.Redactor { return h.red }
 
 // Start starts every server and waits for them as hub.Start does, telling them caps
 // as their client's capabilities (servers offer tools according to them; nil: none).
-// A collision under naming "never" is a *tool.CollisionError (the config's fault);
+// A collision under naming "never" is a *tool.CollisionError (the config's fault),
+// sign-ins that cannot be kept as the settings say a *SettingsError (SignInError);
 // any other error is a required server that did not come up.
 func (h *Host) Start(ctx context.Context, caps *mcp.ClientCapabilities) error {
+	if err := h.SignInError(); err != nil {
+		return err
+	}
 	if caps != nil {
 		h.hub.SetCapabilities(caps)
 	}
@@ -178,6 +190,9 @@ func (h *Host) Close() error {
 	}
 	errs = append(errs, h.hub.Close())
 	h.signins.Close()
+	if h.closeSignIns != nil {
+		h.closeSignIns() // after the servers: a refresh under way saves to it
+	}
 	return errors.Join(errs...)
 }
 

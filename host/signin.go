@@ -3,30 +3,61 @@ package host
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/redact"
 
 	"github.com/switchboard-mcp/switchboard/session/sqlite"
 	"github.com/switchboard-mcp/switchboard/signin"
+	pgsignin "github.com/switchboard-mcp/switchboard/signin/postgres"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
-// signInStore is the store of Options.SignInStore, else the sign-in files under the
-// data directory (Options.DataDir, else the user's state directory); in memory when
-// there is no state directory to be had (a later run then signs in again).
-func (o *Options) signInStore() signin.Store {
+// signInStore is the store of Options.SignInStore; else, with the sessions in
+// PostgreSQL, a table of that database, sealed with the key of $SWITCHBOARD_SECRET_KEY
+// (every replica then uses the sign-ins: without a key it is an error, and the
+// sign-ins last until the process ends); else the sign-in files under the data
+// directory (Options.DataDir, else the user's state directory), in memory when there
+// is no state directory to be had. closer closes what it opened.
+func (o *Options) signInStore(ss config.SessionSettings, red *redact.Redactor) (st signin.Store, closer func(), err error) {
 	if o.SignInStore != nil {
-		return o.SignInStore
+		return o.SignInStore, nil, nil
+	}
+	if ss.Store == "postgres" && ss.DSN != "" {
+		red.Add(ss.DSN)
+		key, err := pgsignin.Key(os.Getenv(pgsignin.KeyEnv))
+		if err != nil {
+			return signin.NewMemory(), nil, fmt.Errorf(`with "sessions": {"store": "postgres"} the sign-ins are kept in the database: %w`, err)
+		}
+		pg, err := pgsignin.New(ss.DSN, key)
+		if err != nil {
+			return signin.NewMemory(), nil, err
+		}
+		return pg, pg.Close, nil
 	}
 	dir := o.DataDir
 	if dir == "" {
 		d, err := sqlite.DefaultDir()
 		if err != nil {
 			o.Logger.Warn("no state directory for the sign-ins: they last until the process ends (give --data-dir)", "err", err)
-			return signin.NewMemory()
+			return signin.NewMemory(), nil, nil
 		}
 		dir = d
 	}
-	return signin.NewFiles(filepath.Join(dir, signin.DirName))
+	return signin.NewFiles(filepath.Join(dir, signin.DirName)), nil, nil
+}
+
+// SignInError is why the sign-ins cannot be kept as the settings say (no key for
+// the PostgreSQL store), a *SettingsError; nil when they can. Start returns it when
+// some server may need a sign-in.
+func (h *Host) SignInError() error {
+	if h.signInErr == nil || !slices.ContainsFunc(h.cfg.Servers, signin.Signs) {
+		return nil
+	}
+	return h.signInErr
 }
 
 // SignIns are the sign-in handlers of the Host's servers: a remote server that asks

@@ -65,8 +65,11 @@
 // # Stores
 //
 // [Files] keeps one file per (server URL, issuer) in a directory of its own under
-// the data directory: 0700, files 0600, written whole and renamed into place. The
-// contract every store keeps is the suite in signin/signintest.
+// the data directory: 0700, files 0600, written whole and renamed into place.
+// signin/postgres keeps them in a PostgreSQL table for replicas that share them,
+// each record sealed with AES-GCM under a key only the replicas hold. [Memory] keeps
+// them for the process's life. The contract every store keeps is the suite in
+// signin/signintest.
 //
 // [Handler.Forget] (switchboard logout) revokes the tokens where the authorization
 // server offers revocation (RFC 7009) and forgets the registration and the tokens.

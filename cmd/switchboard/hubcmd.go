@@ -75,6 +75,9 @@ func (a *app) withLaunchedHost(ctx context.Context, fn func(*host.Host) error) e
 	}
 	hs := host.New(cfg, a.hostOptions(nil))
 	defer hs.Close()
+	if err := hs.SignInError(); err != nil {
+		return settingsError(err, "", false)
+	}
 	if err := hs.Hub().Launch(); err != nil {
 		return err
 	}
@@ -95,11 +98,14 @@ func waitingFor(h *hub.Hub, pending []upstream.Status) string {
 	return strings.Join(parts, ", ")
 }
 
-// startExitCode maps a failed start: a naming collision is the config's fault (2);
-// a server that did not come up is a failure (1).
+// startExitCode maps a failed start: a naming collision or a setting the host cannot
+// work with is the config's fault (2); a server that did not come up is a failure (1).
 func startExitCode(err error) int {
-	var ce *tool.CollisionError
-	if errors.As(err, &ce) {
+	var (
+		ce *tool.CollisionError
+		se *host.SettingsError
+	)
+	if errors.As(err, &ce) || errors.As(err, &se) {
 		return exitUsage
 	}
 	return exitFailed

@@ -145,6 +145,9 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 	}
 	hs := host.New(cfg, a.hostOptions(nil))
 	defer hs.Close()
+	if err := hs.SignInError(); err != nil {
+		return settingsError(err, "", false)
+	}
 	emb, err := hs.Embeddings()
 	if err != nil {
 		return settingsError(err, "", false)

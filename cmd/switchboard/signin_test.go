@@ -228,3 +228,19 @@ func TestMCPPicksUpLogin(t *testing.T) {
 		t.Errorf("mcp exit %d, want 0", code)
 	}
 }
+
+// TestSignInsInPostgresNeedAKey: with the sessions in PostgreSQL the sign-ins are kept
+// there, encrypted; without $SWITCHBOARD_SECRET_KEY a command that connects to a
+// remote server is refused (exit 2) with what to set, before anything starts.
+func TestSignInsInPostgresNeedAKey(t *testing.T) {
+	t.Parallel()
+	srv := fakeauth.Start(t, nil)
+	s := newSandbox(t)
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"notes": {"url": `+jsonString(srv.MCPURL)+`}},
+  "switchboard": {"sessions": {"store": "postgres", "dsn": "postgres://nobody@127.0.0.1:1/none"}}}`)
+	for _, args := range [][]string{{"status"}, {"login", "notes"}, {"call", "echo"}} {
+		r := s.run(append([]string{"--config", cfg}, args...)...)
+		r.wantCode(t, exitUsage)
+		r.wantStderr(t, `with "sessions": {"store": "postgres"} the sign-ins are kept in the database: sign-ins kept in PostgreSQL are encrypted, and $SWITCHBOARD_SECRET_KEY holds no key: set it, on every replica, to 32 random bytes in base64 (openssl rand -base64 32)`)
+	}
+}

@@ -158,6 +158,9 @@ usage or configuration error (an unknown server, a stdio server).`,
 			one.Servers = []config.Server{srv}
 			hs := host.New(&one, a.hostOptions(nil))
 			defer hs.Close()
+			if err := hs.SignInError(); err != nil {
+				return settingsError(err, "", false)
+			}
 			had := hs.SignIns().Handler(srv).SignedIn(ctx)
 			if err := hs.Hub().Launch(); err != nil {
 				return err
@@ -219,6 +222,9 @@ usage or configuration error.`,
 			}
 			hs := host.New(cfg, a.hostOptions(nil)) // nothing is started
 			defer hs.Close()
+			if err := hs.SignInError(); err != nil {
+				return settingsError(err, "", false)
+			}
 			f, err := hs.SignIns().Handler(srv).Forget(cmd.Context(), true)
 			if err != nil {
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
