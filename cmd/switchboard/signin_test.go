@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/internal/fakeauth"
+	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/signin"
 )
@@ -243,4 +244,21 @@ func TestSignInsInPostgresNeedAKey(t *testing.T) {
 		r.wantCode(t, exitUsage)
 		r.wantStderr(t, `with "sessions": {"store": "postgres"} the sign-ins are kept in the database: sign-ins kept in PostgreSQL are encrypted, and $SWITCHBOARD_SECRET_KEY holds no key: set it, on every replica, to 32 random bytes in base64 (openssl rand -base64 32)`)
 	}
+}
+
+// TestChatSignsIn: chat with a browser to open ($BROWSER) signs in to a server that
+// waits for it before the turn, and the model's call of its tool goes through.
+func TestChatSignsIn(t *testing.T) {
+	t.Parallel()
+	srv := fakeauth.Start(t, nil)
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	s.env["BROWSER"] = writeBrowser(t, s)
+	cfg := chatConfig(t, s, "openai", fake.URL, `, "notes": {"url": `+jsonString(srv.MCPURL)+`}`)
+	r := s.run("--config", cfg, "chat", "-m", `call echo {"text": "signed in from chat"}`)
+	r.wantCode(t, exitOK)
+	r.wantStderr(t, "Signed in to notes.", "← echo")
+	r.wantStdout(t, "signed in from chat")
+	noTokens(t, srv, r)
 }
