@@ -30,6 +30,9 @@ const (
 	// DefaultEarlyRefresh is how long before its expiry an access token is
 	// refreshed, so that a request does not leave with a token about to expire.
 	DefaultEarlyRefresh = time.Minute
+	// refreshPause is how long a token that a refresh forced by a 401 brought is not
+	// refreshed again when it is refused too.
+	refreshPause = time.Minute
 	// ClientName is how Switchboard names itself when it registers (RFC 7591's
 	// client_name, shown to the person on the consent page).
 	ClientName = "Switchboard"
@@ -188,10 +191,11 @@ type Handler struct {
 	rec    *Record // the record whose token the requests carry
 	// challenge is the last request for a sign-in that the handler could not make.
 	challenge *Challenge
-	// refreshed is the access token that the last refresh forced by a 401 brought:
-	// refused too, it is not refreshed again (a server that refuses every token
-	// would otherwise cost a refresh per request).
-	refreshed string
+	// refreshed is the access token that the last refresh forced by a 401 brought,
+	// at refreshedAt: refused too within refreshPause, it is not refreshed again (a
+	// server that refuses every token would otherwise cost a refresh per request).
+	refreshed   string
+	refreshedAt time.Time
 	// signedIn is closed (and replaced) when a sign-in completes in this process.
 	signedIn chan struct{}
 }
@@ -399,11 +403,12 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 			return nil
 		}
 		rec := h.rec
-		if rec != nil && rec.Token != nil && rec.Token.AccessToken == refused && refused != h.refreshed &&
+		again := refused == h.refreshed && time.Since(h.refreshedAt) < refreshPause
+		if rec != nil && rec.Token != nil && rec.Token.AccessToken == refused && !again &&
 			rec.Token.RefreshToken != "" && rec.TokenURL != "" {
 			nt, err := h.refreshLocked()
 			if err == nil {
-				h.refreshed = nt.AccessToken
+				h.refreshed, h.refreshedAt = nt.AccessToken, time.Now()
 				return nil
 			}
 			h.log.Warn("refresh after a 401 failed", "err", err)

@@ -564,3 +564,23 @@ func TestLegacyServer(t *testing.T) {
 		t.Errorf("%d registrations after a second sign-in, want 1", got)
 	}
 }
+
+// TestRefreshBound: a token that a refresh forced by a 401 just brought, refused
+// too, is not refreshed again at once: the server that refuses every token costs one
+// refresh, not one per request, and the handler asks for a sign-in.
+func TestRefreshBound(t *testing.T) {
+	e := newEnv(t, nil)
+	h := e.hs.Handler(e.server(nil))
+	sess := e.signIn(t, h)
+	e.srv.ExpireTokens()
+	if _, err := call(t, sess, "echo", "x"); err != nil {
+		t.Fatalf("echo after the first expiry: %v", err)
+	}
+	e.srv.ExpireTokens()
+	if _, err := call(t, sess, "echo", "x"); !isNeedsSignIn(err) {
+		t.Errorf("echo after the refreshed token was refused too: %v, want a request for a sign-in", err)
+	}
+	if got := e.srv.Count(fakeauth.TokenRefresh); got != 1 {
+		t.Errorf("%d refreshes, want 1", got)
+	}
+}
