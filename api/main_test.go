@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // The test binary doubles as the demo servers' executable: demo.Config runs
@@ -80,6 +81,8 @@ type setup struct {
 	// and URL mode), and an agent.ServerRequests on the hub passes their questions
 	// to the turns, as serve's host does.
 	ask bool
+	// upstream, when set, is the servers' options instead of testserver.Fast().
+	upstream *upstream.Options
 }
 
 // start starts the hub of su.servers (the clock server when none), an API over it with
@@ -91,7 +94,10 @@ func start(t *testing.T, su setup) *env {
 	}
 	logs := &testenv.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h := hub.New(&config.Config{Source: "<test>", Servers: su.servers}, &hub.Options{Logger: log, Upstream: testserver.Fast()})
+	if su.upstream == nil {
+		su.upstream = testserver.Fast()
+	}
+	h := hub.New(&config.Config{Source: "<test>", Servers: su.servers}, &hub.Options{Logger: log, Upstream: su.upstream})
 	if su.ask {
 		h.SetCapabilities(gateway.AllForwardable())
 		h.AddPeer(&agent.ServerRequests{Logger: log})

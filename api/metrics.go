@@ -152,7 +152,7 @@ var (
 )
 
 // states are every upstream.State, so that each server has a series per state.
-var states = []upstream.State{upstream.Disabled, upstream.Connecting, upstream.Ready, upstream.Reconnecting, upstream.Failed, upstream.Closed}
+var states = []upstream.State{upstream.Disabled, upstream.Connecting, upstream.Ready, upstream.Reconnecting, upstream.Failed, upstream.NeedsSignIn, upstream.Closed}
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{serverStateDesc, serverToolsDesc, serverReconnectsDesc, sessionsDesc, turnsDesc} {

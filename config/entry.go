@@ -33,7 +33,8 @@ type entryState struct {
 	typeKey             string        // "type" or "transport"
 	disabledV, enabledV *hujson.Value
 	disabled, enabled   bool
-	stdioOnly, httpOnly []string // fields that only make sense for one kind of transport
+	stdioOnly, httpOnly []string      // fields that only make sense for one kind of transport
+	oauthV              *hujson.Value // "oauth", when present
 }
 
 // entry parses one server entry. ok is false when the entry has errors.
@@ -100,6 +101,10 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		s.InheritEnv, _ = p.boolean(v, fp)
 	case "headers":
 		s.Headers = st.stringMap(v, fp, false)
+		st.httpOnly = append(st.httpOnly, key)
+	case "oauth":
+		st.oauthV = v
+		s.OAuth = st.oauth(v, fp)
 		st.httpOnly = append(st.httpOnly, key)
 	case "type", "transport":
 		st.transport(s, key, fp, v)
@@ -215,10 +220,19 @@ func (st *entryState) finish(s *Server, v *hujson.Value) {
 			p.warn(st.path+".url", "plain http to a host beyond this machine: the headers (credentials, as a rule) travel unencrypted; use https")
 		}
 	}
+	if st.oauthV != nil && s.Transport != Stdio {
+		for k := range s.Headers {
+			if strings.EqualFold(k, "Authorization") {
+				p.errAt(st.oauthV, st.path+".oauth", `conflicts with the "Authorization" header: give the token in "headers" or sign in with "oauth", not both`)
+			}
+		}
+	}
 	// Fields for the other kind of transport are harmless but probably a mistake.
 	unused := st.httpOnly
 	if s.Transport != Stdio {
 		unused = st.stdioOnly
+	} else {
+		s.OAuth = nil
 	}
 	for _, f := range unused {
 		p.warn(st.path+"."+f, "ignored for %s servers", s.Transport)

@@ -32,7 +32,7 @@ func (c *Config) Enabled() []Server {
 
 // Secrets returns, each once and in a stable order, the values a logger should redact:
 // every non-empty env and header value of every server, its URL's password and query
-// values, and the values of variables that fed env or header values or whose names
+// values, its "oauth" client secret, and the values of variables that fed env or header values or whose names
 // say they are credentials (GITHUB_TOKEN, API_KEY, DB_PASSWORD) wherever they were
 // used. Other variables are not secrets: ${HOME} in args stays readable.
 func (c *Config) Secrets() []string {
@@ -54,6 +54,9 @@ func (c *Config) Secrets() []string {
 			}
 		}
 		add(urlSecrets(s.URL)...)
+		if s.OAuth != nil {
+			add(s.OAuth.ClientSecret)
+		}
 	}
 	add(c.substituted...)
 	return out

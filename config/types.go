@@ -49,6 +49,9 @@ type Server struct {
 	// http / sse
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth says how to sign in to the server ("oauth"); nil: a sign-in the server
+	// asks for is discovered from its 401 (see [OAuth]).
+	OAuth *OAuth `json:"oauth,omitempty"`
 
 	Disabled    bool   `json:"disabled,omitempty"`
 	Description string `json:"description,omitempty"`

@@ -53,6 +53,18 @@
 // them in its errors, failed results and log lines; a program that logs through
 // its own handler wraps it with the same redactor (redact.Redactor.Handler).
 //
+// # Sign-ins
+//
+// A remote server that asks for an OAuth sign-in (a 401 with a Bearer challenge)
+// gets a handler of SignIns (package signin): stored tokens are sent and refreshed,
+// and a server that only a person can sign in to is needs_sign_in, its tools out of
+// the catalog, until SignIn (given a signin.Loopback at a terminal, or a
+// signin.Callback of a service's own route) or another process (switchboard login)
+// signs in; then it connects. The sign-ins are kept under Options.DataDir (the
+// user's state directory by default), so that one serves later runs; with the
+// sessions in PostgreSQL, in that database, encrypted with $SWITCHBOARD_SECRET_KEY,
+// so that one serves every replica (without the key, Start refuses: SignInError).
+//
 // # Following the config file
 //
 // Follow applies the file's changes by difference (hub.Reload): servers added

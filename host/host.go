@@ -17,6 +17,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/signin"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // Options configure a Host. A nil *Options, like each zero field, means the
@@ -42,6 +44,12 @@ type Options struct {
 	// ConfigOptions are used to parse the config file again when it changes
 	// (Follow): how to ask for ${input:...} values, say. nil: config's defaults.
 	ConfigOptions *config.Options
+	// DataDir is the data directory (--data-dir): the sign-ins of remote servers
+	// are kept in its signin directory. "": the user's state directory, where the
+	// SQLite sessions live by default too.
+	DataDir string
+	// SignInStore, when set, keeps the sign-ins instead of the files under DataDir.
+	SignInStore signin.Store
 }
 
 // Host is the running system of one config: its servers (a hub), their catalog's
@@ -54,6 +62,11 @@ type Host struct {
 	cfg  *config.Config // as given to New; the hub follows reloads
 	hub  *hub.Hub
 	cat  *deferred.Catalog
+	// signins sign in to the remote servers that ask for it; signInErr says why
+	// their store is not the one the settings ask for (see SignInError).
+	signins      *signin.Handlers
+	signInErr    error
+	closeSignIns func() // the sign-in store's Close, when the Host opened it
 
 	mu      sync.Mutex
 	closers []func() // run in reverse order by Close
@@ -77,7 +90,13 @@ func New(cfg *config.Config, opts *Options) *Host {
 		o.Redactor = &redact.Redactor{}
 	}
 	h := &Host{opts: o, log: o.Logger, red: o.Redactor, cfg: cfg}
-	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor})
+	st, closeStore, err := o.signInStore(h.SessionSettings(), o.Redactor)
+	if err != nil {
+		h.signInErr = &SettingsError{Err: err}
+	}
+	h.closeSignIns = closeStore
+	h.signins = signin.NewHandlers(st, &signin.Options{Logger: o.Logger, Redactor: o.Redactor})
+	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor, Upstream: &upstream.Options{OAuth: h.signins.For}})
 	h.cat = deferred.Follow(h.hub) // nothing is indexed until a search
 	h.model = &modelOnce{}
 	return h
@@ -99,9 +118,13 @@ func (h *Host) Redactor() *redact.Redactor { return h.red }
 
 // Start starts every server and waits for them as hub.Start does, telling them caps
 // as their client's capabilities (servers offer tools according to them; nil: none).
-// A collision under naming "never" is a *tool.CollisionError (the config's fault);
+// A collision under naming "never" is a *tool.CollisionError (the config's fault),
+// sign-ins that cannot be kept as the settings say a *SettingsError (SignInError);
 // any other error is a required server that did not come up.
 func (h *Host) Start(ctx context.Context, caps *mcp.ClientCapabilities) error {
+	if err := h.SignInError(); err != nil {
+		return err
+	}
 	if caps != nil {
 		h.hub.SetCapabilities(caps)
 	}
@@ -172,6 +195,10 @@ func (h *Host) Close() error {
 		errs = append(errs, store.Close())
 	}
 	errs = append(errs, h.hub.Close())
+	h.signins.Close()
+	if h.closeSignIns != nil {
+		h.closeSignIns() // after the servers: a refresh under way saves to it
+	}
 	return errors.Join(errs...)
 }
 

@@ -221,12 +221,21 @@ func (h *Hub) Start(ctx context.Context) (err error) {
 func (h *Hub) startReport() error {
 	statuses := h.Status()
 	failed, tools := 0, len(h.Tools())
+	signIn := 0
 	for _, st := range statuses {
-		if st.State != upstream.Ready && st.State != upstream.Disabled {
+		switch st.State {
+		case upstream.Ready, upstream.Disabled:
+		case upstream.NeedsSignIn:
+			signIn++
+		default:
 			failed++
 		}
 	}
-	h.log.Info(fmt.Sprintf("MCP initialized: %d servers, %d tools (%d failed)", len(statuses), tools, failed))
+	summary := fmt.Sprintf("MCP initialized: %d servers, %d tools (%d failed", len(statuses), tools, failed)
+	if signIn > 0 {
+		summary += fmt.Sprintf(", %d need a sign-in", signIn)
+	}
+	h.log.Info(summary + ")")
 	for _, st := range statuses {
 		if st.State != upstream.Ready && st.State != upstream.Disabled {
 			h.log.Warn("server not ready", logging.KeyServer, st.Name, "state", st.State, "reason", h.NotReadyReason(st))
@@ -378,6 +387,18 @@ func (h *Hub) Status() []upstream.Status {
 		}
 	}
 	return out
+}
+
+// status is one server's status as Status reports it.
+func (h *Hub) status(s *upstream.Supervisor) upstream.Status {
+	h.mu.Lock()
+	seen := h.seen[s.Name()]
+	h.mu.Unlock()
+	st := s.Status()
+	if st.State == upstream.Ready && seen != upstream.Ready {
+		st.State = cmp.Or(seen, upstream.Connecting)
+	}
+	return st
 }
 
 // Subscribe registers fn for every server event (state changes, tool changes). The

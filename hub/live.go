@@ -188,3 +188,14 @@ func (h *Hub) Reload(cfg *config.Config) error {
 	h.log.Info("config reloaded", "stopped", len(stop), "started", len(start))
 	return h.refresh()
 }
+
+// Retry makes the named server, when it is failed or needs a sign-in, try to
+// connect now (after a sign-in, say) instead of at its slow retry; false when it was
+// in another state, which is left alone.
+func (h *Hub) Retry(name string) (bool, error) {
+	s := h.supervisor(name)
+	if s == nil {
+		return false, fmt.Errorf("hub: no server %q", name)
+	}
+	return s.Retry(), nil
+}

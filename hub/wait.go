@@ -202,3 +202,33 @@ func (h *Hub) NotReadyReason(st upstream.Status) string {
 	}
 	return fmt.Sprintf("still %s after its %s init timeout", st.State, timeout)
 }
+
+// WaitServer waits until the named server is past connecting or reconnecting (ready,
+// failed, needing a sign-in, disabled or closed) and returns its status; ctx bounds
+// the wait.
+func (h *Hub) WaitServer(ctx context.Context, name string) (upstream.Status, error) {
+	wake := make(chan struct{}, 1)
+	cancel := h.Subscribe(func(e upstream.Event) {
+		if e.Server == name {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	})
+	defer cancel()
+	for {
+		s := h.supervisor(name)
+		if s == nil {
+			return upstream.Status{}, fmt.Errorf("hub: no server %q", name)
+		}
+		if st := h.status(s); st.State != upstream.Connecting && st.State != upstream.Reconnecting {
+			return st, nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return h.status(s), ctx.Err()
+		}
+	}
+}

@@ -68,6 +68,11 @@ func (s *Supervisor) connect() (*conn, error) {
 
 // attemptError explains a failed attempt in the terms a user can act on.
 func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error {
+	if n := signInNeeded(err); n != nil {
+		// The handler's own words ("server notes needs a sign-in: run ..."), not
+		// the SDK's wrapping of them.
+		return &signInError{n}
+	}
 	if refused := c.refusal(); refused != nil {
 		return permanent(refused)
 	}
@@ -114,9 +119,14 @@ func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 	}
 	switch s.cfg.Transport {
 	case config.HTTP:
-		return &connScoped{&mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1}, c}, nil
+		return &connScoped{&mcp.StreamableClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1,
+			OAuthHandler: s.oauth}, c}, nil
 	case config.SSE:
-		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: s.httpClient(c), MaxEventSize: -1}, c}, nil
+		hc := s.httpClient(c)
+		if s.oauth != nil {
+			hc.Transport = &oauthTransport{h: s.oauth, base: hc.Transport}
+		}
+		return &connScoped{&mcp.SSEClientTransport{Endpoint: s.cfg.URL, HTTPClient: hc, MaxEventSize: -1}, c}, nil
 	}
 	return nil, permanent(fmt.Errorf("unknown transport %q", s.cfg.Transport))
 }
@@ -155,7 +165,7 @@ func (t *connScoped) Connect(ctx context.Context) (mcp.Connection, error) {
 // httpClient is the HTTP client of connection notes, which counts the ordered
 // notifications in its event streams (see order.go).
 func (s *Supervisor) httpClient(notes *conn) *http.Client {
-	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase, notes: notes}}
+	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase, notes: notes, oauth: s.oauth != nil}}
 }
 
 // newHTTPBase is a server's own connection pool. It keeps up to 64 idle
@@ -174,6 +184,9 @@ type headerTransport struct {
 	headers map[string]string
 	base    http.RoundTripper
 	notes   *conn
+	// oauth: the server has a sign-in handler, which takes the refusals that name
+	// an OAuth sign-in (a Bearer challenge).
+	oauth bool
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -188,7 +201,12 @@ func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		t.notes.refuse(err)
 	}
 	if err == nil && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
-		t.notes.refuse(authRefusal(resp.StatusCode, t.headers))
+		// The refusals a sign-in may answer are the handler's: a 401 with a Bearer
+		// challenge, a 403 for want of a scope.
+		bearer, scope := bearerChallenge(resp)
+		if !t.oauth || !bearer || (resp.StatusCode == http.StatusForbidden && !scope) {
+			t.notes.refuse(authRefusal(resp.StatusCode, t.headers, bearer))
+		}
 	}
 	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		resp.Body = &noteCounter{ReadCloser: resp.Body, c: t.notes}

@@ -16,7 +16,13 @@
 //     warnings about them are rate-limited per server (five one by one, then a count
 //     every 30 s);
 //   - up to Attempts attempts with exponential backoff and jitter, each bounded by the
-//     server's init timeout; then Failed, retried every RetryFailed;
+//     server's init timeout; then Failed, retried every RetryFailed (or at once on
+//     Retry);
+//   - an HTTP or SSE server that asks for an OAuth sign-in gets Options.OAuth's
+//     handler (package signin): tokens sent, refreshed and stored by it; when only a
+//     person can sign in, the server is NeedsSignIn at once (no backoff), and
+//     connects when the handler says a sign-in is there (made in this process, or
+//     stored by another), on Retry, or at the slow retry;
 //   - immediate detection of a process exit or a closed transport, heartbeats (ping; a
 //     JSON-RPC error reply counts as alive), and reconnection;
 //   - tools/list_changed followed (debounced) and every page of tools/list fetched;

@@ -42,11 +42,12 @@ func permanentStart(err error) bool {
 	return false
 }
 
-// authRefusal explains an HTTP 401 or 403, which the SDK reports as the bare status
-// text: the server wants credentials the config does not give (Switchboard sends the
-// server's "headers"; it does not run an OAuth flow), or refuses the ones it gives.
-// Retrying with the same headers meets the same answer.
-func authRefusal(status int, headers map[string]string) error {
+// authRefusal explains an HTTP 401 or 403 that no sign-in can answer, which the SDK
+// reports as the bare status text: the server wants credentials the config does not
+// give and names no OAuth sign-in (no Bearer challenge: a server that names one is
+// signed in to, see signin.go), or refuses the ones its "headers" give. Retrying
+// with the same headers meets the same answer.
+func authRefusal(status int, headers map[string]string, bearer bool) error {
 	given := false
 	for k := range headers {
 		if strings.EqualFold(k, "Authorization") || strings.Contains(strings.ToLower(k), "key") || strings.Contains(strings.ToLower(k), "token") {
@@ -60,8 +61,12 @@ func authRefusal(status int, headers map[string]string) error {
 	case given:
 		return fmt.Errorf("%s: the server refuses the credentials in the server's \"headers\"", what)
 	}
+	how := " (it names no OAuth sign-in)"
+	if bearer {
+		how = "; it asks for an OAuth sign-in, and this program gives its servers no sign-in handler (upstream.Options.OAuth)"
+	}
 	return fmt.Errorf(`%s: the server wants authorization; give it a token in the server's "headers" `+
-		`(e.g. "Authorization": "Bearer ${TOKEN}"): Switchboard does not run OAuth flows`, what)
+		`(e.g. "Authorization": "Bearer ${TOKEN}")%s`, what, how)
 }
 
 // permanentHTTP reports whether an HTTP request failed because the server's

@@ -10,12 +10,13 @@ import (
 type State string
 
 const (
-	Disabled     State = "disabled"     // configured off; never started
-	Connecting   State = "connecting"   // first connection attempts
-	Ready        State = "ready"        // connected, tools listed
-	Reconnecting State = "reconnecting" // lost the connection; attempts under way
-	Failed       State = "failed"       // attempts exhausted; retried slowly
-	Closed       State = "closed"       // shut down for good
+	Disabled     State = "disabled"      // configured off; never started
+	Connecting   State = "connecting"    // first connection attempts
+	Ready        State = "ready"         // connected, tools listed
+	Reconnecting State = "reconnecting"  // lost the connection; attempts under way
+	Failed       State = "failed"        // attempts exhausted; retried slowly
+	NeedsSignIn  State = "needs_sign_in" // the server wants an OAuth sign-in that only a person can make
+	Closed       State = "closed"        // shut down for good
 )
 
 // Status is a snapshot of one server for status displays.

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -70,6 +71,10 @@ type Options struct {
 	// environment, header and URL secrets (a hub passes its own, which knows the
 	// whole config's).
 	Redactor *redact.Redactor
+	// OAuth, if set, gives an HTTP or SSE server the handler that signs in to it
+	// when it asks (signin.Handlers.For); nil for a server that needs none. nil: no
+	// server is signed in to, and a 401 is an error that names the "headers".
+	OAuth func(config.Server) auth.OAuthHandler
 }
 
 func (o *Options) withDefaults() Options {
@@ -131,6 +136,8 @@ type Supervisor struct {
 
 	inflight inflight        // calls under way, for the Peer's context
 	httpBase *http.Transport // HTTP and SSE servers: the connection pool
+	oauth    auth.OAuthHandler
+	retry    chan struct{} // Retry wakes a failed server, or one that needs a sign-in
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -163,12 +170,16 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 		settled: make(chan struct{}),
 		caps:    o.Capabilities,
 		subs:    map[string]struct{}{},
+		retry:   make(chan struct{}, 1),
 	}
 	if cfg.Disabled {
 		s.state = Disabled
 	}
 	if cfg.Transport == config.HTTP || cfg.Transport == config.SSE {
 		s.httpBase = newHTTPBase()
+		if o.OAuth != nil {
+			s.oauth = o.OAuth(cfg)
+		}
 	}
 	return s
 }
@@ -288,7 +299,7 @@ func (s *Supervisor) Status() Status {
 
 func (s *Supervisor) setState(st State, reason string) {
 	level := slog.LevelInfo
-	if st == Failed || st == Reconnecting {
+	if st == Failed || st == Reconnecting || st == NeedsSignIn {
 		level = slog.LevelWarn
 	}
 	s.setStateAt(st, reason, level)
@@ -303,7 +314,7 @@ func (s *Supervisor) setStateAt(st State, reason string, level slog.Level) {
 	}
 	prev := s.state
 	s.state, s.since = st, time.Now()
-	if st == Failed || st == Reconnecting {
+	if st == Failed || st == Reconnecting || st == NeedsSignIn {
 		s.lastErr = reason
 	}
 	s.mu.Unlock()
@@ -334,6 +345,18 @@ func (s *Supervisor) run() {
 			s.mu.Lock()
 			s.lastErr = msg
 			s.mu.Unlock()
+			if errors.As(err, new(*signInError)) {
+				// Nothing heals by itself: no backoff, no attempts counted. The
+				// others are served meanwhile; this one connects once signed in.
+				s.setState(NeedsSignIn, msg)
+				s.settle()
+				if !s.awaitSignIn() {
+					return
+				}
+				failures = 0
+				s.setState(Connecting, "trying again after a sign-in")
+				continue
+			}
 			final := isPermanent(err)
 			if final {
 				s.log.Warn("connection attempt failed; not retrying, the next attempt would fail the same way", "attempt", failures, "err", msg)
@@ -348,8 +371,7 @@ func (s *Supervisor) run() {
 			}
 			s.setState(Failed, msg)
 			s.settle()
-			if s.opts.RetryFailed < 0 || !s.sleep(s.opts.RetryFailed) {
-				<-s.ctx.Done()
+			if !s.sleepFailed() {
 				return
 			}
 			failures = 0
@@ -398,6 +420,25 @@ func (s *Supervisor) backoff(n int) time.Duration {
 	}
 	d = min(d, s.opts.BackoffMax)
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// sleepFailed waits, in the Failed state, for the slow retry (RetryFailed; forever
+// when negative) or for Retry; false means closed.
+func (s *Supervisor) sleepFailed() bool {
+	var slow <-chan time.Time
+	if s.opts.RetryFailed >= 0 {
+		t := time.NewTimer(s.opts.RetryFailed)
+		defer t.Stop()
+		slow = t.C
+	}
+	select {
+	case <-slow:
+		return true
+	case <-s.retry:
+		return true
+	case <-s.ctx.Done():
+		return false
+	}
 }
 
 // sleep waits d or until Close; false means closed.
@@ -506,7 +547,8 @@ func (s *Supervisor) callError(ctx context.Context, err error) error {
 }
 
 // waitReady returns the live connection, waiting while the server is connecting or
-// reconnecting. Failed, disabled and closed servers answer at once.
+// reconnecting. Failed, disabled and closed servers, and those that need a sign-in,
+// answer at once.
 func (s *Supervisor) waitReady(ctx context.Context) (*conn, error) {
 	for {
 		s.mu.Lock()
@@ -520,6 +562,8 @@ func (s *Supervisor) waitReady(ctx context.Context) (*conn, error) {
 		switch {
 		case st == Failed:
 			return nil, fmt.Errorf("server is failed: %s", lastErr)
+		case st == NeedsSignIn:
+			return nil, errors.New(lastErr)
 		case st == Disabled:
 			return nil, errors.New("server is disabled")
 		case st == Closed:

@@ -51,7 +51,7 @@ func (f *agentFlags) addStore(cmd *cobra.Command, expiry bool) {
 	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.store, "store", "", "session store: sqlite (default), memory or postgres")
-	fl.StringVar(&f.dataDir, "data-dir", "", "the directory of the SQLite session store (default the user's state directory)")
+	fl.StringVar(&f.dataDir, "data-dir", "", "the data directory: the SQLite session store and the sign-ins of remote servers (default the user's state directory)")
 	fl.StringVar(&f.dsn, "dsn", "", "the PostgreSQL connection string of --store postgres (prefer the config's dsn with ${VAR}: a flag shows in the process list)")
 	if !expiry {
 		return
@@ -124,6 +124,7 @@ func (f *agentFlags) apply(cfg *config.Config, opts *host.Options, red *redact.R
 		return err
 	}
 	opts.Model, opts.Agent, opts.Sessions = &ms, &as, &ss
+	opts.DataDir = f.dataDir
 	return nil
 }
 

@@ -95,6 +95,9 @@ cannot hold the sessions too), 130 interrupted.`,
 				}
 				return err
 			}
+			// The servers that wait for a sign-in, signed in to at this terminal
+			// when a person is there to ask; else they stay out of the catalog.
+			a.signInWaiting(ctx, s.Host)
 			ag, err := s.Agent(ctx, &agent.Options{Approve: a.terminalApprover(s, out), OnEvent: out.event})
 			if err != nil {
 				return settingsError(err, flags.dataDir, false)

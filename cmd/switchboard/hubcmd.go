@@ -35,16 +35,18 @@ const waitNotice = 2 * time.Second
 // closes the hub whatever happens. When servers take longer than waitNotice, it says
 // once which ones it still waits for.
 func (a *app) withHub(ctx context.Context, fn func(*hub.Hub) error) error {
-	return a.withLaunchedHub(ctx, func(h *hub.Hub) error {
-		if err := a.settle(ctx, h); err != nil {
+	return a.withLaunchedHost(ctx, func(hs *host.Host) error {
+		if err := a.settle(ctx, hs); err != nil {
 			return err
 		}
-		return fn(h)
+		return fn(hs.Hub())
 	})
 }
 
-// settle waits for every server of a launched hub as withHub does.
-func (a *app) settle(ctx context.Context, h *hub.Hub) error {
+// settle waits for every server of a launched host's hub as withHub does, and signs
+// in to those that wait for a sign-in when a person can be asked (signInWaiting).
+func (a *app) settle(ctx context.Context, hs *host.Host) error {
+	h := hs.Hub()
 	wctx, cancel := context.WithTimeout(ctx, waitNotice)
 	err := h.WaitSettled(wctx)
 	cancel()
@@ -55,25 +57,31 @@ func (a *app) settle(ctx context.Context, h *hub.Hub) error {
 			a.log.Warn("waiting for " + waitingFor(h, pending))
 		}
 	}
+	if err := h.WaitSettled(ctx); err == nil {
+		a.signInWaiting(ctx, hs)
+	}
 	if err := h.Start(ctx); err != nil {
 		return &exitError{code: startExitCode(err), err: err}
 	}
 	return nil
 }
 
-// withLaunchedHub loads the config, starts the servers without waiting for them, runs
-// fn, and closes the hub whatever happens.
-func (a *app) withLaunchedHub(ctx context.Context, fn func(*hub.Hub) error) error {
+// withLaunchedHost loads the config, starts the servers without waiting for them,
+// runs fn, and closes everything whatever happens.
+func (a *app) withLaunchedHost(ctx context.Context, fn func(*host.Host) error) error {
 	cfg, err := a.loadConfig()
 	if err != nil {
 		return err
 	}
 	hs := host.New(cfg, a.hostOptions(nil))
 	defer hs.Close()
+	if err := hs.SignInError(); err != nil {
+		return settingsError(err, "", false)
+	}
 	if err := hs.Hub().Launch(); err != nil {
 		return err
 	}
-	return fn(hs.Hub())
+	return fn(hs)
 }
 
 // waitingFor is e.g. `slow (still connecting, within its 10m0s init timeout), flaky
@@ -90,11 +98,14 @@ func waitingFor(h *hub.Hub, pending []upstream.Status) string {
 	return strings.Join(parts, ", ")
 }
 
-// startExitCode maps a failed start: a naming collision is the config's fault (2);
-// a server that did not come up is a failure (1).
+// startExitCode maps a failed start: a naming collision or a setting the host cannot
+// work with is the config's fault (2); a server that did not come up is a failure (1).
 func startExitCode(err error) int {
-	var ce *tool.CollisionError
-	if errors.As(err, &ce) {
+	var (
+		ce *tool.CollisionError
+		se *host.SettingsError
+	)
+	if errors.As(err, &ce) || errors.As(err, &se) {
 		return exitUsage
 	}
 	return exitFailed
@@ -159,6 +170,7 @@ The summary line names the servers that are not ready.
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print a JSON array of {"name", "server", "originalName", "description", "inputSchema"}`)
 	cmd.Flags().StringVar(&provider, "format", "", "print the catalog in a provider's tool format: mcp, openai, openai-responses, anthropic")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --format openai or openai-responses: OpenAI strict-mode schemas")
+	a.addDataDir(cmd)
 	return cmd
 }
 
@@ -188,41 +200,63 @@ than the bound too) or an unknown tool.`,
 			if err != nil {
 				return err
 			}
-			return a.withLaunchedHub(cmd.Context(), func(h *hub.Hub) error {
-				if err := h.CheckArguments(callArgs); err != nil {
-					return usageError("ARGS: %v", err)
-				}
-				name := args[0]
-				// Only the server that owns the tool matters: the call goes as soon as
-				// it is ready, whatever the others are doing. Under naming "auto" the
-				// name is taken as the catalog has it then (see hub.WaitTool).
-				if _, err := h.WaitTool(cmd.Context(), name); err != nil {
-					var unknown *hub.UnknownToolError
-					if errors.As(err, &unknown) {
-						return usageError("%v; run 'switchboard tools' to list them", unknown)
-					}
-					return &exitError{code: startExitCode(err), err: err}
-				}
-				res, err := h.Call(cmd.Context(), name, callArgs)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					if err := writeJSON(a.stdout, res); err != nil {
-						return err
-					}
-				} else {
-					fmt.Fprintln(a.stdout, tool.Text(res))
-				}
-				if res.IsError {
-					return silentExit(exitFailed)
-				}
-				return nil
+			return a.withLaunchedHost(cmd.Context(), func(hs *host.Host) error {
+				return a.call(cmd.Context(), hs, args[0], callArgs, asJSON)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole MCP result as JSON")
+	a.addDataDir(cmd)
 	return cmd
+}
+
+// call runs one call as the call command does, on a launched host.
+func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs json.RawMessage, asJSON bool) error {
+	h := hs.Hub()
+	if err := h.CheckArguments(callArgs); err != nil {
+		return usageError("ARGS: %v", err)
+	}
+	// Only the server that owns the tool matters: the call goes as soon as it is
+	// ready, whatever the others are doing. Under naming "auto" the name is taken as
+	// the catalog has it then (see hub.WaitTool).
+	t, err := h.WaitTool(ctx, name)
+	var unknown *hub.UnknownToolError
+	if errors.As(err, &unknown) && len(a.signInWaiting(ctx, hs)) > 0 {
+		// The tool may be one of a server that waited for the sign-in just made.
+		t, err = h.WaitTool(ctx, name)
+	}
+	if err != nil {
+		if errors.As(err, &unknown) {
+			if waiting := needSignIn(h.Status()); len(waiting) > 0 {
+				return &exitError{code: exitFailed, err: fmt.Errorf("%v; run 'switchboard tools' to list them (%s wait for a sign-in, and their tools are not listed: 'switchboard login %s')",
+					unknown, strings.Join(waiting, ", "), waiting[0])}
+			}
+			return usageError("%v; run 'switchboard tools' to list them", unknown)
+		}
+		return &exitError{code: startExitCode(err), err: err}
+	}
+	res, err := h.Call(ctx, name, callArgs)
+	if err != nil {
+		return err
+	}
+	// A server that wants more access for this call (403 insufficient_scope): a new
+	// sign-in at this terminal, then the call once more.
+	if res.IsError && a.stepUp(ctx, hs, t.Server) {
+		if res, err = h.Call(ctx, name, callArgs); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		if err := writeJSON(a.stdout, res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(a.stdout, tool.Text(res))
+	}
+	if res.IsError {
+		return silentExit(exitFailed)
+	}
+	return nil
 }
 
 // readCallArgs parses the optional ARGS argument: a JSON object, or '-' for stdin.
@@ -329,6 +363,7 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"servers": [...], "tools": N}`)
+	a.addDataDir(cmd)
 	return cmd
 }
 

@@ -136,6 +136,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f.StringVar(&token, "token", "", "bearer token required on every HTTP request"+tokenHelp)
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
+	a.addDataDir(cmd)
 	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
 	f.Var(&deferred, "deferred", `show clients search tools instead of the catalog: always (bare --deferred), auto, auto:N% or never (default: the config's "deferred", else never)`)
 	f.Lookup("deferred").NoOptDefVal = config.DeferredAlways

@@ -18,9 +18,12 @@ import (
 // app holds what every subcommand shares: global flags, output streams and the logger.
 type app struct {
 	configPath string
-	logLevel   string
-	logFormat  string
-	logFile    string
+	// dataDir is --data-dir of the commands that connect to servers (chat, serve
+	// and sessions have theirs in agentFlags).
+	dataDir   string
+	logLevel  string
+	logFormat string
+	logFile   string
 
 	stdout, stderr io.Writer
 	log            *slog.Logger
@@ -97,6 +100,8 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		a.serveCommand(),
 		a.chatCommand(),
 		a.sessionsCommand(),
+		a.loginCommand(),
+		a.logoutCommand(),
 		a.versionCommand(),
 		a.demoServerCommand(),
 		a.fakeLLMCommand(),

@@ -97,6 +97,7 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 	cmd.Flags().BoolVar(&regex, "regex", false, "QUERY is a regular expression (case-insensitive, RE2 syntax) matched against names, descriptions and parameters")
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many results, 1 to %d (default %d, or %d with --regex)", search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit))
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"query", "results": [{"name", "server", "score"}]} (stdin mode always prints JSON lines)`)
+	a.addDataDir(cmd)
 	return cmd
 }
 
@@ -144,6 +145,9 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 	}
 	hs := host.New(cfg, a.hostOptions(nil))
 	defer hs.Close()
+	if err := hs.SignInError(); err != nil {
+		return settingsError(err, "", false)
+	}
 	emb, err := hs.Embeddings()
 	if err != nil {
 		return settingsError(err, "", false)
@@ -152,7 +156,7 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 	if err := h.Launch(); err != nil {
 		return err
 	}
-	if err := a.settle(ctx, h); err != nil {
+	if err := a.settle(ctx, hs); err != nil {
 		return err
 	}
 	s := &searcher{h: h, ix: search.New(h.Tools()), emb: emb}

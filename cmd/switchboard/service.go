@@ -72,6 +72,9 @@ func (a *app) hostOptions(opts *host.Options) *host.Options {
 		o = *opts
 	}
 	o.Logger, o.Redactor, o.Version, o.ConfigOptions = a.log, a.red, versionNumber(), a.configOptions()
+	if o.DataDir == "" {
+		o.DataDir = a.dataDir
+	}
 	return &o
 }
 

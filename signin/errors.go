@@ -1,0 +1,39 @@
+package signin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// NeedsSignInError is a server's request for a sign-in that only a person can make:
+// it has no token Switchboard could send or refresh, or it asks for more access
+// (a scope the token lacks: "step-up"). The handler returns it at once instead of
+// waiting for somebody who may not be there; [Handler.SignIn] makes the sign-in
+// (switchboard login, or a command at a terminal), after which the server connects.
+type NeedsSignInError struct {
+	// Server is the server's name in the config.
+	Server string
+	// StepUp: the server took the sign-in but wants more access: Scopes.
+	StepUp bool
+	// Scopes are what the server's challenge asks for ("" when it names none).
+	Scopes []string
+	// Reason says why the last sign-in no longer serves, when it did once ("the
+	// authorization server refused the refresh token").
+	Reason string
+}
+
+func (e *NeedsSignInError) Error() string {
+	if e.StepUp {
+		return fmt.Sprintf("server %s asks for more access (scope %q): sign in again with 'switchboard login %s'",
+			e.Server, strings.Join(e.Scopes, " "), e.Server)
+	}
+	msg := fmt.Sprintf("server %s needs a sign-in: run 'switchboard login %s'", e.Server, e.Server)
+	if e.Reason != "" {
+		msg += " (" + e.Reason + ")"
+	}
+	return msg
+}
+
+// NeedsSignIn marks the error for packages that must not import signin (upstream
+// tells a server that needs a sign-in from one that failed by it).
+func (e *NeedsSignInError) NeedsSignIn() bool { return true }
