@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +19,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/signin"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // DefaultMaxRequestBytes caps a request body unless Options say otherwise: 4 MiB, as
@@ -54,8 +58,9 @@ type Options struct {
 	// Gateway serves /mcp and /sse (gateway.Gateway.Handler); nil leaves them out.
 	Gateway http.Handler
 	// Token, when set, must arrive as "Authorization: Bearer TOKEN" (the scheme in
-	// any case) on every request but /healthz, /readyz and the dashboard's files (its
-	// page asks for the token).
+	// any case) on every request but /healthz, /readyz, the dashboard's files (its
+	// page asks for the token) and /oauth/callback (a browser coming back from an
+	// authorization server, taken only for a sign-in started with the token).
 	Token string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
 	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
@@ -80,6 +85,20 @@ type Options struct {
 	// NeedsApproval says whether a call must be approved before it runs; nil asks the
 	// hub whether the tool's server lists it under "approve".
 	NeedsApproval func(agent.Call) bool
+	// SignIn makes the sign-in a server waits for (host.Host.SignIn): it runs the
+	// OAuth flow through r, which brings the person to the authorization server and
+	// takes its answer at the API's GET /oauth/callback, then has the server connect,
+	// and returns its status. POST /v1/servers/{name}/login starts it; nil: that
+	// endpoint answers 501.
+	SignIn func(ctx context.Context, server string, r signin.Redirect) (upstream.Status, error)
+	// PublicURL is the URL browsers reach the service at when a proxy sits in front
+	// ("https://switchboard.example.com", a path allowed): a sign-in's redirect comes
+	// back to PublicURL + "/oauth/callback". "": the scheme and host the login request
+	// reached the service at.
+	PublicURL string
+	// SignInTimeout bounds the wait for the person to come back from the
+	// authorization server; default signin.DefaultSignInTimeout.
+	SignInTimeout time.Duration
 	// Version is reported by /health.
 	Version string
 	// Logger gets one line per request and the API's own lines; nil discards them.
@@ -118,13 +137,18 @@ type Server struct {
 
 	turns turns // the session turns running here, their calls that wait for approval (turns.go) and their questions (inputs.go)
 
+	signIns signIns // the sign-ins under way through the API (signin.go)
+	// publicHost is Options.PublicURL's host (and port), taken on a loopback listener
+	// too (checkHost).
+	publicHost string
+
 	live    liveState // GET /v1/events: the servers' changes, the recent calls, the heartbeat (events.go)
 	unwatch func()    // ends live.servers' subscription to the hub
 }
 
 // New builds the API over h, the catalog it serves: its servers, tools, calls and
 // health. opts, nil for the defaults, gives the rest. It fails on a nil h, a bad
-// CORSOrigin, or an Options.Registry that has the API's metrics already.
+// CORSOrigin or PublicURL, or an Options.Registry that has the API's metrics already.
 func New(h *hub.Hub, opts *Options) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("api: New: the hub is nil: give the hub whose catalog the API serves")
@@ -142,6 +166,15 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 	if o.InputTimeout <= 0 {
 		o.InputTimeout = DefaultInputTimeout
 	}
+	if o.SignInTimeout <= 0 {
+		o.SignInTimeout = signin.DefaultSignInTimeout
+	}
+	if o.PublicURL != "" {
+		if err := CheckPublicURL(o.PublicURL); err != nil {
+			return nil, fmt.Errorf("api: New: Options.PublicURL: %w", err)
+		}
+		o.PublicURL = strings.TrimRight(o.PublicURL, "/")
+	}
 	if o.NoModel == "" {
 		o.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`
 	}
@@ -158,6 +191,10 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		log:     log,
 		agent:   o.Agent,
 		streams: map[*http.Request]context.CancelFunc{},
+	}
+	if o.PublicURL != "" {
+		u, _ := url.Parse(o.PublicURL) // checked above
+		s.publicHost = u.Host
 	}
 	s.live.calls.red = h.Redactor()
 	s.base, s.cancel = context.WithCancel(context.Background())
@@ -226,6 +263,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	_ = s.srv.Close()
 	// Every handler returns once its context is done; none may outlive the Server.
 	<-s.all.idle()
+	// The sign-ins under way end with the base context: nobody could come back to
+	// their callback now.
+	s.signIns.wg.Wait()
 	return err
 }
 

@@ -42,6 +42,13 @@
 // transport, tools, restarts, last error and stderr tail; POST
 // /v1/servers/{name}/restart starts it afresh.
 //
+// A remote server that wants an OAuth sign-in only a person can make is
+// needs_sign_in. With Options.SignIn set (host.Host.API sets it), POST
+// /v1/servers/{name}/login starts the sign-in and answers {"url"}: the
+// authorization server's page, to open in a browser, whose redirect comes back to
+// the API's own GET /oauth/callback (at Options.PublicURL behind a proxy); the
+// server then connects, and /v1/events tells each step.
+//
 // GET /v1/tools is the catalog, and ?format=mcp|openai|openai-responses|anthropic
 // gives it exactly as that API takes it (Catalog; `switchboard tools --format`
 // prints the same bytes). A call:
@@ -104,9 +111,11 @@
 //
 // # Security
 //
-// A token (Options.Token) is compared in constant time and never logged; the probes
-// are the only routes without it. On a loopback listener a request whose Host is not
-// loopback is refused: a web page whose name was rebound to 127.0.0.1 (DNS
+// A token (Options.Token) is compared in constant time and never logged; the probes,
+// the dashboard's files and /oauth/callback (which takes an answer only for a
+// sign-in started with the token, by its state) are the only routes without it. On a
+// loopback listener a request whose Host is not loopback (nor Options.PublicURL's)
+// is refused: a web page whose name was rebound to 127.0.0.1 (DNS
 // rebinding) would otherwise reach a service that trusts the machine, which the MCP
 // specification warns about (2025-11-25, security best practices). Cross-origin
 // browser requests that change something are refused, and CORS headers are sent only

@@ -47,6 +47,14 @@ func (w *serverWatch) observe(e upstream.Event) {
 			w.lost[name] = ts
 		}
 	}
+	w.mu.Unlock()
+	w.notify(e)
+}
+
+// notify passes e on to the event streams' feeds: the hub's events, and the API's own
+// news of a server (a sign-in begun or ended, signin.go).
+func (w *serverWatch) notify(e upstream.Event) {
+	w.mu.Lock()
 	subs := make([]*feed, 0, len(w.subs))
 	for f := range w.subs {
 		subs = append(subs, f)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
@@ -139,9 +140,15 @@ func (r *recorder) status() int {
 }
 
 // checkHost refuses a request that reached a loopback address under a Host that is
-// not loopback (DNS rebinding: httpguard.CheckHost).
+// not loopback (DNS rebinding: httpguard.CheckHost), unless it is the host of
+// Options.PublicURL: a proxy on the machine that passes its own Host on (Caddy does)
+// reaches a loopback listener under the name its operator gave the service.
 func (s *Server) checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.publicHost != "" && strings.EqualFold(r.Host, s.publicHost) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if err := httpguard.CheckHost(r); err != nil {
 			httpguard.Unread(w, r)
 			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())

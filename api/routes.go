@@ -57,6 +57,11 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/servers", handler: s.listServers},
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
 		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer},
+		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn},
+		// The authorization server's answer to a sign-in, brought by the person's
+		// browser, which has no token: it is taken only for a sign-in started here and
+		// still waiting, by its state (signin.go).
+		{pattern: "GET " + callbackPath, handler: s.oauthCallback, public: true},
 
 		{pattern: "GET /v1/tools", handler: s.listTools},
 		{pattern: "POST /v1/tools/{name}/call", handler: s.callTool},

@@ -94,11 +94,14 @@ type serverInfo struct {
 	RecentRestarts int        `json:"recentRestarts,omitempty"`
 	Flapping       bool       `json:"flapping,omitempty"`
 	FlappingUntil  *time.Time `json:"flappingUntil,omitempty"`
+	// SignIn is a sign-in through the API waiting for the person, or the last that
+	// failed (signin.go).
+	SignIn *signInState `json:"signIn,omitempty"`
 }
 
 func (s *Server) serverInfo(st upstream.Status) serverInfo {
 	srv, _ := s.hub.Server(st.Name)
-	info := serverInfo{Status: st, Reason: s.hub.NotReadyReason(st), Required: srv.Required}
+	info := serverInfo{Status: st, Reason: s.hub.NotReadyReason(st), Required: srv.Required, SignIn: s.signInOf(st)}
 	var until time.Time
 	info.RecentRestarts, until = s.live.servers.flapping(st.Name)
 	if !until.IsZero() {

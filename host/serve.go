@@ -120,10 +120,12 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // and chat completions run by Agent (a model that is missing or not usable turns
 // them off, and they answer 503 saying why, while everything else works); the MCP
 // gateway at /mcp and /sse; the server requests of the agent's calls answered by
-// the model (ServerRequests), their questions by the person of each session's turn. opts, when not nil, gives the HTTP settings (Token,
-// CORSOrigin, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the
-// hub, Catalog, Sessions, Agent, Gateway, Model, Version, Logger) it fills in. Serve the
-// result on a listener, and Shutdown it before closing the Host.
+// the model (ServerRequests), their questions by the person of each session's turn;
+// the sign-in of a server that waits for one (SignIn, through the API's
+// /oauth/callback). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
+// PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
+// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in.
+// Serve the result on a listener, and Shutdown it before closing the Host.
 func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) {
 	var o api.Options
 	if opts != nil {
@@ -156,6 +158,10 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		return nil, err
 	}
 	o.Catalog, o.Sessions = h.cat, janitor
+	if o.SignIn == nil {
+		// POST /v1/servers/{name}/login: the sign-in through the API's own callback.
+		o.SignIn = h.SignIn
+	}
 	o.Gateway = gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: o.MaxRequestBytes})
 	if o.Version == "" {
 		o.Version = h.opts.Version

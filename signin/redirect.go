@@ -283,22 +283,39 @@ func (p *callbackPending) Close() error {
 	return nil
 }
 
+// Deliver hands an authorization server's answer (the query of its redirect: code,
+// state and iss, or error) to the sign-in whose state it carries, and reports
+// whether one waited for it. Each sign-in takes one answer; a state nobody waits
+// for (a sign-in over, or one never started: a forged request) and a query that is
+// no authorization response are refused, and reach no sign-in. A service whose
+// route says more than ServeHTTP does (serve's page waits for the outcome) calls it.
+func (c *Callback) Deliver(q url.Values) bool {
+	state := q.Get("state")
+	if state == "" || (!q.Has("code") && !q.Has("error")) {
+		return false
+	}
+	c.mu.Lock()
+	ch := c.pending[state]
+	delete(c.pending, state)
+	c.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	ch <- q // buffered, and taken once: never blocks
+	return true
+}
+
 // ServeHTTP takes an authorization server's redirect: the sign-in whose state it
-// carries gets its query. A state nobody waits for is a 400 (a sign-in over, or a
-// forged request).
+// carries gets its query (Deliver). A state nobody waits for is a 400 (a sign-in
+// over, or a forged request).
 func (c *Callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	c.mu.Lock()
-	ch := c.pending[q.Get("state")]
-	delete(c.pending, q.Get("state"))
-	c.mu.Unlock()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if ch == nil || q.Get("state") == "" {
+	if !c.Deliver(q) {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, page("No sign-in waits for this answer (it is over, or it was not asked for here)."))
 		return
 	}
-	ch <- q
 	if q.Has("error") {
 		fmt.Fprint(w, page("The sign-in did not succeed ("+q.Get("error")+"). You can close this tab."))
 		return

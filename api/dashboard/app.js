@@ -206,7 +206,11 @@
       stderr: el("pre"),
       stderrSummary: el("summary"),
       restartError: el("p", { class: "error", role: "alert", hidden: true }),
+      signIn: el("button", { type: "button", class: "primary", "aria-label": "Sign in to " + name, text: "Sign in", hidden: true }),
+      signInNote: el("p", { class: "sign-in-note", role: "status", hidden: true }),
+      signInLink: el("a", { target: "_blank", rel: "noopener", text: "Open the sign-in page" }),
     };
+    p.signIn.addEventListener("click", () => signIn(name, p));
     const restart = el("button", { type: "button", "aria-label": "Restart " + name, text: "Restart" });
     restart.addEventListener("click", async () => {
       restart.disabled = true;
@@ -222,8 +226,9 @@
     });
     const stderr = el("details", {}, p.stderrSummary, p.stderr);
     const card = el("article", { class: "server", "data-server": name },
-      el("div", { class: "server-head" }, el("h3", { text: name }), p.state, restart),
-      p.facts, p.reason, p.restartError, stderr, p.history);
+      el("div", { class: "server-head" }, el("h3", { text: name }), p.state,
+        el("span", { class: "actions" }, p.signIn, restart)),
+      p.facts, p.reason, p.signInNote, p.restartError, stderr, p.history);
     p.stderrBox = stderr;
     return { card, parts: p };
   }
@@ -262,6 +267,7 @@
     for (const f of facts) p.facts.append(el("span", { text: f }));
     p.reason.hidden = !s.reason;
     p.reason.textContent = s.reason || "";
+    showSignIn(s, p);
     const lines = s.stderr || [];
     p.stderrBox.hidden = !lines.length;
     p.stderrSummary.textContent = `stderr (last ${lines.length} lines)`;
@@ -270,6 +276,57 @@
       const li = el("li", { text: `${clock(Date.now())} ${s.state}${s.change ? " — " + s.change : ""}` });
       p.history.prepend(li);
       while (p.history.children.length > 5) p.history.lastChild.remove();
+    }
+  }
+
+  // ---- sign-in ----
+
+  // showSignIn offers the Sign in button on a server that waits for a sign-in only a
+  // person can make, and says where a sign-in through this page stands (the API's
+  // "signIn": waiting for the person, or why the last one failed).
+  function showSignIn(s, p) {
+    p.signIn.hidden = s.state !== "needs_sign_in";
+    const si = s.signIn;
+    if (si && si.state === "waiting") {
+      p.signInNote.className = "sign-in-note muted";
+      p.signInNote.textContent = "Waiting for the sign-in at the authorization server… ";
+      if (p.signInLink.href) p.signInNote.append(p.signInLink);
+      p.signInNote.hidden = false;
+    } else if (si && si.state === "failed") {
+      p.signInNote.className = "sign-in-note error";
+      p.signInNote.textContent = "Sign-in failed: " + si.error;
+      p.signInNote.hidden = false;
+    } else {
+      p.signInNote.hidden = true;
+      p.signInNote.textContent = "";
+      p.signInLink.removeAttribute("href");
+    }
+  }
+
+  // signIn starts the server's sign-in and takes the person to the authorization
+  // server's page in a tab of its own, opened at the click (a tab opened once the
+  // answer is in would be a popup that browsers block) and sent there once the API
+  // has answered. The authorization server sends that tab back to serve's
+  // /oauth/callback; this page follows the server's state on /v1/events.
+  async function signIn(name, p) {
+    p.signIn.disabled = true;
+    const tab = window.open("", "_blank");
+    if (tab) tab.opener = null; // the page it goes to cannot reach this one
+    try {
+      const { url } = await api(`/v1/servers/${encodeURIComponent(name)}/login`, { method: "POST" });
+      p.signInLink.href = url;
+      if (tab) tab.location.href = url;
+      p.signInNote.className = "sign-in-note muted";
+      p.signInNote.textContent = tab ? "Waiting for the sign-in at the authorization server… " : "Your browser blocked the new tab: ";
+      p.signInNote.append(p.signInLink);
+      p.signInNote.hidden = false;
+    } catch (e) {
+      if (tab) tab.close();
+      p.signInNote.className = "sign-in-note error";
+      p.signInNote.textContent = "Sign-in failed: " + e.describe();
+      p.signInNote.hidden = false;
+    } finally {
+      p.signIn.disabled = false;
     }
   }
 

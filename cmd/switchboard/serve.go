@@ -25,10 +25,10 @@ const (
 
 func (a *app) serveCommand() *cobra.Command {
 	var (
-		addr, token, cors string
-		watch, grace      time.Duration
-		maxRequest        = byteSize(api.DefaultMaxRequestBytes)
-		flags             agentFlags
+		addr, token, cors, publicURL string
+		watch, grace                 time.Duration
+		maxRequest                   = byteSize(api.DefaultMaxRequestBytes)
+		flags                        agentFlags
 	)
 	cmd := &cobra.Command{
 		Use: "serve",
@@ -41,6 +41,8 @@ func (a *app) serveCommand() *cobra.Command {
   GET  /health, /healthz, /readyz          health, liveness, readiness
   GET  /v1/servers[/{name}]                 each server's state, tools, restarts, stderr
   POST /v1/servers/{name}/restart
+  POST /v1/servers/{name}/login             sign in to a server that needs it: {"url": ...}
+  GET  /oauth/callback                      where that sign-in's browser comes back to
   GET  /v1/tools?format=openai              the catalog (as 'switchboard tools --format')
   POST /v1/tools/{name}/call                {"arguments": {...}}
   GET  /v1/search?q=...                     find tools by what they do
@@ -54,14 +56,21 @@ func (a *app) serveCommand() *cobra.Command {
   /mcp, /sse                                the MCP gateway, as 'switchboard mcp --listen'
 
 Listening beyond loopback needs a bearer token ($SWITCHBOARD_TOKEN, or --token, which
-shows in the process list); with a token set, every request but /healthz, /readyz and
-the dashboard's own files (the page asks for the token) must carry it. Browsers of
+shows in the process list); with a token set, every request but /healthz, /readyz,
+/oauth/callback and the dashboard's own files (the page asks for the token) must
+carry it. Browsers of
 another origin are answered only with --cors ORIGIN.
 
 The model comes from the config's "switchboard": {"model": {...}} or the flags, as
 for 'switchboard chat'; without one, everything but chat works and a turn answers
 503 saying how to configure it. Sessions are kept as chat keeps them (SQLite under
 --data-dir by default; "store": "postgres" lets several replicas share them).
+
+A remote server that wants an OAuth sign-in shows as needs_sign_in until somebody
+signs in: the dashboard's Sign in button, or POST /v1/servers/{name}/login and open
+its URL. The authorization server sends the browser back to serve's /oauth/callback,
+at the address the login request reached, or at --public-url when a proxy sits in
+front. A sign-in made with 'switchboard login' is picked up too.
 
 Serve follows its config file as 'switchboard mcp' does (SIGHUP, --watch). On
 SIGINT or SIGTERM it stops accepting connections, lets requests and turns under way
@@ -87,17 +96,23 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 					return usageError("--cors %s: %v", cors, err)
 				}
 			}
+			if publicURL != "" {
+				if err := api.CheckPublicURL(publicURL); err != nil {
+					return usageError("--public-url %v", err)
+				}
+			}
 			if grace < 0 {
 				return usageError("--shutdown-grace %s: must be 0 (cancel at once) or more", grace)
 			}
-			return a.serve(cmd.Context(), serveSettings{addr: addr, token: token, cors: cors, watch: watch, grace: grace, maxRequest: int64(maxRequest)}, &flags)
+			return a.serve(cmd.Context(), serveSettings{addr: addr, token: token, cors: cors, publicURL: publicURL, watch: watch, grace: grace, maxRequest: int64(maxRequest)}, &flags)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", defaultServeAddr, "listen on this address (--listen works too, as for mcp)")
 	f.SetNormalizeFunc(alias("listen", "addr"))
-	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz and the dashboard's files"+tokenHelp)
+	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz, /oauth/callback and the dashboard's files"+tokenHelp)
 	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
+	f.StringVar(&publicURL, "public-url", "", "the URL browsers reach serve at when a proxy sits in front (e.g. https://switchboard.example.com): a sign-in's redirect comes back to its /oauth/callback")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
 	f.DurationVar(&grace, "shutdown-grace", defaultShutdownGrace, "on SIGINT or SIGTERM, let requests under way finish this long before cancelling them")
 	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
@@ -107,9 +122,9 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 }
 
 type serveSettings struct {
-	addr, token, cors string
-	watch, grace      time.Duration
-	maxRequest        int64
+	addr, token, cors, publicURL string
+	watch, grace                 time.Duration
+	maxRequest                   int64
 }
 
 // checkAddr reports an address that cannot be listened on as written (no port, a port
@@ -139,7 +154,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	}
 	// No model is no reason not to serve: the catalog, calls and search work, and a
 	// turn says how to configure one.
-	srv, err := s.API(ctx, &api.Options{Token: st.token, CORSOrigin: st.cors, MaxRequestBytes: st.maxRequest})
+	srv, err := s.API(ctx, &api.Options{Token: st.token, CORSOrigin: st.cors, PublicURL: st.publicURL, MaxRequestBytes: st.maxRequest})
 	if err != nil {
 		ln.Close()
 		return settingsError(err, flags.dataDir, s.SessionSettings().Path != "" && flags.dataDir == "")
