@@ -61,14 +61,7 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 	issuer := d.asm.Issuer
 	stored := h.stored(ctx, issuer)
 
-	// The redirect URI: the config's, exactly; else the one the stored dynamic
-	// registration was made with, so that it fits still.
-	want, exact := o.RedirectURI, o.RedirectURI != ""
-	reusable := stored != nil && stored.Client.Dynamic && stored.Client.valid(time.Now())
-	if !exact && reusable {
-		want = stored.Client.RedirectURI
-	}
-	p, err := r.Prepare(ctx, want, exact)
+	p, err := prepare(ctx, r, o.RedirectURI, stored)
 	if err != nil {
 		return fmt.Errorf("signing in to %s: %w", h.srv.Name, err)
 	}
@@ -142,19 +135,13 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 			TokenEndpointAuthMethod: authMethod(d.asm.TokenEndpointAuthMethodsSupported),
 		}}
 		ft.registration = d.asm.RegistrationEndpoint
-		if reusable && stored.Client.RedirectURI == uri {
-			ft.reuse = &stored.Client
+		if c := stored.registration(uri, time.Now()); c != nil {
+			ft.reuse = c
 		} else {
 			ft.registered = func(reg *oauthex.ClientRegistrationResponse) {
 				hs.red.Add(reg.ClientSecret)
-				rec := &Record{Server: h.srv.URL, Issuer: issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
-					RevocationURL: d.asm.RevocationEndpoint, Updated: time.Now(),
-					Client: Client{ID: reg.ClientID, Secret: reg.ClientSecret, AuthMethod: reg.TokenEndpointAuthMethod,
-						RedirectURI: uri, Dynamic: true, SecretExpiresAt: reg.ClientSecretExpiresAt}}
-				if err := hs.store.Save(ctx, rec); err != nil {
-					h.log.Warn("sign-in store: saving the registration failed; the next sign-in registers again", "err", err)
-				}
-				h.log.Info("registered with the authorization server", "issuer", issuer)
+				h.saveRegistration(ctx, d, Client{ID: reg.ClientID, Secret: reg.ClientSecret, AuthMethod: reg.TokenEndpointAuthMethod,
+					RedirectURI: uri, Dynamic: true, SecretExpiresAt: reg.ClientSecretExpiresAt})
 			}
 		}
 	default:
@@ -183,12 +170,14 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 	if dynamic {
 		// The registration as it was stored, or replayed: with its secret and expiry.
 		rec.Client.Secret, rec.Client.RedirectURI = got.cfg.ClientSecret, uri
-		if latest := h.stored(ctx, issuer); latest != nil && latest.Client.ID == rec.Client.ID {
-			rec.Client.SecretExpiresAt = latest.Client.SecretExpiresAt
-			if latest.Client.AuthMethod != "" {
-				rec.Client.AuthMethod = latest.Client.AuthMethod
+		latest := h.stored(ctx, issuer)
+		if c := latest.registration(uri, time.Now()); c != nil && c.ID == rec.Client.ID {
+			rec.Client.SecretExpiresAt = c.SecretExpiresAt
+			if c.AuthMethod != "" {
+				rec.Client.AuthMethod = c.AuthMethod
 			}
 		}
+		rec.keepOthers(latest, time.Now())
 	}
 	if err := hs.store.Save(ctx, rec); err != nil {
 		h.log.Warn("sign-in store: saving the sign-in failed; it lasts until the process ends", "err", err)
@@ -198,6 +187,57 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 	h.mu.Unlock()
 	h.log.Info("signed in", "issuer", issuer, "scopes", strings.Join(rec.Scopes, " "))
 	return nil
+}
+
+// prepare readies the redirect of a sign-in: at the config's redirect URI exactly
+// when it names one; else at the URI of one of the stored dynamic registrations, so
+// that the registration still fits, trying each in turn (a loopback listener whose
+// port is taken, or a Callback, which has a URI of its own, answers with another
+// URI); else wherever r likes, for a new registration.
+func prepare(ctx context.Context, r Redirect, configured string, stored *Record) (Pending, error) {
+	regs := stored.registrations(time.Now())
+	if configured != "" || len(regs) == 0 {
+		return r.Prepare(ctx, configured, configured != "")
+	}
+	last := ""
+	for _, c := range regs[:len(regs)-1] {
+		p, err := r.Prepare(ctx, c.RedirectURI, false)
+		if err != nil {
+			return nil, err
+		}
+		uri := p.URI()
+		if stored.registration(uri, time.Now()) != nil || uri == last {
+			return p, nil
+		}
+		last = uri
+		p.Close()
+	}
+	return r.Prepare(ctx, regs[len(regs)-1].RedirectURI, false)
+}
+
+// saveRegistration stores a dynamic registration as soon as it is made, before the
+// person signs in, so that a sign-in left half-way does not register again: as the
+// record's Client when it holds no tokens, else among its Others, beside the client
+// its tokens were issued to (which a refresh still needs).
+func (h *Handler) saveRegistration(ctx context.Context, d *discovery, c Client) {
+	now := time.Now()
+	rec := &Record{Server: h.srv.URL, Issuer: d.asm.Issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
+		RevocationURL: d.asm.RevocationEndpoint, Client: c}
+	if prev := h.stored(ctx, d.asm.Issuer); prev != nil && prev.Token != nil {
+		keep := *prev
+		rec = &keep
+		rec.Others = append([]Client{c}, prev.Others...)
+		if len(rec.Others) > maxOthers {
+			rec.Others = rec.Others[:maxOthers]
+		}
+	} else {
+		rec.keepOthers(prev, now)
+	}
+	rec.Updated = now
+	if err := h.hs.store.Save(ctx, rec); err != nil {
+		h.log.Warn("sign-in store: saving the registration failed; the next sign-in registers again", "err", err)
+	}
+	h.log.Info("registered with the authorization server", "issuer", d.asm.Issuer)
 }
 
 // stored is the stored record of the server at issuer, if any.

@@ -89,8 +89,8 @@ func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *
 		} else {
 			client.AuthMethod = "client_secret_basic"
 		}
-	case stored != nil && stored.Client.Dynamic && stored.Client.valid(time.Now()) && stored.Client.RedirectURI == uri:
-		client = stored.Client
+	case stored.registration(uri, time.Now()) != nil:
+		client = *stored.registration(uri, time.Now())
 	case asm.RegistrationEndpoint != "":
 		reg, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, &oauthex.ClientRegistrationMetadata{
 			RedirectURIs: []string{uri}, ClientName: ClientName, GrantTypes: []string{"authorization_code", "refresh_token"},
@@ -105,11 +105,7 @@ func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *
 		if client.AuthMethod == "" {
 			client.AuthMethod = "client_secret_basic" // RFC 7591's default
 		}
-		rec := &Record{Server: h.srv.URL, Issuer: asm.Issuer, Resource: d.resource, TokenURL: asm.TokenEndpoint,
-			RevocationURL: asm.RevocationEndpoint, Client: client, Updated: time.Now()}
-		if err := hs.store.Save(ctx, rec); err != nil {
-			h.log.Warn("sign-in store: saving the registration failed; the next sign-in registers again", "err", err)
-		}
+		h.saveRegistration(ctx, d, client)
 	default:
 		return fmt.Errorf(`signing in to %s: its authorization server (%s) takes no dynamic client registration: register an app there (redirect URI %s) and give its client id as the server's "oauth": {"clientId": ...}`, h.srv.Name, asm.Issuer, uri)
 	}
@@ -153,6 +149,9 @@ func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *
 	}
 	rec := &Record{Server: h.srv.URL, Issuer: asm.Issuer, Resource: d.resource, TokenURL: asm.TokenEndpoint,
 		RevocationURL: asm.RevocationEndpoint, Client: saved, Token: tok, Scopes: grantedScopes(tok, scopes), Updated: time.Now()}
+	if saved.Dynamic {
+		rec.keepOthers(h.stored(ctx, asm.Issuer), time.Now())
+	}
 	if err := hs.store.Save(ctx, rec); err != nil {
 		h.log.Warn("sign-in store: saving the sign-in failed; it lasts until the process ends", "err", err)
 	}

@@ -161,10 +161,11 @@ func TestSignIn(t *testing.T) {
 		t.Fatalf("echo: %q, %v", got, err)
 	}
 	// The authorization request asked for the challenge's scope and offline_access
-	// (offered by the authorization server), with the resource.
+	// (offered by the authorization server), in any order (the SDK's varies), with
+	// the resource.
 	u, _ := url.Parse(b.Opened()[0])
-	if got := u.Query().Get("scope"); got != "notes:read offline_access" {
-		t.Errorf("authorization request scope = %q, want %q", got, "notes:read offline_access")
+	if got := strings.Fields(u.Query().Get("scope")); !sameSet(got, []string{"notes:read", "offline_access"}) {
+		t.Errorf("authorization request scope = %q, want notes:read and offline_access", got)
 	}
 	for kind, want := range map[string]int{fakeauth.Register: 1, fakeauth.Authorize: 1, fakeauth.TokenCode: 1, fakeauth.BadRequest: 0} {
 		if got := e.srv.Count(kind); got != want {
@@ -583,4 +584,54 @@ func TestRefreshBound(t *testing.T) {
 	if got := e.srv.Count(fakeauth.TokenRefresh); got != 1 {
 		t.Errorf("%d refreshes, want 1", got)
 	}
+}
+
+// TestRegistrationPerRedirect: signing in from a terminal (a loopback listener) and
+// through a service's callback (another redirect URI) registers once for each, and
+// switching back and forth registers no more: each registration is kept beside the
+// other, and a registration made while tokens are held leaves those tokens usable.
+func TestRegistrationPerRedirect(t *testing.T) {
+	e := newEnv(t, nil)
+	mux := http.NewServeMux()
+	web := httptest.NewServer(mux)
+	t.Cleanup(web.Close)
+	cb := signin.NewCallback(web.URL+"/oauth/callback", 10*time.Second)
+	mux.Handle("GET /oauth/callback", cb)
+	var wg sync.WaitGroup
+	t.Cleanup(wg.Wait)
+	viaCallback := cb.With(func(authURL string) {
+		wg.Go(func() {
+			if err := fakeauth.Browse(t.Context(), authURL); err != nil {
+				t.Errorf("browser: %v", err)
+			}
+		})
+	})
+	h := e.hs.Handler(e.server(nil))
+	e.signIn(t, h) // at a terminal: the first registration
+	for i, r := range []signin.Redirect{viaCallback, newBrowser(), viaCallback, newBrowser()} {
+		// Each sign-in in a new process, whose token the server refuses.
+		e.srv.ExpireTokens()
+		later := e.handlers(t).Handler(e.server(nil))
+		if err := later.SignIn(t.Context(), r); err != nil {
+			t.Fatalf("sign-in %d: %v", i+2, err)
+		}
+		if _, err := connect(t, later); err != nil {
+			t.Fatalf("connect after sign-in %d: %v", i+2, err)
+		}
+	}
+	if got := e.srv.Count(fakeauth.Register); got != 2 {
+		t.Errorf("%d registrations for five sign-ins through two redirect URIs, want 2", got)
+	}
+	if got := e.srv.Count(fakeauth.Authorize); got != 5 {
+		t.Errorf("%d authorizations, want 5", got)
+	}
+	if p := e.srv.Problems(); len(p) > 0 {
+		t.Errorf("the authorization server saw protocol mistakes: %q", p)
+	}
+}
+
+// sameSet reports whether a and b hold the same strings, in any order.
+func sameSet(a, b []string) bool {
+	a, b = slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b))
+	return slices.Equal(a, b)
 }

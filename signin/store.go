@@ -23,6 +23,11 @@ type Record struct {
 	// Client is the registration the tokens were issued to: the refresh grant needs
 	// the same client.
 	Client Client `json:"client"`
+	// Others are Switchboard's other dynamic registrations at Issuer, each for
+	// another redirect URI (a terminal's loopback listener, serve's /oauth/callback),
+	// kept so that signing in from one and then the other registers no more than
+	// once for each: the most recently used first, at most maxOthers.
+	Others []Client `json:"others,omitempty"`
 	// TokenURL and RevocationURL are the authorization server's endpoints for
 	// refreshing the tokens and revoking them at logout ("" when it has none).
 	TokenURL      string `json:"tokenUrl"`
@@ -57,6 +62,47 @@ type Client struct {
 // valid reports whether a registration can still be used at now.
 func (c *Client) valid(now time.Time) bool {
 	return c.ID != "" && (c.SecretExpiresAt.IsZero() || now.Before(c.SecretExpiresAt))
+}
+
+// maxOthers bounds Record.Others.
+const maxOthers = 4
+
+// registrations are the record's dynamic registrations still valid at now: Client
+// first, then Others. A nil record has none.
+func (r *Record) registrations(now time.Time) []Client {
+	if r == nil {
+		return nil
+	}
+	var out []Client
+	for _, c := range append([]Client{r.Client}, r.Others...) {
+		if c.Dynamic && c.valid(now) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// registration is the record's valid dynamic registration for the redirect URI
+// uri, or nil.
+func (r *Record) registration(uri string, now time.Time) *Client {
+	for _, c := range r.registrations(now) {
+		if c.RedirectURI == uri {
+			return &c
+		}
+	}
+	return nil
+}
+
+// keepOthers sets r.Others to prev's valid dynamic registrations other than r's
+// Client (by ID or redirect URI), so that a new Client does not lose them.
+func (r *Record) keepOthers(prev *Record, now time.Time) {
+	r.Others = nil
+	for _, c := range prev.registrations(now) {
+		if c.ID == r.Client.ID || c.RedirectURI == r.Client.RedirectURI || len(r.Others) == maxOthers {
+			continue
+		}
+		r.Others = append(r.Others, c)
+	}
 }
 
 // Store keeps the records of sign-ins, so that one sign-in serves later runs: a

@@ -96,9 +96,11 @@ cannot hold the sessions too), 130 interrupted.`,
 				return err
 			}
 			// The servers that wait for a sign-in, signed in to at this terminal
-			// when a person is there to ask; else they stay out of the catalog.
+			// when a person is there to ask; else they stay out of the catalog. A
+			// call that needs more access is signed in for during the turn.
 			a.signInWaiting(ctx, s.Host)
-			ag, err := s.Agent(ctx, &agent.Options{Approve: a.terminalApprover(s, out), OnEvent: out.event})
+			ag, err := s.Agent(ctx, &agent.Options{Approve: a.terminalApprover(s, out), OnEvent: out.event,
+				Tools: stepUpTools{Toolset: s.Hub(), a: a, hs: s.Host}})
 			if err != nil {
 				return settingsError(err, flags.dataDir, false)
 			}

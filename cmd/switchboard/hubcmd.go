@@ -219,11 +219,11 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 	// Only the server that owns the tool matters: the call goes as soon as it is
 	// ready, whatever the others are doing. Under naming "auto" the name is taken as
 	// the catalog has it then (see hub.WaitTool).
-	t, err := h.WaitTool(ctx, name)
+	_, err := h.WaitTool(ctx, name)
 	var unknown *hub.UnknownToolError
 	if errors.As(err, &unknown) && len(a.signInWaiting(ctx, hs)) > 0 {
 		// The tool may be one of a server that waited for the sign-in just made.
-		t, err = h.WaitTool(ctx, name)
+		_, err = h.WaitTool(ctx, name)
 	}
 	if err != nil {
 		if errors.As(err, &unknown) {
@@ -235,16 +235,11 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 		}
 		return &exitError{code: startExitCode(err), err: err}
 	}
-	res, err := h.Call(ctx, name, callArgs)
-	if err != nil {
-		return err
-	}
 	// A server that wants more access for this call (403 insufficient_scope): a new
 	// sign-in at this terminal, then the call once more.
-	if res.IsError && a.stepUp(ctx, hs, t.Server) {
-		if res, err = h.Call(ctx, name, callArgs); err != nil {
-			return err
-		}
+	res, err := stepUpTools{Toolset: h, a: a, hs: hs}.Call(ctx, name, callArgs)
+	if err != nil {
+		return err
 	}
 	if asJSON {
 		if err := writeJSON(a.stdout, res); err != nil {

@@ -262,3 +262,26 @@ func TestChatSignsIn(t *testing.T) {
 	r.wantStdout(t, "signed in from chat")
 	noTokens(t, srv, r)
 }
+
+// TestChatStepUp: a call the model makes during a chat turn that the server refuses
+// for want of a scope (403 insufficient_scope) is signed in for again at the
+// terminal and made once more: the model gets the tool's answer, not the refusal.
+func TestChatStepUp(t *testing.T) {
+	t.Parallel()
+	srv := fakeauth.Start(t, &fakeauth.Options{Scopes: []string{"notes:read"}, StepUp: "notes:write"})
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	s.env["BROWSER"] = writeBrowser(t, s)
+	cfg := chatConfig(t, s, "openai", fake.URL, `, "notes": {"url": `+jsonString(srv.MCPURL)+`}`)
+	r := s.run("--config", cfg, "chat", "-m", `call write {"text": "from chat"}`)
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "wrote from chat")
+	if n := strings.Count(r.stderr, "Signed in to notes."); n != 2 {
+		t.Errorf("stderr tells %d sign-ins, want 2 (before the turn, then the step-up)\n%s", n, r)
+	}
+	if got := srv.Count(fakeauth.StepUpNeeded); got != 1 {
+		t.Errorf("the server refused %d requests for want of a scope, want 1", got)
+	}
+	noTokens(t, srv, r)
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/signin"
+	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
@@ -97,6 +99,30 @@ func (a *app) stepUp(ctx context.Context, hs *host.Host, server string) bool {
 	}
 	return a.signIn(ctx, hs, server, false)
 }
+
+// stepUpTools is a host's hub for chat's agent: a call that its server refused for
+// want of a scope (403 insufficient_scope) is signed in for again at this terminal,
+// when a person can be asked, and made once more, as the call command does; the
+// model sees the second result only.
+type stepUpTools struct {
+	tool.Toolset
+	a  *app
+	hs *host.Host
+}
+
+func (t stepUpTools) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	res, err := t.Toolset.Call(ctx, name, args)
+	if err != nil || !res.IsError {
+		return res, err
+	}
+	if tl, ok := t.hs.Hub().Lookup(name); ok && t.a.stepUp(ctx, t.hs, tl.Server) {
+		return t.Toolset.Call(ctx, name, args)
+	}
+	return res, nil
+}
+
+// Lookup is the hub's, which the agent uses when a toolset has one.
+func (t stepUpTools) Lookup(name string) (tool.Tool, bool) { return t.hs.Hub().Lookup(name) }
 
 // remoteServer finds the server a login or logout names: a remote one that
 // Switchboard signs in to, else a usage error that says why not.
