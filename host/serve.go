@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
@@ -161,6 +162,11 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	if o.SignIn == nil {
 		// POST /v1/servers/{name}/login: the sign-in through the API's own callback.
 		o.SignIn = h.SignIn
+		// A server that waits for a sign-in says so with the ways this service
+		// offers, not only the command.
+		h.signins.SetHow(func(name string) string {
+			return fmt.Sprintf("sign in with the dashboard's Sign in button or POST /v1/servers/%s/login, or run 'switchboard login %s'", name, name)
+		})
 	}
 	o.Gateway = gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: o.MaxRequestBytes})
 	if o.Version == "" {

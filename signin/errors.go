@@ -20,14 +20,21 @@ type NeedsSignInError struct {
 	// Reason says why the last sign-in no longer serves, when it did once ("the
 	// authorization server refused the refresh token").
 	Reason string
+	// How says how a person makes the sign-in where the program runs (see
+	// Handlers.SetHow); "" says to run 'switchboard login NAME'.
+	How string
 }
 
 func (e *NeedsSignInError) Error() string {
-	if e.StepUp {
-		return fmt.Sprintf("server %s asks for more access (scope %q): sign in again with 'switchboard login %s'",
-			e.Server, strings.Join(e.Scopes, " "), e.Server)
+	how := e.How
+	if how == "" {
+		how = fmt.Sprintf("run 'switchboard login %s'", e.Server)
 	}
-	msg := fmt.Sprintf("server %s needs a sign-in: run 'switchboard login %s'", e.Server, e.Server)
+	if e.StepUp {
+		return fmt.Sprintf("server %s asks for more access (scope %q): sign in again: %s",
+			e.Server, strings.Join(e.Scopes, " "), how)
+	}
+	msg := fmt.Sprintf("server %s needs a sign-in: %s", e.Server, how)
 	if e.Reason != "" {
 		msg += " (" + e.Reason + ")"
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -71,8 +72,22 @@ type Handlers struct {
 	base  http.RoundTripper
 	own   *http.Transport // the base when Options gave none: closed by Close
 
+	how atomic.Pointer[func(server string) string] // SetHow's
+
 	mu     sync.Mutex
 	byName map[string]*Handler
+}
+
+// SetHow sets how a person signs in to a server where the program runs, which a
+// *NeedsSignInError says (how(name), e.g. "sign in from the dashboard"); nil, the
+// default, says to run 'switchboard login NAME'. A service that offers its own way
+// (serve's dashboard and API) sets it once it serves.
+func (hs *Handlers) SetHow(how func(server string) string) {
+	if how == nil {
+		hs.how.Store(nil)
+		return
+	}
+	hs.how.Store(&how)
 }
 
 // NewHandlers returns the handlers over store.
@@ -424,6 +439,9 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 	}
 	h.challenge = ch
 	err := &NeedsSignInError{Server: h.srv.Name, StepUp: ch.StepUp(), Scopes: ch.Scopes}
+	if how := h.hs.how.Load(); how != nil {
+		err.How = (*how)(h.srv.Name)
+	}
 	if !err.StepUp && refused != "" {
 		err.Reason = "the server refused the stored token, and no refresh brought another"
 	}

@@ -34,6 +34,11 @@ func TestServeSignIn(t *testing.T) {
 		_, body := p.do(t, "GET", "/v1/servers/notes", "")
 		return strings.Contains(body, `"state": "needs_sign_in"`)
 	})
+	// The state's error names the ways serve offers, not only the command.
+	_, body := p.do(t, "GET", "/v1/servers/notes", "")
+	if want := `"error": "server notes needs a sign-in: sign in with the dashboard's Sign in button or POST /v1/servers/notes/login, or run 'switchboard login notes'"`; !strings.Contains(body, want) {
+		t.Errorf("GET /v1/servers/notes: %s\nwant %s", body, want)
+	}
 	code, body := p.do(t, "POST", "/v1/servers/notes/login", "")
 	var login struct {
 		URL string `json:"url"`
