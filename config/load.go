@@ -422,6 +422,8 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 			}
 		case "search":
 			p.searchSettings(v, path, &st.Search)
+		case "serve":
+			p.serveSettings(v, path, &st.Serve)
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := v.Clone()

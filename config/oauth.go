@@ -35,6 +35,10 @@ type OAuth struct {
 	// ClientMetadataURL is the client's ID metadata document (an https URL with a
 	// path), used as its client id where the authorization server takes one.
 	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// PerUser: under switchboard serve with "auth", each person signs in to the
+	// server for themselves, and their calls use their own tokens (one connection
+	// per person). Elsewhere (one person: the CLI, mcp) it changes nothing.
+	PerUser bool `json:"perUser,omitempty"`
 }
 
 // The grants of "oauth.grant".
@@ -93,10 +97,15 @@ func (st *entryState) oauth(v *hujson.Value, fp string) *OAuth {
 					p.errAt(v, kp, "want an https URL with a path (the client's ID metadata document), like https://example.com/switchboard/client.json")
 				}
 			}
+		case "perUser":
+			o.PerUser, _ = p.boolean(v, kp)
 		default:
 			p.warn(kp, "unknown field (ignored)")
 		}
 	})
+	if o.PerUser && o.Grant == GrantClientCredentials {
+		p.errAt(at["perUser"], fp+".perUser", `not with "grant": "client_credentials": that grant signs the service in, no person`)
+	}
 	if o.ClientSecret != "" && o.ClientID == "" && at["clientId"] == nil {
 		p.errAt(at["clientSecret"], fp+".clientSecret", `needs "clientId", the client the secret belongs to`)
 	}

@@ -119,6 +119,9 @@ type Settings struct {
 	Deferred DeferredSettings `json:"deferred,omitzero"`
 	// Search configures tool search's ranking (an optional embeddings backend).
 	Search SearchSettings `json:"search,omitzero"`
+	// Serve configures switchboard serve for a team: who may call it (auth), what
+	// each tool call's audit line carries, and each person's limits.
+	Serve ServeSettings `json:"serve,omitzero"`
 	// Extra holds keys of the "switchboard" object that this version does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`
 }
