@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/signin"
@@ -62,6 +63,18 @@ type Options struct {
 	// page asks for the token) and /oauth/callback (a browser coming back from an
 	// authorization server, taken only for a sign-in started with the token).
 	Token string
+	// Identify, when set, says who makes each request but those Token's doc names
+	// (package identity): the identity.Person it returns is in the request's
+	// context, and owns what the request creates; an error is a 401 whose message
+	// is the error's (it must never quote the credentials) with a WWW-Authenticate
+	// challenge naming IdentifyChallenge's parameters. A request whose bearer token
+	// is Token is an admin without a subject, and Identify is not asked. nil: no
+	// identities, everything is everyone's (Token alone guards the service).
+	Identify func(*http.Request) (identity.Person, error)
+	// IdentifyChallenge is what follows "Bearer " in a refused request's
+	// WWW-Authenticate (e.g. resource_metadata="https://sb.example.com/.well-known/oauth-protected-resource");
+	// "" sends realm="switchboard".
+	IdentifyChallenge string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
 	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
 	// request.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
@@ -209,14 +210,33 @@ func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler)
 // without the token sends is waited for (httpguard.Unread).
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !httpguard.Bearer(r, s.opts.Token) {
-			httpguard.Unread(w, r)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="switchboard"`)
-			writeError(w, r, http.StatusUnauthorized, "unauthorized", "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+		if s.opts.Token != "" && httpguard.Bearer(r, s.opts.Token) {
+			// The one-person set-up's token: an admin, whatever Identify would say.
+			next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), identity.Person{Admin: true})))
 			return
 		}
-		next.ServeHTTP(w, r)
+		if s.opts.Identify == nil {
+			s.unauthorized(w, r, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+			return
+		}
+		p, err := s.opts.Identify(r)
+		if err != nil {
+			s.unauthorized(w, r, err.Error())
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), p)))
 	})
+}
+
+// unauthorized answers 401 with the challenge of Options.IdentifyChallenge.
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
+	httpguard.Unread(w, r)
+	challenge := `Bearer realm="switchboard"`
+	if s.opts.IdentifyChallenge != "" {
+		challenge = "Bearer " + s.opts.IdentifyChallenge
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeError(w, r, http.StatusUnauthorized, "unauthorized", msg)
 }
 
 // track counts the request as under way, for Shutdown; a stream's context is also

@@ -107,7 +107,7 @@ func (s *Server) buildHandler() (http.Handler, error) {
 		}
 	}
 	guard := func(rt route, h http.Handler) http.Handler {
-		if !rt.public && s.opts.Token != "" {
+		if !rt.public && (s.opts.Token != "" || s.opts.Identify != nil) {
 			h = s.requireToken(h)
 		}
 		h = s.crossOrigin(cop, h)
