@@ -20,6 +20,7 @@
 package fakeidp
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -409,4 +410,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
+}
+
+// Approve is a stand-in for a person's browser at the authorization endpoint: it
+// opens authURL and, not following the redirect, returns the query it carries to
+// the client's redirect URI (code and state, or error).
+func Approve(ctx context.Context, authURL string) (url.Values, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	// A transport of its own, closed after: nothing outlives the visit.
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusFound {
+		return nil, fmt.Errorf("fakeidp: the authorization endpoint answered %s", res.Status)
+	}
+	loc, err := url.Parse(res.Header.Get("Location"))
+	if err != nil {
+		return nil, err
+	}
+	return loc.Query(), nil
 }
