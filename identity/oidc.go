@@ -45,7 +45,8 @@ type OIDCOptions struct {
 	// KeyRefresh: at most one fetch of the keys per KeyRefresh for tokens signed
 	// with a key id the Verifier does not know (a rotation); 0: DefaultKeyRefresh.
 	KeyRefresh time.Duration
-	// Client fetches the discovery document and the keys; nil: one with a timeout.
+	// Client fetches the discovery document and the keys; nil: one with a timeout
+	// that keeps no connection open.
 	Client *http.Client
 }
 
@@ -101,7 +102,11 @@ func NewVerifier(ctx context.Context, opts *OIDCOptions) (*Verifier, error) {
 		o.KeyRefresh = DefaultKeyRefresh
 	}
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: fetchTimeout}
+		// Fetches are rare (the start, a rotation): a connection each, none kept
+		// open, so that nothing of the Verifier's outlives a fetch.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.DisableKeepAlives = true
+		o.Client = &http.Client{Timeout: fetchTimeout, Transport: tr}
 	}
 	dctx, cancel := context.WithTimeout(oidc.ClientContext(ctx, o.Client), fetchTimeout)
 	defer cancel()
