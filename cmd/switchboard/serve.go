@@ -41,6 +41,8 @@ func (a *app) serveCommand() *cobra.Command {
 ` + defaultServeAddr + ` by default):
 
   GET  /health, /healthz, /readyz          health, liveness, readiness
+  GET  /v1/me                               who calls: subject, name, admin
+  GET  /.well-known/oauth-protected-resource  where MCP hosts sign in (with --oidc-issuer)
   GET  /v1/servers[/{name}]                 each server's state, tools, restarts, stderr
   POST /v1/servers/{name}/restart
   POST /v1/servers/{name}/login             sign in to a server that needs it: {"url": ...}
