@@ -63,6 +63,12 @@ func (s *Server) routes() []route {
 		// still waiting, by its state (signin.go).
 		{pattern: "GET " + callbackPath, handler: s.oauthCallback, public: true},
 
+		// Who calls (identity.go), and where an MCP host signs its person in when the
+		// service takes an identity provider's tokens (RFC 9728; 404 otherwise).
+		{pattern: "GET /v1/me", handler: s.getMe},
+		{pattern: "GET " + resourceMetadataPath, handler: s.resourceMetadata, public: true},
+		{pattern: "GET " + resourceMetadataPath + "/mcp", handler: s.resourceMetadata, public: true},
+
 		{pattern: "GET /v1/tools", handler: s.listTools},
 		{pattern: "POST /v1/tools/{name}/call", handler: s.callTool},
 		{pattern: "GET /v1/search", handler: s.searchTools},
