@@ -126,6 +126,8 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // /oauth/callback). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
 // PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
 // Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in.
+// From then on the hub logs an audit line per call on the API's Logger
+// ("serve.audit", hub.Hub.SetAudit).
 // Serve the result on a listener, and Shutdown it before closing the Host.
 func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) {
 	var o api.Options
@@ -185,5 +187,7 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Every call through the hub, whoever makes it, from now on: "serve.audit".
+	h.hub.SetAudit(o.Logger, h.cfg.Settings.Serve.Audit.Arguments)
 	return srv, nil
 }
