@@ -125,9 +125,9 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // the sign-in of a server that waits for one (SignIn, through the API's
 // /oauth/callback). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
 // PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
-// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in.
-// From then on the hub logs an audit line per call on the API's Logger
-// ("serve.audit", hub.Hub.SetAudit).
+// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in, and
+// RequestsPerMinute from "serve.limits" unless set. From then on the hub logs an
+// audit line per call on the API's Logger ("serve.audit", hub.Hub.SetAudit).
 // Serve the result on a listener, and Shutdown it before closing the Host.
 func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) {
 	var o api.Options
@@ -182,6 +182,9 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 			return nil, err
 		}
 		o.Model = h.ModelSettings().Name // what GET /v1/models lists
+	}
+	if o.RequestsPerMinute == 0 {
+		o.RequestsPerMinute = h.cfg.Settings.Serve.Limits.RequestsPerMinute
 	}
 	srv, err := api.New(h.hub, &o)
 	if err != nil {
