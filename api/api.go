@@ -127,6 +127,11 @@ type Options struct {
 	// the Go runtime's and the process's metrics. The hub's calls are counted from New
 	// until Shutdown.
 	Registry *prometheus.Registry
+	// RequestsPerMinute bounds each person's requests (by subject; the requests
+	// without one, a service without identities or the static token's admin, share
+	// one bound): past it, 429 with Retry-After. The public routes are never bounded.
+	// 0: no bound.
+	RequestsPerMinute int
 }
 
 // Server is the HTTP API over one hub. Serve it on a listener (Serve), or mount

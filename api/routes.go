@@ -103,7 +103,8 @@ func (s *Server) routes() []route {
 
 // buildHandler puts every route behind its middleware, outermost first: request id,
 // route and log line, DNS-rebinding check, CORS, then the route's own: request count,
-// cross-origin protection, token. A request that no route takes goes to noRoute,
+// cross-origin protection, token, rate limit (limits.go), the audit's context
+// (audit.go). A request that no route takes goes to noRoute,
 // behind the same middleware.
 func (s *Server) buildHandler() (http.Handler, error) {
 	cop := http.NewCrossOriginProtection()
@@ -112,7 +113,12 @@ func (s *Server) buildHandler() (http.Handler, error) {
 			return nil, err
 		}
 	}
+	lim := newLimiter(s.opts.RequestsPerMinute)
 	guard := func(rt route, h http.Handler) http.Handler {
+		h = s.auditContext(rt, h)
+		if !rt.public {
+			h = s.limit(lim, h)
+		}
 		if !rt.public && (s.opts.Token != "" || s.opts.Identify != nil) {
 			h = s.requireToken(h)
 		}

@@ -127,10 +127,12 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // the sign-in of a server that waits for one (SignIn, through the API's
 // /oauth/callback). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
 // PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
-// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in.
-// With the config's "serve": {"auth"} and no opts.Identify, every request but the
-// public ones needs a token of that provider (Verifier; the Issuer is the
-// provider's): an error when the provider cannot be reached.
+// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in, and
+// RequestsPerMinute from "serve.limits" unless set. With the config's "serve":
+// {"auth"} and no opts.Identify, every request but the public ones needs a token of
+// that provider (Verifier; the Issuer is the provider's): an error when the provider
+// cannot be reached. From then on the hub logs an audit line per call on the API's
+// Logger ("serve.audit", hub.Hub.SetAudit).
 // Serve the result on a listener, and Shutdown it before closing the Host.
 func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) {
 	var o api.Options
@@ -195,10 +197,15 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		}
 		o.Model = h.ModelSettings().Name // what GET /v1/models lists
 	}
+	if o.RequestsPerMinute == 0 {
+		o.RequestsPerMinute = h.cfg.Settings.Serve.Limits.RequestsPerMinute
+	}
 	srv, err := api.New(h.hub, &o)
 	if err != nil {
 		return nil, err
 	}
+	// Every call through the hub, whoever makes it, from now on: "serve.audit".
+	h.hub.SetAudit(o.Logger, h.cfg.Settings.Serve.Audit.Arguments)
 	return srv, nil
 }
 
