@@ -108,6 +108,7 @@ func (m *Memory) List(_ context.Context) ([]Summary, error) {
 	for _, ms := range m.sessions {
 		out = append(out, Summary{
 			ID:         ms.s.ID,
+			Owner:      ms.s.Owner,
 			Messages:   len(ms.msgs),
 			Created:    ms.s.Created,
 			LastActive: ms.s.LastActive,

@@ -109,6 +109,11 @@ var migrations = []string{
 		body       json NOT NULL, -- json, not jsonb: kept as written, \u0000 included
 		PRIMARY KEY (session_id, seq)
 	);`,
+	// 2: who owns each session (the subject of the person who made it); the
+	// sessions made before have none (''), which only an admin sees once identities
+	// are on. A constant default: PostgreSQL adds the column without rewriting the
+	// table.
+	`ALTER TABLE switchboard_sessions ADD COLUMN owner text NOT NULL DEFAULT ''`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -166,9 +171,9 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 	var created bool
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO switchboard_sessions
-			(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-			in.ID, in.System, meta, loaded, in.Created, in.LastActive, in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies))
+			(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages, owner)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+			in.ID, in.System, meta, loaded, in.Created, in.LastActive, in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies), in.Owner)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -196,7 +201,7 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 		var count int
 		var err error
 		out, count, err = session.ScanSession(tx.QueryRow(ctx, `SELECT system, metadata, loaded, created, last_active,
-			input_tokens, output_tokens, messages FROM switchboard_sessions WHERE id = $1`, id), id, timestamp)
+			input_tokens, output_tokens, messages, owner FROM switchboard_sessions WHERE id = $1`, id), id, timestamp)
 		if err != nil {
 			return err
 		}
@@ -222,7 +227,7 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 		return nil, err
 	}
 	defer s.gate.Exit()
-	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata
+	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata, owner
 		FROM switchboard_sessions ORDER BY last_active DESC, id`)
 	if err != nil {
 		return nil, s.fail("list", err)

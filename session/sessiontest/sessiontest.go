@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 	}{
 		{"Create", testCreate},
 		{"CreateExists", testCreateExists},
+		{"Owner", testOwner},
 		{"GetRoundTrip", testGetRoundTrip},
 		{"List", testList},
 		{"Append", testAppend},
