@@ -59,8 +59,9 @@ type turn struct {
 }
 
 var (
-	_ session.Store  = (*Store)(nil)
-	_ session.Pinger = (*Store)(nil)
+	_ session.Store       = (*Store)(nil)
+	_ session.Pinger      = (*Store)(nil)
+	_ session.OwnerTeller = (*Store)(nil)
 )
 
 // Open connects to the database at dsn (a URL or key=value string, as pgx takes) and
@@ -220,6 +221,22 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 		return nil, s.fail("get "+id, err)
 	}
 	return out, nil
+}
+
+func (s *Store) Owner(ctx context.Context, id string) (string, error) {
+	if err := s.gate.Enter("session " + id); err != nil {
+		return "", err
+	}
+	defer s.gate.Exit()
+	var owner string
+	err := s.pool.QueryRow(ctx, `SELECT owner FROM switchboard_sessions WHERE id = $1`, id).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", session.NotFound(id)
+	}
+	if err != nil {
+		return "", s.fail("owner of "+id, err)
+	}
+	return owner, nil
 }
 
 func (s *Store) List(ctx context.Context) ([]session.Summary, error) {

@@ -28,7 +28,12 @@ func testOwner(t *testing.T, st session.Store) {
 		if got := mustGet(t, st, id).Owner; got != owner {
 			t.Errorf("Get(%q).Owner = %q, want %q", id, got, owner)
 		}
+		if got, err := session.OwnerOf(ctx, st, id); got != owner || err != nil {
+			t.Errorf("OwnerOf(%q) = %q, %v; want %q", id, got, err, owner)
+		}
 	}
+	_, err = session.OwnerOf(ctx, st, "no-such-session")
+	wantErr(t, "OwnerOf a missing session", err, session.ErrNotFound, "no-such-session")
 	l, err := st.List(ctx)
 	if err != nil {
 		t.Fatal(err)

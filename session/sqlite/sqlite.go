@@ -50,8 +50,9 @@ type Store struct {
 }
 
 var (
-	_ session.Store  = (*Store)(nil)
-	_ session.Pinger = (*Store)(nil)
+	_ session.Store       = (*Store)(nil)
+	_ session.Pinger      = (*Store)(nil)
+	_ session.OwnerTeller = (*Store)(nil)
 )
 
 // Open opens (creating it and its directory when missing) the session file at path,
@@ -246,6 +247,22 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 		return nil, s.fail("get "+id, err)
 	}
 	return out, nil
+}
+
+func (s *Store) Owner(ctx context.Context, id string) (string, error) {
+	if err := s.gate.Enter("session " + id); err != nil {
+		return "", err
+	}
+	defer s.gate.Exit()
+	var owner string
+	err := s.reader.QueryRowContext(ctx, `SELECT owner FROM sessions WHERE id = ?`, id).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", session.NotFound(id)
+	}
+	if err != nil {
+		return "", s.fail("owner of "+id, err)
+	}
+	return owner, nil
 }
 
 func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
