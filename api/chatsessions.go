@@ -30,6 +30,19 @@ func ownedSession(ctx context.Context, store session.Store, id string) (*session
 	return sess, nil
 }
 
+// sessionOwner is ownedSession's check without the history: session id's owner when
+// the request's person may see it, else the store's error for a missing session.
+func sessionOwner(ctx context.Context, store session.Store, id string) (string, error) {
+	owner, err := session.OwnerOf(ctx, store, id)
+	if err != nil {
+		return "", err
+	}
+	if !identity.Allowed(ctx, owner) {
+		return "", session.NotFound(id)
+	}
+	return owner, nil
+}
+
 // choosesNoID is why a person may not choose a new session's id, or "": ids are one
 // namespace for everyone, so a chosen id that someone else holds could not be
 // created, and the refusal would tell that the id exists. A person who is not an
@@ -162,7 +175,7 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	if _, ok := identity.FromContext(r.Context()); ok {
 		// An owner never changes, so the session seen here is the one deleted (unless
 		// it is deleted and made again meanwhile, under the same id: see choosesNoID).
-		if _, err := ownedSession(r.Context(), sessions.Store(), id); err != nil {
+		if _, err := sessionOwner(r.Context(), sessions.Store(), id); err != nil {
 			sessionError(w, r, err)
 			return
 		}

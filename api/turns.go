@@ -403,7 +403,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 }
 
 // turnOwner is the owner of session id, when the request of ctx may run a turn in
-// it; else the error of a session that does not exist (ownedSession). Without
+// it; else the error of a session that does not exist (sessionOwner). Without
 // identities the store is not asked: the agent's Acquire says whether the session
 // exists, and the owner matters to nobody. With them, a server without Sessions (the
 // agent's store, Options.Agent says) cannot tell whose a session is, and runs none.
@@ -414,11 +414,11 @@ func (s *Server) turnOwner(ctx context.Context, id string) (string, *apiError) {
 	if s.opts.Sessions == nil {
 		return "", errorf(http.StatusServiceUnavailable, "no_sessions", "this server keeps no sessions")
 	}
-	sess, err := ownedSession(ctx, s.opts.Sessions.Store(), id)
+	owner, err := sessionOwner(ctx, s.opts.Sessions.Store(), id)
 	if err != nil {
 		return "", turnError(err)
 	}
-	return sess.Owner, nil
+	return owner, nil
 }
 
 // runTurn runs a turn of the agent, a session's or a chat completion's, and counts
