@@ -183,10 +183,12 @@
     $("calls-empty").hidden = false;
     sessionList = [];
     renderSessions();
+    $("sessions-section").setAttribute("aria-busy", "true");
     $("sessions-note").hidden = true;
     sessionID = "";
     $("chat-log").textContent = "";
     $("chat-session").textContent = "";
+    $("chat-on").hidden = $("chat-off").hidden = true; // until the next snapshot says
   }
 
   // ---- live state ----
@@ -731,6 +733,7 @@
       err = e;
     }
     if (my !== epoch) return;
+    $("sessions-section").setAttribute("aria-busy", "false");
     if (err) {
       sessionsNote(err.status === 503 ? "This server keeps no sessions." : "Could not list the sessions: " + err.describe());
       return;
