@@ -417,8 +417,13 @@
     personalTimer = setTimeout(loadPersonal, 300);
   }
 
+  // Back from the sign-in's tab: a person's own sign-in changes no server's state,
+  // so no event says it.
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && streamAbort) schedulePersonalReload();
+  });
+  window.addEventListener("focus", () => {
+    if (streamAbort) schedulePersonalReload();
   });
 
   // signIn starts the server's sign-in and takes the person to the authorization
