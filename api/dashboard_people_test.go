@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
@@ -350,4 +351,35 @@ func TestDashboardPeople(t *testing.T) {
 			t.Errorf("the name became HTML: %d elements", n)
 		}
 	})
+}
+
+// Signing out while a turn waits (here for an approval) ends the page's part in it:
+// the next person at the tab chats at once, in a session of their own, and sees
+// nothing of the last one's.
+func TestDashboardSignOutMidTurn(t *testing.T) {
+	ctx := browser(t)
+	clock := clockServer(t)
+	clock.Approve = []string{"current_time"}
+	e := start(t, setup{servers: []config.Server{clock}, model: true, opts: api.Options{Identify: dashboardPeople}})
+	front := servePeople(t, e)
+	giveToken(t, ctx, front.url, "alice-token", "Signed in as alice")
+	do(t, ctx, "asking for a call that needs approval", chromedp.WaitVisible(chromedp.CSS("#chat-input")),
+		chromedp.SendKeys(chromedp.CSS("#chat-input"), `call current_time {"zone": "UTC"}`+"\r"))
+	waitJS(t, ctx, "the approval request", `document.querySelector('button[data-decision="allow"]') !== null`)
+	aliceS := strings.TrimPrefix(eval[string](t, ctx, `document.getElementById("chat-session").textContent`), "session ")
+
+	do(t, ctx, "signing out", chromedp.Click(chromedp.CSS("#sign-out")))
+	waitJS(t, ctx, "the token form", `!document.getElementById("token-form").hidden`)
+	do(t, ctx, "giving bob's token", chromedp.SendKeys(chromedp.CSS("#token"), "bob-token\r"))
+	waitJS(t, ctx, "bob greeted", `document.getElementById("who-name").textContent === "Signed in as bob"`)
+	do(t, ctx, "chatting as bob", chromedp.WaitVisible(chromedp.CSS("#chat-input")),
+		chromedp.SendKeys(chromedp.CSS("#chat-input"), "hello from bob\r"))
+	waitJS(t, ctx, "bob's answer", `[...document.querySelectorAll(".msg.assistant .body")].some(b => b.textContent.includes("You said: hello from bob"))`)
+	if log := eval[string](t, ctx, `document.getElementById("chat-log").textContent`); strings.Contains(log, "call current_time") || strings.Contains(log, "needs your approval") {
+		t.Errorf("bob's chat shows alice's turn: %q", log)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("chat-session").textContent`); got == "session "+aliceS || got == "" {
+		t.Errorf("bob chats in %q, want a session of his own (alice's is %s)", got, aliceS)
+	}
+	screenshot(t, ctx, "bob-after-alice")
 }

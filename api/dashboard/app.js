@@ -189,6 +189,7 @@
     $("chat-log").textContent = "";
     $("chat-session").textContent = "";
     $("chat-on").hidden = $("chat-off").hidden = true; // until the next snapshot says
+    if (chatAbort) chatAbort.abort();
   }
 
   // ---- live state ----
@@ -859,7 +860,8 @@
 
   // ---- chat ----
 
-  let sessionID = "", chatBusy = false;
+  // chatAbort ends the turn's stream under way when the person signs out.
+  let sessionID = "", chatBusy = false, chatAbort = null;
 
   function renderChat(model) {
     $("chat-on").hidden = !model.configured;
@@ -908,16 +910,18 @@
     reply.m.setAttribute("aria-busy", "true");
     let streamed = "";
     const my = epoch;
+    const ctl = new AbortController();
+    chatAbort = ctl;
     try {
       if (!sessionID) {
         // Its first words are its title in the sessions' list.
-        const s = await api("/v1/sessions", { method: "POST", body: { metadata: { title: text.slice(0, 80) } } });
+        const s = await api("/v1/sessions", { method: "POST", body: { metadata: { title: text.slice(0, 80) } }, signal: ctl.signal });
         if (my !== epoch) return;
         sessionID = s.id;
         $("chat-session").textContent = "session " + sessionID;
         loadSessions();
       }
-      const res = await api(`/v1/sessions/${encodeURIComponent(sessionID)}/messages`, { method: "POST", body: { content: text }, stream: true });
+      const res = await api(`/v1/sessions/${encodeURIComponent(sessionID)}/messages`, { method: "POST", body: { content: text }, stream: true, signal: ctl.signal });
       let finished = false;
       await readEvents(res, (name, d) => {
         switch (name) {
@@ -961,6 +965,7 @@
     } finally {
       reply.m.removeAttribute("aria-busy");
       chatBusy = false;
+      chatAbort = null;
       $("chat-send").disabled = false;
       if (my === epoch) {
         $("chat-input").focus();
