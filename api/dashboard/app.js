@@ -6,6 +6,9 @@
   const $ = (id) => document.getElementById(id);
   const TOKEN_KEY = "switchboard.token";
   let token = sessionStorage.getItem(TOKEN_KEY) || "";
+  // epoch changes with the person (a sign-out, another token): what was asked for the
+  // last one and answers afterwards is dropped, never shown to the next.
+  let epoch = 0;
 
   // el builds an element: el("p", {class: "x", text: "hi"}, child, "text", ...).
   function el(tag, attrs, ...children) {
@@ -112,12 +115,82 @@
 
   $("token-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
+    forget(); // another token may be another person
     token = $("token").value.trim();
     sessionStorage.setItem(TOKEN_KEY, token);
     $("token").value = "";
     $("token-form").hidden = true;
     connect();
   });
+
+  // ---- who is signed in ----
+
+  // me is GET /v1/me's answer ({"subject", "name", "admin"}), null until it has
+  // answered (or on a server without that endpoint, or without identities).
+  let me = null;
+
+  async function loadMe() {
+    const my = epoch;
+    let who = null;
+    try {
+      who = await api("/v1/me");
+    } catch (_) { /* an older server, or no identities: say nothing of who */ }
+    if (my !== epoch) return;
+    me = who;
+    renderWho();
+  }
+
+  function renderWho() {
+    const who = me && (me.name || me.subject);
+    let text = "";
+    if (who) text = `Signed in as ${who}${me.admin ? " (admin)" : ""}`;
+    else if (me && me.admin && token) text = "Signed in with the service's token (admin)";
+    $("who-name").textContent = text;
+    $("sign-out").hidden = !token;
+    $("who").hidden = !text && !token;
+  }
+
+  // signOut forgets the token (and everything the page showed with it) and asks for
+  // one again.
+  $("sign-out").addEventListener("click", () => {
+    forget();
+    token = "";
+    sessionStorage.removeItem(TOKEN_KEY);
+    clearTimeout(retryTimer);
+    if (streamAbort) streamAbort.abort();
+    streamAbort = null;
+    renderWho();
+    askToken("");
+  });
+
+  // forget clears what the page shows of the person it showed it to: their servers'
+  // states, tools, calls, sessions and chat.
+  function forget() {
+    epoch++;
+    me = null;
+    renderWho();
+    for (const [, v] of servers) clearTimeout(v.flapTimer);
+    servers.clear();
+    personal.clear();
+    $("servers").textContent = "Waiting for the token.";
+    tools = [];
+    selected = "";
+    renderTools();
+    $("tool-detail").textContent = "";
+    $("tool-detail").append(el("p", { class: "muted", text: "Choose a tool to see its form and call it." }));
+    $("calls").querySelector("tbody").textContent = "";
+    $("calls").hidden = true;
+    $("calls-empty").hidden = false;
+    sessionList = [];
+    renderSessions();
+    $("sessions-section").setAttribute("aria-busy", "true");
+    $("sessions-note").hidden = true;
+    sessionID = "";
+    $("chat-log").textContent = "";
+    $("chat-session").textContent = "";
+    $("chat-on").hidden = $("chat-off").hidden = true; // until the next snapshot says
+    if (chatAbort) chatAbort.abort();
+  }
 
   // ---- live state ----
 
@@ -164,10 +237,14 @@
         $("version").textContent = data.version ? "version " + data.version : "";
         renderSnapshot(data);
         loadTools();
+        loadMe();
+        loadSessions();
+        loadPersonal();
         break;
       case "server":
         updateServer(data, true);
         if (data.toolsChanged) scheduleToolReload();
+        schedulePersonalReload();
         break;
       case "call":
         addCall(data);
@@ -209,6 +286,7 @@
       signIn: el("button", { type: "button", class: "primary", "aria-label": "Sign in to " + name, text: "Sign in", hidden: true }),
       signInNote: el("p", { class: "sign-in-note", role: "status", hidden: true }),
       signInLink: el("a", { target: "_blank", rel: "noopener", text: "Open the sign-in page" }),
+      signedIn: el("p", { class: "signed-in-note", role: "status", text: "You are signed in", hidden: true }),
     };
     p.signIn.addEventListener("click", () => signIn(name, p));
     const restart = el("button", { type: "button", "aria-label": "Restart " + name, text: "Restart" });
@@ -228,7 +306,7 @@
     const card = el("article", { class: "server", "data-server": name },
       el("div", { class: "server-head" }, el("h3", { text: name }), p.state,
         el("span", { class: "actions" }, p.signIn, restart)),
-      p.facts, p.reason, p.signInNote, p.restartError, stderr, p.history);
+      p.facts, p.reason, p.signedIn, p.signInNote, p.restartError, stderr, p.history);
     p.stderrBox = stderr;
     return { card, parts: p };
   }
@@ -241,6 +319,7 @@
       $("servers").append(v.card);
     }
     const p = v.parts;
+    v.last = s;
     // A flapping server (it keeps losing its connection: api/flapping.go) is ready again
     // a second after each crash; its badge says flapping rather than ready.
     const flapping = !!s.flapping;
@@ -284,8 +363,15 @@
   // showSignIn offers the Sign in button on a server that waits for a sign-in only a
   // person can make, and says where a sign-in through this page stands (the API's
   // "signIn": waiting for the person, or why the last one failed).
+  //
+  // A server each person signs in to for themselves ("perUser" in GET /v1/servers,
+  // asked with this person's token) says whether this person is signed in ("You are
+  // signed in") or offers them the Sign in button, whatever its state for others.
   function showSignIn(s, p) {
-    p.signIn.hidden = s.state !== "needs_sign_in";
+    const mine = personal.get(s.name) || {};
+    const perUser = mine.perUser === true && typeof mine.signedIn === "boolean";
+    p.signIn.hidden = perUser ? mine.signedIn : s.state !== "needs_sign_in";
+    p.signedIn.hidden = !(perUser && mine.signedIn);
     const si = s.signIn;
     if (si && si.state === "waiting") {
       p.signInNote.className = "sign-in-note muted";
@@ -302,6 +388,44 @@
       p.signInLink.removeAttribute("href");
     }
   }
+
+  // personal is what GET /v1/servers says of each server for this person: perUser
+  // (each person signs in for themselves) and signedIn (this one has). The event
+  // stream is everyone's, so it is asked with the person's token at each snapshot,
+  // after a server's change, and when the page comes back into view (a sign-in
+  // completes in a tab of its own).
+  const personal = new Map();
+  let personalTimer = 0;
+
+  async function loadPersonal() {
+    const my = epoch;
+    let list;
+    try {
+      ({ servers: list } = await api("/v1/servers"));
+    } catch (_) {
+      return; // the cards keep what the events say
+    }
+    if (my !== epoch) return;
+    personal.clear();
+    for (const s of list || []) {
+      if ("perUser" in s || "signedIn" in s) personal.set(s.name, { perUser: s.perUser, signedIn: s.signedIn });
+    }
+    for (const [, v] of servers) if (v.last) showSignIn(v.last, v.parts);
+  }
+
+  function schedulePersonalReload() {
+    clearTimeout(personalTimer);
+    personalTimer = setTimeout(loadPersonal, 300);
+  }
+
+  // Back from the sign-in's tab: a person's own sign-in changes no server's state,
+  // so no event says it.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible" && streamAbort) schedulePersonalReload();
+  });
+  window.addEventListener("focus", () => {
+    if (streamAbort) schedulePersonalReload();
+  });
 
   // signIn starts the server's sign-in and takes the person to the authorization
   // server's page in a tab of its own, opened at the click (a tab opened once the
@@ -335,13 +459,17 @@
   let tools = [], selected = "", toolTimer = 0;
 
   async function loadTools() {
+    const my = epoch;
+    let list, err;
     try {
-      tools = await api("/v1/tools");
-      $("tools-error").hidden = true;
+      list = await api("/v1/tools");
     } catch (e) {
-      $("tools-error").textContent = "Could not list the tools: " + e.describe();
-      $("tools-error").hidden = false;
+      err = e;
     }
+    if (my !== epoch) return;
+    if (list) tools = list;
+    $("tools-error").textContent = err ? "Could not list the tools: " + err.describe() : "";
+    $("tools-error").hidden = !err;
     renderTools();
   }
 
@@ -590,9 +718,150 @@
     $("calls-empty").hidden = true;
   }
 
+  // ---- sessions ----
+
+  // sessionList is GET /v1/sessions: the person's own sessions (everyone's for an
+  // admin, each with its "owner").
+  let sessionList = [];
+
+  // when is a time as the clock, with the date when it is not today's.
+  function when(t) {
+    const d = new Date(t);
+    return d.toDateString() === new Date().toDateString() ? clock(d) : `${d.toLocaleDateString()} ${clock(d)}`;
+  }
+
+  async function loadSessions() {
+    const my = epoch;
+    let list, err;
+    try {
+      ({ sessions: list } = await api("/v1/sessions"));
+    } catch (e) {
+      err = e;
+    }
+    if (my !== epoch) return;
+    $("sessions-section").setAttribute("aria-busy", "false");
+    if (err) {
+      sessionsNote(err.status === 503 ? "This server keeps no sessions." : "Could not list the sessions: " + err.describe());
+      return;
+    }
+    sessionList = list || [];
+    renderSessions();
+  }
+
+  function sessionsNote(text) {
+    $("sessions-note").textContent = text || "";
+    $("sessions-note").hidden = !text;
+  }
+
+  function renderSessions() {
+    const list = $("sessions");
+    list.textContent = "";
+    for (const s of sessionList) {
+      const title = (s.metadata && s.metadata.title) || s.id;
+      const facts = `${count(s.messages || 0, "message")} · active ${when(s.lastActive)}`;
+      const b = el("button", { type: "button", "data-session": s.id, "aria-current": s.id === sessionID ? "true" : "false", title: s.id },
+        el("span", { class: "title", text: title }),
+        s.owner ? el("span", { class: "owner", text: "owner: " + s.owner }) : null,
+        el("span", { class: "facts", text: facts }));
+      b.addEventListener("click", () => openSession(s.id));
+      list.append(el("li", {}, b));
+    }
+    $("sessions-empty").hidden = sessionList.length > 0;
+    $("session-count").textContent = sessionList.length ? `(${sessionList.length})` : "";
+  }
+
+  // noSuchSession drops a session the API no longer shows this person (deleted,
+  // expired, or someone else's) from the list and the chat, and says so.
+  function noSuchSession(id) {
+    sessionList = sessionList.filter((s) => s.id !== id);
+    if (sessionID === id) {
+      sessionID = "";
+      $("chat-session").textContent = "";
+    }
+    renderSessions();
+    sessionsNote(`No such session: ${id} (deleted, expired, or not yours).`);
+  }
+
+  // openSession shows a session's history in the chat panel; what is sent next
+  // continues it.
+  async function openSession(id) {
+    if (chatBusy) {
+      sessionsNote("A turn is running in the chat: open another session once it ends.");
+      return;
+    }
+    const my = epoch;
+    sessionsNote("");
+    let s;
+    try {
+      s = await api(`/v1/sessions/${encodeURIComponent(id)}`);
+    } catch (e) {
+      if (my !== epoch) return;
+      if (e.status === 404) noSuchSession(id);
+      else sessionsNote("Could not open the session: " + e.describe());
+      return;
+    }
+    if (my !== epoch || chatBusy) return;
+    sessionID = s.id;
+    $("chat-log").textContent = "";
+    $("chat-session").textContent = `session ${s.id}${s.busy ? " (a turn runs in it elsewhere)" : ""}`;
+    showHistory(s.messages || []);
+    // Calls of its turn that wait for a person can be decided here too.
+    for (const a of s.approvals || []) approvalButtons(chatMsg("assistant", "").m, a);
+    renderSessions();
+    if ($("chat-input").offsetParent) $("chat-input").focus();
+  }
+
+  // resultText is a tool result as the model got it (tool.Text): its blocks, one a
+  // line, and its structured content when no block has text.
+  function resultText(r) {
+    if (!r) return "";
+    const parts = [];
+    let hasText = false;
+    for (const c of r.content || []) {
+      if (c.type === "text") { parts.push(c.text); hasText = true; }
+      else if (c.type === "image") parts.push(`[Image: ${c.mimeType}]`);
+      else if (c.type === "audio") parts.push(`[Audio: ${c.mimeType}]`);
+      else if (c.type === "resource") {
+        parts.push(`[Resource: ${c.resource.uri}]` + (c.resource.text ? "\n" + c.resource.text : ""));
+        hasText = hasText || !!c.resource.text;
+      } else if (c.type === "resource_link") parts.push(`[Resource link: ${c.uri}]`);
+      else parts.push(JSON.stringify(c));
+    }
+    if (!hasText && r.structuredContent !== undefined) parts.push(JSON.stringify(r.structuredContent));
+    return parts.join("\n");
+  }
+
+  // showHistory shows a session's stored messages as the chat showed them live: the
+  // person's messages, and for each turn one reply with its calls and their results.
+  function showHistory(messages) {
+    let reply = null, text = "";
+    for (const m of messages) {
+      if (m.role === "user") {
+        chatMsg("user", m.text);
+        reply = null;
+        continue;
+      }
+      if (!reply) {
+        reply = chatMsg("assistant", "");
+        text = "";
+      }
+      if (m.role === "assistant") {
+        if (m.text) {
+          text += m.text;
+          reply.body.textContent = text;
+        }
+        for (const c of m.calls || []) chatStep(reply.m, `→ ${c.name} ${c.arguments}`);
+      } else if (m.role === "tool") {
+        const failed = !!(m.result && m.result.isError);
+        chatStep(reply.m, `← ${m.name}${failed ? " failed" : ""}: ${resultText(m.result)}`, failed);
+      }
+    }
+  }
+
   // ---- chat ----
 
-  let sessionID = "", chatBusy = false;
+  // chatAbort ends the turn's stream under way when the person signs out.
+  let sessionID = "", chatBusy = false, chatAbort = null;
 
   function renderChat(model) {
     $("chat-on").hidden = !model.configured;
@@ -614,9 +883,11 @@
   }
 
   $("chat-new").addEventListener("click", () => {
+    if (chatBusy) return;
     sessionID = "";
     $("chat-log").textContent = "";
     $("chat-session").textContent = "";
+    renderSessions();
     $("chat-input").focus();
   });
 
@@ -638,13 +909,19 @@
     const reply = chatMsg("assistant", "");
     reply.m.setAttribute("aria-busy", "true");
     let streamed = "";
+    const my = epoch;
+    const ctl = new AbortController();
+    chatAbort = ctl;
     try {
       if (!sessionID) {
-        const s = await api("/v1/sessions", { method: "POST", body: {} });
+        // Its first words are its title in the sessions' list.
+        const s = await api("/v1/sessions", { method: "POST", body: { metadata: { title: text.slice(0, 80) } }, signal: ctl.signal });
+        if (my !== epoch) return;
         sessionID = s.id;
         $("chat-session").textContent = "session " + sessionID;
+        loadSessions();
       }
-      const res = await api(`/v1/sessions/${encodeURIComponent(sessionID)}/messages`, { method: "POST", body: { content: text }, stream: true });
+      const res = await api(`/v1/sessions/${encodeURIComponent(sessionID)}/messages`, { method: "POST", body: { content: text }, stream: true, signal: ctl.signal });
       let finished = false;
       await readEvents(res, (name, d) => {
         switch (name) {
@@ -679,12 +956,21 @@
       });
       if (!finished) chatStep(reply.m, "The stream ended before the turn finished.", true);
     } catch (e) {
-      chatStep(reply.m, "The turn failed: " + (e.describe ? e.describe() : e.message), true);
+      if (e.status === 404 && e.code === "not_found" && sessionID) {
+        chatStep(reply.m, "No such session: it was deleted, or is not yours. Send again to start a new one.", true);
+        noSuchSession(sessionID);
+      } else {
+        chatStep(reply.m, "The turn failed: " + (e.describe ? e.describe() : e.message), true);
+      }
     } finally {
       reply.m.removeAttribute("aria-busy");
       chatBusy = false;
+      chatAbort = null;
       $("chat-send").disabled = false;
-      $("chat-input").focus();
+      if (my === epoch) {
+        $("chat-input").focus();
+        loadSessions(); // its count of messages, its time
+      }
     }
   });
 
