@@ -37,12 +37,8 @@ func dashboardPeople(r *http.Request) (identity.Person, error) {
 }
 
 // peopleFront serves e's API to the browser through a handler of the test's own, on
-// a loopback port of its own, which stands in for what other steps of issue 26 build
-// beside the dashboard:
+// a loopback port of its own:
 //
-//   - GET /v1/me: the API's own answer; while it has none (404), the test answers
-//     {"subject", "name", "admin"} of dashboardPeople. TEMPORARY: drop this once
-//     GET /v1/me is merged (it then answers first and this part never runs).
 //   - GET /v1/servers: the API's answer with clock made a per-person server
 //     ("perUser": true; "signedIn" true for alice only), whatever the API said of it,
 //     so that the page's per-person sign-in state is tested without an
@@ -62,21 +58,6 @@ func servePeople(t *testing.T, e *env) *peopleFront {
 	apiHandler := e.srv.Handler()
 	mux := http.NewServeMux()
 	mux.Handle("/", apiHandler)
-	mux.HandleFunc("GET /v1/me", func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		apiHandler.ServeHTTP(rec, r)
-		if rec.Code != http.StatusNotFound {
-			copyResponse(w, rec)
-			return
-		}
-		p, err := dashboardPeople(r)
-		if err != nil { // the API refused it before its 404: cannot happen
-			http.Error(w, err.Error(), http.StatusUnauthorized)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"subject": p.Subject, "name": p.Name, "admin": p.Admin})
-	})
 	mux.HandleFunc("GET /v1/servers", func(w http.ResponseWriter, r *http.Request) {
 		rec := httptest.NewRecorder()
 		apiHandler.ServeHTTP(rec, r)
@@ -202,8 +183,7 @@ func TestDashboardPeople(t *testing.T) {
 		if shown := eval[bool](t, alice, `!document.getElementById("sign-out").hidden`); !shown {
 			t.Errorf("no Sign out button")
 		}
-		// DEPENDS ON the owner filtering of GET /v1/sessions (issue 26, being built
-		// beside this): without it alice is shown mallory's session too.
+		// GET /v1/sessions is filtered by owner: alice is not shown mallory's session.
 		if s, ok := listed(t, alice)[malloryS.ID]; ok {
 			t.Errorf("alice is shown mallory's session (%q): GET /v1/sessions is not filtered by owner", s)
 		}
@@ -262,8 +242,7 @@ func TestDashboardPeople(t *testing.T) {
 	t.Run("bob", func(t *testing.T) {
 		bob := tab(t, ctx)
 		giveToken(t, bob, front.url, "bob-token", "Signed in as bob")
-		// DEPENDS ON the owner filtering of GET /v1/sessions (issue 26, being built
-		// beside this): without it bob is shown alice's and mallory's sessions.
+		// Nor bob alice's and mallory's.
 		if got := listed(t, bob); len(got) != 0 {
 			t.Errorf("bob is shown sessions %v, want none of his own and none of anyone else's", got)
 		}
@@ -302,8 +281,7 @@ func TestDashboardPeople(t *testing.T) {
 		if n := eval[int](t, carol, `document.querySelectorAll("img, #sessions b").length`); n != 0 {
 			t.Errorf("a session's title or owner became HTML: %d elements", n)
 		}
-		// DEPENDS ON the sessions' owner (issue 26, being built beside this: "owner"
-		// in GET /v1/sessions for an admin).
+		// An admin's GET /v1/sessions carries each session's owner.
 		owners := eval[map[string]string](t, carol, `Object.fromEntries([...document.querySelectorAll("#sessions button")].map(b => [b.dataset.session, (b.querySelector(".owner") || {}).textContent || ""]))`)
 		if owners[aliceS] != "owner: alice" || owners[malloryS.ID] != "owner: "+hostile {
 			t.Errorf("owners shown: %q, want alice's and mallory's (as text)", owners)
