@@ -3,6 +3,8 @@ package signin
 import (
 	"context"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
@@ -44,6 +46,15 @@ func (hs *Handlers) Person(s config.Server, subject string) *Handler {
 		signedIn: make(chan struct{})}
 	hs.byPerson[k] = h
 	return h
+}
+
+// ForPerson is Person as an auth.OAuthHandler, a nil interface when Switchboard
+// does not sign in to s: what a hub's hub.PerUserOptions.OAuth takes.
+func (hs *Handlers) ForPerson(s config.Server, subject string) auth.OAuthHandler {
+	if h := hs.Person(s, subject); h != nil {
+		return h
+	}
+	return nil
 }
 
 // Subject is the person whose own sign-in the handler holds; "" for the service's own.
