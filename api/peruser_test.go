@@ -20,7 +20,7 @@ import (
 // or a log line.
 func TestPerUserSignIn(t *testing.T) {
 	t.Parallel()
-	srv := fakeauth.Start(t, nil)
+	srv := fakeauth.Start(t, &fakeauth.Options{People: true})
 	notes := notesServer(srv)
 	notes.OAuth = &config.OAuth{PerUser: true}
 	e := startHost(t, []config.Server{notes}, api.Options{Identify: testPeople})

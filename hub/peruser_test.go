@@ -23,7 +23,7 @@ import (
 // nobody signed the service itself in.
 func perUserHub(t *testing.T, po hub.PerUserOptions) (*hub.Hub, *signin.Handlers, config.Server, *fakeauth.Server) {
 	t.Helper()
-	srv := fakeauth.Start(t, nil)
+	srv := fakeauth.Start(t, &fakeauth.Options{People: true})
 	hs := signin.NewHandlers(signin.NewMemory(), nil)
 	t.Cleanup(hs.Close)
 	notes := config.Server{Name: "notes", Transport: config.HTTP, URL: srv.MCPURL, OAuth: &config.OAuth{PerUser: true}}

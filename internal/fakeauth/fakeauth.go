@@ -15,8 +15,8 @@
 //	if srv.Count(fakeauth.Authorize) != 1 { ... }
 //
 // Its tools: "echo" ({"text"}), "whoami" (the scopes of the caller's token),
-// "person" (who the caller's token was issued to: the person whose browser approved
-// the sign-in, see BrowseAs; "" for anyone else), and
+// with Options.People "person" (who the caller's token was issued to: the person
+// whose browser approved the sign-in, see BrowseAs; "" for anyone else), and
 // "write" ({"text"}), which needs Options.StepUp on top of Options.Scopes: without it
 // the call is refused with 403 insufficient_scope, as a server that asks for more
 // access does.
@@ -88,6 +88,9 @@ type Options struct {
 	// insufficient_scope, whatever the token holds (a server whose step-up can
 	// never succeed).
 	AlwaysStepUp bool
+	// People adds the tool "person": who the caller's token was issued to (see
+	// BrowseAs), for tests of per-person sign-ins.
+	People bool
 }
 
 // The kinds of request Count counts.
@@ -564,10 +567,12 @@ func (s *Server) mcpMux() http.Handler {
 		}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote " + in.Text}}}, nil, nil
 		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "person", Description: "Who the caller's token was issued to."},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "person: " + req.Extra.Header.Get(PersonHeader)}}}, nil, nil
-		})
+	if s.opts.People {
+		mcp.AddTool(srv, &mcp.Tool{Name: "person", Description: "Who the caller's token was issued to."},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "person: " + req.Extra.Header.Get(PersonHeader)}}}, nil, nil
+			})
+	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "whoami", Description: "The scopes of the caller's token."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			scopes := req.Extra.Header.Get("X-Fakeauth-Scopes")
