@@ -187,3 +187,36 @@ func TestPerUserBound(t *testing.T) {
 		}
 	}
 }
+
+// TestPerUserBoundBusy: past PerUserOptions.Max connections with every one busy, a
+// new person's call gets an error result that says so, and the busy call goes on.
+func TestPerUserBoundBusy(t *testing.T) {
+	t.Parallel()
+	h, hs, notes, srv := perUserHub(t, hub.PerUserOptions{Max: 1})
+	for _, who := range []string{"alice", "bob"} {
+		signInAs(t, hs, notes, who)
+	}
+	if _, err := h.ConnectPerson(as(t, "alice"), "notes"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.WaitFor(t, "the tools in the catalog", 10*time.Second, func() bool {
+		_, ok := h.Lookup("hold")
+		return ok
+	})
+	ctx, cancel := context.WithCancel(as(t, "alice"))
+	held := make(chan *tool.Result, 1)
+	go func() {
+		res, _ := h.Call(ctx, "hold", []byte(`{}`))
+		held <- res
+	}()
+	testenv.WaitFor(t, "alice's call under way", 10*time.Second, func() bool { return srv.Count(fakeauth.Hold) == 1 })
+	res := callAs(t, h, "bob", "person")
+	if !res.IsError || !strings.Contains(tool.Text(res), "too many people") {
+		t.Errorf("bob's call past the bound, alice's busy: %q (error %v), want an error saying too many people", tool.Text(res), res.IsError)
+	}
+	cancel()
+	<-held
+	if res := callAs(t, h, "bob", "person"); tool.Text(res) != "person: bob" {
+		t.Errorf("bob's call once alice's ended: %q", tool.Text(res))
+	}
+}

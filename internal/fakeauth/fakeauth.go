@@ -88,8 +88,9 @@ type Options struct {
 	// insufficient_scope, whatever the token holds (a server whose step-up can
 	// never succeed).
 	AlwaysStepUp bool
-	// People adds the tool "person": who the caller's token was issued to (see
-	// BrowseAs), for tests of per-person sign-ins.
+	// People adds the tools "person": who the caller's token was issued to (see
+	// BrowseAs), and "hold", which answers only when its call is cancelled (Count
+	// Hold counts those that began), for tests of per-person sign-ins.
 	People bool
 }
 
@@ -108,6 +109,7 @@ const (
 	PRM          = "metadata:prm"   // protected resource metadata fetched
 	ASM          = "metadata:asm"   // authorization server metadata fetched
 	Resource     = "token:resource" // token requests that named the resource (RFC 8707)
+	Hold         = "tool:hold"      // calls of the tool "hold" that began (Options.People)
 )
 
 // Server is the pair of servers.
@@ -571,6 +573,12 @@ func (s *Server) mcpMux() http.Handler {
 		mcp.AddTool(srv, &mcp.Tool{Name: "person", Description: "Who the caller's token was issued to."},
 			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "person: " + req.Extra.Header.Get(PersonHeader)}}}, nil, nil
+			})
+		mcp.AddTool(srv, &mcp.Tool{Name: "hold", Description: "Answer when the call is cancelled."},
+			func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				s.count(Hold)
+				<-ctx.Done()
+				return nil, nil, ctx.Err()
 			})
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "whoami", Description: "The scopes of the caller's token."},
