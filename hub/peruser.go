@@ -352,10 +352,48 @@ func (h *Hub) PersonSignedIn(ctx context.Context, name string) (signedIn, ok boo
 	if oh == nil {
 		return false, false
 	}
-	if n, ok := oh.(signInNeeder); ok {
-		return n.SignInNeeded(ctx) == nil, true
+	if n, ok := oh.(signInNeeder); ok && n.SignInNeeded(ctx) != nil {
+		return false, true
+	}
+	if !h.listed(s) {
+		// Nobody's connection has listed the tools since the start (the service
+		// itself is not signed in): the person's, opened now in the background, will.
+		if _, release, err := h.people.acquire(ctx, h, s, subject); err == nil {
+			release()
+		}
 	}
 	return true, true
+}
+
+// listed reports whether the catalog has the tools of the server of s: its own
+// connection is up, or a person's listed them.
+func (h *Hub) listed(s *upstream.Supervisor) bool {
+	switch h.lists(s).State {
+	case upstream.Ready, upstream.Reconnecting:
+		return true
+	}
+	return false
+}
+
+// discover opens the connections of ctx's person to the "perUser" servers whose
+// tools the catalog lacks (after a restart, before anyone's connection listed
+// them, when the service itself is not signed in), and waits, within ctx, until
+// each is past its first attempt: WaitTool then finds a tool of theirs.
+func (h *Hub) discover(ctx context.Context) {
+	if h.people == nil {
+		return
+	}
+	if p, _ := identity.FromContext(ctx); p.Subject == "" {
+		return
+	}
+	h.mu.Lock()
+	sups := h.supervisors()
+	h.mu.Unlock()
+	for _, s := range sups {
+		if perUser(s.Config()) && !h.listed(s) {
+			h.ConnectPerson(ctx, s.Name()) // a person not signed in: nothing to learn from
+		}
+	}
 }
 
 // ConnectPerson opens the connection of ctx's person to the named "perUser" server

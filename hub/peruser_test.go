@@ -220,3 +220,32 @@ func TestPerUserBoundBusy(t *testing.T) {
 		t.Errorf("bob's call once alice's ended: %q", tool.Text(res))
 	}
 }
+
+// TestPerUserAfterRestart: after a restart, with the service itself not signed in,
+// nobody's connection has listed a "perUser" server's tools; a signed-in person's
+// WaitTool (what the API's call does first) opens their connection, and the tool is
+// found and runs as them; a person not signed in still learns nothing.
+func TestPerUserAfterRestart(t *testing.T) {
+	t.Parallel()
+	h1, hs1, notes, _ := perUserHub(t, hub.PerUserOptions{})
+	signInAs(t, hs1, notes, "alice")
+	h1.Close()
+
+	hs := signin.NewHandlers(hs1.Store(), nil) // the next run's, over the same store
+	t.Cleanup(hs.Close)
+	up := fast()
+	up.OAuth, up.RetryFailed = hs.For, time.Hour
+	h, _ := startHub(t, cfgOf(notes), &hub.Options{Upstream: up, PerUser: &hub.PerUserOptions{OAuth: hs.ForPerson}})
+	if _, ok := h.Lookup("person"); ok {
+		t.Fatal("the catalog lists the tools before anyone's connection did")
+	}
+	if _, err := h.WaitTool(as(t, "bob"), "person"); err == nil {
+		t.Fatal("bob, not signed in, found the tool")
+	}
+	if _, err := h.WaitTool(as(t, "alice"), "person"); err != nil {
+		t.Fatalf("alice's WaitTool: %v", err)
+	}
+	if res := callAs(t, h, "alice", "person"); tool.Text(res) != "person: alice" {
+		t.Fatalf("alice's call: %q", tool.Text(res))
+	}
+}
