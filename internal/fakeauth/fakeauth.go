@@ -89,8 +89,9 @@ type Options struct {
 	// never succeed).
 	AlwaysStepUp bool
 	// People adds the tools "person": who the caller's token was issued to (see
-	// BrowseAs), and "hold", which answers only when its call is cancelled (Count
-	// Hold counts those that began), for tests of per-person sign-ins.
+	// BrowseAs), and "hold", which answers only once ReleaseHolds is called, or its
+	// call is cancelled (Count Hold counts those that began), for tests of
+	// per-person sign-ins.
 	People bool
 }
 
@@ -134,7 +135,13 @@ type Server struct {
 	persons  map[string]string // every access token issued → its person
 	problems []string
 	seq      int
+
+	holds   chan struct{} // closed by ReleaseHolds
+	release sync.Once
 }
+
+// ReleaseHolds makes the calls of the tool "hold", under way and to come, answer.
+func (s *Server) ReleaseHolds() { s.release.Do(func() { close(s.holds) }) }
 
 type client struct {
 	id, secret, method string
@@ -162,7 +169,7 @@ const PersonHeader = "X-Fakeauth-Person"
 func Start(tb testing.TB, opts *Options) *Server {
 	tb.Helper()
 	s := &Server{counts: map[string]int{}, clients: map[string]*client{}, codes: map[string]*grant{},
-		tokens: map[string]*grant{}, refresh: map[string]*grant{}, persons: map[string]string{}}
+		tokens: map[string]*grant{}, refresh: map[string]*grant{}, persons: map[string]string{}, holds: make(chan struct{})}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -577,8 +584,12 @@ func (s *Server) mcpMux() http.Handler {
 		mcp.AddTool(srv, &mcp.Tool{Name: "hold", Description: "Answer when the call is cancelled."},
 			func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 				s.count(Hold)
-				<-ctx.Done()
-				return nil, nil, ctx.Err()
+				select {
+				case <-s.holds:
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil, nil
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				}
 			})
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "whoami", Description: "The scopes of the caller's token."},
