@@ -73,8 +73,14 @@ type Options struct {
 	Identify func(*http.Request) (identity.Person, error)
 	// IdentifyChallenge is what follows "Bearer " in a refused request's
 	// WWW-Authenticate (e.g. resource_metadata="https://sb.example.com/.well-known/oauth-protected-resource");
-	// "" sends realm="switchboard".
+	// "" sends realm="switchboard", or, with Issuer set, resource_metadata= the URL
+	// of GET /.well-known/oauth-protected-resource (at PublicURL, else where the
+	// request reached the service).
 	IdentifyChallenge string
+	// Issuer, when set, is the OpenID provider whose tokens Identify takes: GET
+	// /.well-known/oauth-protected-resource names it to MCP hosts, which sign their
+	// person in there (identity.go). "": those routes answer 404.
+	Issuer string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
 	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
 	// request.
@@ -121,6 +127,11 @@ type Options struct {
 	// the Go runtime's and the process's metrics. The hub's calls are counted from New
 	// until Shutdown.
 	Registry *prometheus.Registry
+	// RequestsPerMinute bounds each person's requests (by subject; the requests
+	// without one, a service without identities or the static token's admin, share
+	// one bound): past it, 429 with Retry-After. The public routes are never bounded.
+	// 0: no bound.
+	RequestsPerMinute int
 }
 
 // Server is the HTTP API over one hub. Serve it on a listener (Serve), or mount

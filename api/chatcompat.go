@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -130,7 +131,10 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "chatcmpl-" + randomHex(12)
-	sess.ID = id
+	// The completion's session and its calls are the person's who asks: the calls
+	// show in their recent calls only (events.go).
+	owner := identity.Owner(r.Context())
+	sess.ID, sess.Owner = id, owner
 	store := session.NewMemory()
 	defer store.Close()
 	if err := store.Create(r.Context(), sess); err != nil {
@@ -145,7 +149,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	// The turn is observed as a chat's, and a stream adds its own (streamCompletion).
 	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended, Elicit: declineUnattended,
-		OnEvent: func(e agent.Event) { s.observe(e, sourceChat) }}
+		OnEvent: func(e agent.Event) { s.observe(e, sourceChat, owner) }}
 	opts.Temperature = req.Temperature
 	switch {
 	case req.MaxCompletionTokens != nil:

@@ -1,11 +1,59 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
+	"slices"
 
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/session"
 )
+
+// Who sees a session: with identities on (Options.Identify), its owner (the subject
+// that created it) and the admins; a session without an owner (made before
+// identities, or by the static token) only the admins. Everyone else is told, on
+// every route under /v1/sessions/{id}, exactly what a session that does not exist
+// tells: the store's own not-found error, so that not even its existence shows.
+// Without identities everything is everyone's, as before.
+
+// ownedSession is session id when the request's person may see it; else, for a
+// session of someone else's, the store's error for a missing one (session.NotFound).
+func ownedSession(ctx context.Context, store session.Store, id string) (*session.Session, error) {
+	sess, err := store.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !identity.Allowed(ctx, sess.Owner) {
+		return nil, session.NotFound(id)
+	}
+	return sess, nil
+}
+
+// sessionOwner is ownedSession's check without the history: session id's owner when
+// the request's person may see it, else the store's error for a missing session.
+func sessionOwner(ctx context.Context, store session.Store, id string) (string, error) {
+	owner, err := session.OwnerOf(ctx, store, id)
+	if err != nil {
+		return "", err
+	}
+	if !identity.Allowed(ctx, owner) {
+		return "", session.NotFound(id)
+	}
+	return owner, nil
+}
+
+// choosesNoID is why a person may not choose a new session's id, or "": ids are one
+// namespace for everyone, so a chosen id that someone else holds could not be
+// created, and the refusal would tell that the id exists. A person who is not an
+// admin gets a random id; an admin (who sees every session anyway) and a service
+// without identities may choose as before.
+func choosesNoID(ctx context.Context) string {
+	if p, ok := identity.FromContext(ctx); ok && !p.Admin {
+		return `"id": with identities on, the service picks a session's id (a chosen one could tell whether someone else holds it): send none`
+	}
+	return ""
+}
 
 // sessionsOr503 is the session store, or false after answering 503 when the API has
 // none.
@@ -50,12 +98,16 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	// An id chosen by the client follows the rule chat --session follows too.
 	if body.ID != "" {
+		if why := choosesNoID(r.Context()); why != "" {
+			writeError(w, r, http.StatusBadRequest, "bad_request", why)
+			return
+		}
 		if err := session.CheckID(body.ID); err != nil {
 			writeError(w, r, http.StatusBadRequest, "bad_request", `"id": `+err.Error())
 			return
 		}
 	}
-	sess := &session.Session{ID: body.ID, System: body.System, Metadata: body.Metadata}
+	sess := &session.Session{ID: body.ID, Owner: identity.Owner(r.Context()), System: body.System, Metadata: body.Metadata}
 	if err := sessions.Create(r.Context(), sess); err != nil {
 		sessionError(w, r, err)
 		return
@@ -77,6 +129,8 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 		sessionError(w, r, err)
 		return
 	}
+	// One's own: an admin's are all, with their owners; without identities all.
+	list = slices.DeleteFunc(list, func(sum session.Summary) bool { return !identity.Allowed(r.Context(), sum.Owner) })
 	if list == nil {
 		list = []session.Summary{}
 	}
@@ -98,7 +152,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sess, err := sessions.Store().Get(r.Context(), r.PathValue("id"))
+	sess, err := ownedSession(r.Context(), sessions.Store(), r.PathValue("id"))
 	if err != nil {
 		sessionError(w, r, err)
 		return
@@ -118,6 +172,14 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	if _, ok := identity.FromContext(r.Context()); ok {
+		// An owner never changes, so the session seen here is the one deleted (unless
+		// it is deleted and made again meanwhile, under the same id: see choosesNoID).
+		if _, err := sessionOwner(r.Context(), sessions.Store(), id); err != nil {
+			sessionError(w, r, err)
+			return
+		}
+	}
 	if err := sessions.Destroy(r.Context(), id); err != nil {
 		sessionError(w, r, err)
 		return

@@ -125,6 +125,18 @@
 // keep-alive connection closes after Options.IdleTimeout; a request refused before
 // its body is read gets its answer at once.
 //
+// # People
+//
+// With Options.Identify (serve with an OpenID provider: identity.Verifier) each
+// request names its person (identity.Person in its context); a refused one is 401
+// with a challenge pointing at GET /.well-known/oauth-protected-resource, the MCP
+// gateway's protected resource metadata (RFC 9728), so that an MCP host can sign its
+// user in. A session and the calls made in it are their creator's: another person
+// gets the 404 of a missing session on every route under /v1/sessions/{id}, and
+// /v1/calls and /v1/events show them only their own; an admin sees all. GET /v1/me
+// says who the caller is. Options.RequestsPerMinute bounds each person's requests
+// (429 with Retry-After); the hub logs an audit line per call with its person.
+//
 // # The MCP gateway
 //
 // Options.Gateway mounts the gateway's handler (gateway.Gateway.Handler) at /mcp

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -19,6 +21,12 @@ import (
 // tool list) and a "call" event for every tool call made through the API (POST
 // /v1/tools/{name}/call, a session's turn or a chat completion's). An idle stream gets a comment every
 // 15 s so that proxies keep it open. It ends when the client leaves and at Shutdown.
+//
+// The servers are everyone's; a call is its owner's (callRecord.Owner): with
+// identities on, a person gets the calls they own, in the snapshot, the "call"
+// events and GET /v1/calls, and an admin all of them (identity.Allowed). A call
+// tells its tool, its time and the start of its error, which may quote the
+// arguments or the result.
 //
 // The token, when one is set, comes in the Authorization header like everywhere
 // else, never in the query string: the dashboard reads the stream with fetch, which
@@ -61,6 +69,10 @@ type callRecord struct {
 	IsError    bool      `json:"isError"`
 	// Error is the start of a failed call's message.
 	Error string `json:"error,omitempty"`
+	// Owner is whose call it is: the owner of the session whose turn made it, or the
+	// subject of the person who made it (a direct call, a chat completion); "" without
+	// identities, or for the static token's.
+	Owner string `json:"owner,omitempty"`
 }
 
 // Where a recorded call came from (callRecord.Source).
@@ -98,7 +110,9 @@ func (l *callLog) record(c callRecord, text string) {
 	l.ring = append(l.ring, c)
 	subs := make([]*feed, 0, len(l.subs))
 	for f := range l.subs {
-		subs = append(subs, f)
+		if f.allow == nil || f.allow(c.Owner) {
+			subs = append(subs, f)
+		}
 	}
 	l.mu.Unlock()
 	for _, f := range subs {
@@ -106,11 +120,17 @@ func (l *callLog) record(c callRecord, text string) {
 	}
 }
 
-// recent is a copy of the calls kept, oldest first.
-func (l *callLog) recent() []callRecord {
+// recent is a copy of the calls kept that the request of ctx may see, oldest first.
+func (l *callLog) recent(ctx context.Context) []callRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]callRecord{}, l.ring...)
+	out := make([]callRecord, 0, len(l.ring))
+	for _, c := range l.ring {
+		if identity.Allowed(ctx, c.Owner) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (l *callLog) subscribe(f *feed) (cancel func()) {
@@ -144,6 +164,9 @@ func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
 // feed is one event stream's queue: the hub's and the call log's callbacks push (they
 // must not block), the handler takes.
 type feed struct {
+	// allow says whether the stream's client may see what owner owns (a call); nil:
+	// everything. Set before the feed subscribes.
+	allow    func(owner string) bool
 	mu       sync.Mutex
 	events   []sseEvent
 	overflow bool          // events were dropped: send a snapshot instead
@@ -201,9 +224,10 @@ type modelInfo struct {
 	Help       string `json:"help,omitempty"`
 }
 
-func (s *Server) snapshot() snapshot {
+// snapshot is what the request of ctx sees: every server, its own recent calls.
+func (s *Server) snapshot(ctx context.Context) snapshot {
 	sts := s.hub.Status()
-	out := snapshot{Servers: make([]serverInfo, 0, len(sts)), Calls: s.live.calls.recent(), Version: s.opts.Version}
+	out := snapshot{Servers: make([]serverInfo, 0, len(sts)), Calls: s.live.calls.recent(ctx), Version: s.opts.Version}
 	for _, st := range sts {
 		out.Servers = append(out.Servers, s.serverInfo(st))
 	}
@@ -237,7 +261,8 @@ func (s *Server) serverEventOf(c serverChange) serverEvent {
 
 // streamEvents serves GET /v1/events (see above).
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
-	f := &feed{wake: make(chan struct{}, 1)}
+	ctx := r.Context()
+	f := &feed{wake: make(chan struct{}, 1), allow: func(owner string) bool { return identity.Allowed(ctx, owner) }}
 	defer s.live.servers.subscribe(f)()
 	defer s.live.calls.subscribe(f)()
 
@@ -251,7 +276,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		return sw.send(e.name, e.data)
 	}
-	if send(sseEvent{"snapshot", s.snapshot()}) != nil || sw.flush() != nil {
+	if send(sseEvent{"snapshot", s.snapshot(ctx)}) != nil || sw.flush() != nil {
 		return
 	}
 	tick := time.NewTicker(s.live.heartbeatEvery())
@@ -267,7 +292,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		case <-f.wake:
 			evs, overflow := f.take()
 			if overflow {
-				evs = []sseEvent{{"snapshot", s.snapshot()}}
+				evs = []sseEvent{{"snapshot", s.snapshot(ctx)}}
 			}
 			for _, e := range evs {
 				if send(e) != nil {
@@ -281,14 +306,16 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// listCalls serves GET /v1/calls: the recent calls made through the API, newest last.
+// listCalls serves GET /v1/calls: the recent calls made through the API that the
+// request may see, newest last.
 func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"calls": s.live.calls.recent()})
+	writeJSON(w, http.StatusOK, map[string]any{"calls": s.live.calls.recent(r.Context())})
 }
 
-// recordAPICall records a call of POST /v1/tools/{name}/call.
-func (s *Server) recordAPICall(name string, start time.Time, res *tool.Result) {
-	c := callRecord{Tool: name, Source: sourceAPI, Start: start, DurationMs: msSince(start), IsError: res.IsError}
+// recordAPICall records a call of POST /v1/tools/{name}/call by owner (the caller's
+// subject).
+func (s *Server) recordAPICall(name, owner string, start time.Time, res *tool.Result) {
+	c := callRecord{Tool: name, Source: sourceAPI, Start: start, DurationMs: msSince(start), IsError: res.IsError, Owner: owner}
 	if t, ok := s.hub.Lookup(name); ok {
 		c.Server = t.Server
 	}
@@ -296,10 +323,10 @@ func (s *Server) recordAPICall(name string, start time.Time, res *tool.Result) {
 }
 
 // recordTurnCall records a call that a turn made (agent.ToolFinished), from source:
-// a session's, or a chat completion's.
-func (s *Server) recordTurnCall(e agent.Event, source string) {
+// a session's, or a chat completion's, owned by owner.
+func (s *Server) recordTurnCall(e agent.Event, source, owner string) {
 	c := callRecord{Tool: e.Name, Source: source, Session: e.Session, Start: time.Now().Add(-e.Duration),
-		DurationMs: float64(e.Duration.Microseconds()) / 1000, IsError: e.IsError}
+		DurationMs: float64(e.Duration.Microseconds()) / 1000, IsError: e.IsError, Owner: owner}
 	if t, ok := s.hub.Lookup(e.Name); ok {
 		c.Server = t.Server
 	}

@@ -250,7 +250,10 @@ func (s *Server) answerInput(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, reqID := r.PathValue("id"), r.PathValue("request_id")
-	in := s.turns.input(id, reqID)
+	var in *input
+	if s.turns.allowed(r.Context(), id) { // else as if nothing waited: see ownedSession
+		in = s.turns.input(id, reqID)
+	}
 	if in == nil {
 		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no question %q waits for an answer in session %q", reqID, id))
 		return

@@ -231,11 +231,7 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 // unauthorized answers 401 with the challenge of Options.IdentifyChallenge.
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
 	httpguard.Unread(w, r)
-	challenge := `Bearer realm="switchboard"`
-	if s.opts.IdentifyChallenge != "" {
-		challenge = "Bearer " + s.opts.IdentifyChallenge
-	}
-	w.Header().Set("WWW-Authenticate", challenge)
+	w.Header().Set("WWW-Authenticate", s.challenge(r))
 	writeError(w, r, http.StatusUnauthorized, "unauthorized", msg)
 }
 

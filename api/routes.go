@@ -63,6 +63,12 @@ func (s *Server) routes() []route {
 		// still waiting, by its state (signin.go).
 		{pattern: "GET " + callbackPath, handler: s.oauthCallback, public: true},
 
+		// Who calls (identity.go), and where an MCP host signs its person in when the
+		// service takes an identity provider's tokens (RFC 9728; 404 otherwise).
+		{pattern: "GET /v1/me", handler: s.getMe},
+		{pattern: "GET " + resourceMetadataPath, handler: s.resourceMetadata, public: true},
+		{pattern: "GET " + resourceMetadataPath + "/mcp", handler: s.resourceMetadata, public: true},
+
 		{pattern: "GET /v1/tools", handler: s.listTools},
 		{pattern: "POST /v1/tools/{name}/call", handler: s.callTool},
 		{pattern: "GET /v1/search", handler: s.searchTools},
@@ -97,7 +103,8 @@ func (s *Server) routes() []route {
 
 // buildHandler puts every route behind its middleware, outermost first: request id,
 // route and log line, DNS-rebinding check, CORS, then the route's own: request count,
-// cross-origin protection, token. A request that no route takes goes to noRoute,
+// cross-origin protection, token, rate limit (limits.go), the audit's context
+// (audit.go). A request that no route takes goes to noRoute,
 // behind the same middleware.
 func (s *Server) buildHandler() (http.Handler, error) {
 	cop := http.NewCrossOriginProtection()
@@ -106,7 +113,12 @@ func (s *Server) buildHandler() (http.Handler, error) {
 			return nil, err
 		}
 	}
+	lim := newLimiter(s.opts.RequestsPerMinute)
 	guard := func(rt route, h http.Handler) http.Handler {
+		h = s.auditContext(rt, h)
+		if !rt.public {
+			h = s.limit(lim, h)
+		}
 		if !rt.public && (s.opts.Token != "" || s.opts.Identify != nil) {
 			h = s.requireToken(h)
 		}

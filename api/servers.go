@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -262,7 +263,7 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusServiceUnavailable, "unavailable", err.Error())
 		return
 	}
-	s.recordAPICall(name, start, res)
+	s.recordAPICall(name, identity.Owner(r.Context()), start, res)
 	writeJSON(w, http.StatusOK, resultJSON(res))
 }
 

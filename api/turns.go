@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -33,6 +34,9 @@ type turns struct {
 	// running counts the turns under way by session id: one, or for a moment two when
 	// the store is refusing the second.
 	running map[string]int
+	// owners are the owners of the sessions in running: whose their approvals and
+	// questions are.
+	owners map[string]string
 	// waiting are the calls that wait for a person, by session id and call id.
 	waiting map[string]map[string]*approval
 	// inputs are the servers' questions that wait for a person, by session id and
@@ -55,14 +59,15 @@ type pendingApproval struct {
 	Since     time.Time       `json:"since"`
 }
 
-// begin counts a turn of session id as running, until end.
-func (ts *turns) begin(id string) {
+// begin counts a turn of session id, which owner owns, as running, until end.
+func (ts *turns) begin(id, owner string) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if ts.running == nil {
-		ts.running = map[string]int{}
+		ts.running, ts.owners = map[string]int{}, map[string]string{}
 	}
 	ts.running[id]++
+	ts.owners[id] = owner
 }
 
 func (ts *turns) end(id string) {
@@ -70,7 +75,18 @@ func (ts *turns) end(id string) {
 	defer ts.mu.Unlock()
 	if ts.running[id]--; ts.running[id] <= 0 {
 		delete(ts.running, id)
+		delete(ts.owners, id)
 	}
+}
+
+// allowed reports whether the request of ctx may decide the calls and answer the
+// questions of session id's turn here (identity.Allowed of its owner); true when no
+// turn runs here, where there is nothing to decide either.
+func (ts *turns) allowed(ctx context.Context, id string) bool {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	owner, ok := ts.owners[id]
+	return !ok || identity.Allowed(ctx, owner)
 }
 
 // active is how many sessions have a turn running here.
@@ -164,13 +180,14 @@ func (ts *turns) take(id, callID string) *approval {
 }
 
 // sessionTurn is the agent.TurnOptions of a session's turn with content as the user's
-// message: its events are observed and, when the turn is streamed (q), go to its
-// stream with the calls that wait for approval and the servers' questions.
-func (s *Server) sessionTurn(content string, q *turnQueue) agent.TurnOptions {
+// message, in a session that owner owns: its events are observed (its calls as the
+// owner's) and, when the turn is streamed (q), go to its stream with the calls that
+// wait for approval and the servers' questions.
+func (s *Server) sessionTurn(content, owner string, q *turnQueue) agent.TurnOptions {
 	return agent.TurnOptions{
 		User: content,
 		OnEvent: func(e agent.Event) {
-			s.observe(e, sourceSession)
+			s.observe(e, sourceSession, owner)
 			if q != nil {
 				streamEvent(q, e)
 			}
@@ -196,11 +213,12 @@ func streamEvent(q *turnQueue, e agent.Event) {
 }
 
 // observe is what the API takes of every turn's events, a session's or a chat
-// completion's (source): the metrics, and the recent calls of GET /v1/events.
-func (s *Server) observe(e agent.Event, source string) {
+// completion's (source), whose calls are owner's: the metrics, and the recent calls
+// of GET /v1/events.
+func (s *Server) observe(e agent.Event, source, owner string) {
 	s.metrics.event(e)
 	if e.Kind == agent.ToolFinished {
-		s.recordTurnCall(e, source)
+		s.recordTurnCall(e, source, owner)
 	}
 }
 
@@ -267,7 +285,10 @@ func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, callID := r.PathValue("id"), r.PathValue("call_id")
-	a := s.turns.take(id, callID)
+	var a *approval
+	if s.turns.allowed(r.Context(), id) { // else as if nothing waited: see ownedSession
+		a = s.turns.take(id, callID)
+	}
 	if a == nil {
 		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no call %q waits for approval in session %q", callID, id))
 		return
@@ -360,10 +381,15 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PathValue("id")
+	owner, e := s.turnOwner(r.Context(), id)
+	if e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
 	log := s.logOf(r.Context()).With("session", id)
 	log.Info("turn started")
 	if !strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
-		res, err := s.runSessionTurn(r.Context(), id, s.sessionTurn(body.Content, nil))
+		res, err := s.runSessionTurn(r.Context(), id, owner, s.sessionTurn(body.Content, owner, nil))
 		if err != nil {
 			log.Info("turn failed", "error", err)
 			writeAPIError(w, r, s.endedError(err))
@@ -373,7 +399,26 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, replyOf(res))
 		return
 	}
-	s.streamTurn(w, r, id, body.Content, log)
+	s.streamTurn(w, r, id, owner, body.Content, log)
+}
+
+// turnOwner is the owner of session id, when the request of ctx may run a turn in
+// it; else the error of a session that does not exist (sessionOwner). Without
+// identities the store is not asked: the agent's Acquire says whether the session
+// exists, and the owner matters to nobody. With them, a server without Sessions (the
+// agent's store, Options.Agent says) cannot tell whose a session is, and runs none.
+func (s *Server) turnOwner(ctx context.Context, id string) (string, *apiError) {
+	if _, ok := identity.FromContext(ctx); !ok {
+		return "", nil
+	}
+	if s.opts.Sessions == nil {
+		return "", errorf(http.StatusServiceUnavailable, "no_sessions", "this server keeps no sessions")
+	}
+	owner, err := sessionOwner(ctx, s.opts.Sessions.Store(), id)
+	if err != nil {
+		return "", turnError(err)
+	}
+	return owner, nil
 }
 
 // runTurn runs a turn of the agent, a session's or a chat completion's, and counts
@@ -387,8 +432,8 @@ func (s *Server) runTurn(ctx context.Context, id string, opts agent.TurnOptions)
 // runSessionTurn is runTurn for a session, counted as running here until it returns:
 // by then the store has released the session, and the client that hears the turn
 // is over and sends the next message at once finds it free.
-func (s *Server) runSessionTurn(ctx context.Context, id string, opts agent.TurnOptions) (*agent.Turn, error) {
-	s.turns.begin(id)
+func (s *Server) runSessionTurn(ctx context.Context, id, owner string, opts agent.TurnOptions) (*agent.Turn, error) {
+	s.turns.begin(id, owner)
 	defer s.turns.end(id)
 	return s.runTurn(ctx, id, opts)
 }
@@ -396,11 +441,11 @@ func (s *Server) runSessionTurn(ctx context.Context, id string, opts agent.TurnO
 // streamTurn streams a session's turn: its events as they come, then "done" with the
 // reply or "error". A turn that fails before any event (the session missing or busy)
 // gets a plain JSON error with its status.
-func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, id, content string, log *slog.Logger) {
+func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, id, owner, content string, log *slog.Logger) {
 	sw := newSSEWriter(w)
 	q := newTurnQueue()
-	opts := s.sessionTurn(content, q)
-	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runSessionTurn(r.Context(), id, opts) }, func(evs []sseEvent) {
+	opts := s.sessionTurn(content, owner, q)
+	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runSessionTurn(r.Context(), id, owner, opts) }, func(evs []sseEvent) {
 		for _, e := range evs {
 			_ = sw.send(e.name, e.data)
 		}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/identity"
 )
 
 // Agent is an agent over the hub's catalog with the configured model, agent
@@ -125,7 +127,12 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // the sign-in of a server that waits for one (SignIn, through the API's
 // /oauth/callback). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
 // PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
-// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in.
+// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in, and
+// RequestsPerMinute from "serve.limits" unless set. With the config's "serve":
+// {"auth"} and no opts.Identify, every request but the public ones needs a token of
+// that provider (Verifier; the Issuer is the provider's): an error when the provider
+// cannot be reached. From then on the hub logs an audit line per call on the API's
+// Logger ("serve.audit", hub.Hub.SetAudit).
 // Serve the result on a listener, and Shutdown it before closing the Host.
 func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) {
 	var o api.Options
@@ -168,6 +175,15 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 			return fmt.Sprintf("sign in with the dashboard's Sign in button or POST /v1/servers/%s/login, or run 'switchboard login %s'", name, name)
 		})
 	}
+	if o.Identify == nil && h.cfg.Settings.Serve.Auth != nil {
+		// The people of "serve": {"auth"}: the provider is asked at once, so that a
+		// service that cannot check tokens does not start.
+		v, err := h.Verifier(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		o.Identify, o.Issuer = v.Identify, v.Issuer()
+	}
 	o.Gateway = gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: o.MaxRequestBytes})
 	if o.Version == "" {
 		o.Version = h.opts.Version
@@ -181,9 +197,32 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		}
 		o.Model = h.ModelSettings().Name // what GET /v1/models lists
 	}
+	if o.RequestsPerMinute == 0 {
+		o.RequestsPerMinute = h.cfg.Settings.Serve.Limits.RequestsPerMinute
+	}
 	srv, err := api.New(h.hub, &o)
 	if err != nil {
 		return nil, err
 	}
+	// Every call through the hub, whoever makes it, from now on: "serve.audit".
+	h.hub.SetAudit(o.Logger, h.cfg.Settings.Serve.Audit.Arguments)
 	return srv, nil
+}
+
+// Verifier is the identity.Verifier of auth, or of the config's "serve": {"auth"}
+// when auth is nil: it reads the provider's discovery document and keys now, and
+// the error of a provider that cannot be reached names its issuer. (A change of
+// "auth" in the config takes effect at the next start.)
+func (h *Host) Verifier(ctx context.Context, auth *config.AuthSettings) (*identity.Verifier, error) {
+	if auth == nil {
+		auth = h.cfg.Settings.Serve.Auth
+	}
+	if auth == nil {
+		return nil, errors.New(`no identity provider configured ("switchboard": {"serve": {"auth": {"issuer", "audience"}}})`)
+	}
+	claim, value := auth.AdminClaimParts()
+	return identity.NewVerifier(ctx, &identity.OIDCOptions{
+		Issuer: auth.Issuer, Audience: auth.Audience, Admins: auth.Admins,
+		AdminClaim: strings.TrimSpace(claim), AdminValue: value,
+	})
 }

@@ -120,7 +120,8 @@ type Hub struct {
 	holdMu sync.Mutex
 	holds  map[tool.Key]int
 
-	callObs callObservers // ObserveCalls
+	callObs callObservers           // ObserveCalls
+	audit   atomic.Pointer[auditor] // SetAudit
 
 	people *people // the persons' own connections (peruser.go); nil without Options.PerUser
 }
@@ -321,21 +322,25 @@ func (h *Hub) Lookup(name string) (tool.Tool, bool) {
 // bound (see [Hub.CheckArguments]) and server failures come back as error results
 // that name the server; a Go error means the hub is closed.
 func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
+	start := time.Now()
 	r, ok := h.cat.Load().routes[name]
 	if !ok {
 		h.mu.Lock()
 		closed := h.closed
 		h.mu.Unlock()
 		if closed {
+			h.auditCall(ctx, name, "", "", args, start, OutcomeFailed)
 			return nil, ErrClosed
 		}
+		h.auditCall(ctx, name, "", "", args, start, OutcomeRefused)
 		return tool.ErrorResult("%s", h.UnknownTool(name).Error()), nil
 	}
 	if err := h.CheckArguments(args); err != nil {
+		h.auditCall(ctx, name, r.sup.Name(), r.original, args, start, OutcomeRefused)
 		return tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, err), nil
 	}
-	start := time.Now()
 	res, err := h.callRoute(ctx, r, args)
+	h.auditCall(ctx, name, r.sup.Name(), r.original, args, start, outcomeOf(ctx, err == nil && res.IsError, err))
 	if err != nil {
 		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, h.red.String(err.Error()))
 	} else {

@@ -3,6 +3,9 @@
 // the request's context from the API's middleware to the stores, the hub and the
 // audit log, so that one person's sessions and sign-ins are never another's.
 //
+// Verifier (oidc.go) makes a Person of a request's bearer token: a JWT of an OpenID
+// Connect provider, checked against the provider's published keys with go-oidc.
+//
 // A service without identities (loopback, or one shared token) puts no Person in
 // the context: everything is everyone's, as for one person. The static token of a
 // one-person set-up is an admin with no subject.

@@ -37,7 +37,10 @@ func NewMemory() *Memory {
 	return &Memory{sessions: map[string]*memSession{}}
 }
 
-var _ Store = (*Memory)(nil)
+var (
+	_ Store       = (*Memory)(nil)
+	_ OwnerTeller = (*Memory)(nil)
+)
 
 // lookup returns the session id under m.mu, or the error every method gives.
 func (m *Memory) lookup(id string) (*memSession, error) {
@@ -98,6 +101,16 @@ func (m *Memory) Get(_ context.Context, id string) (*Session, error) {
 	return &s, nil
 }
 
+func (m *Memory) Owner(_ context.Context, id string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms, err := m.lookup(id)
+	if err != nil {
+		return "", err
+	}
+	return ms.s.Owner, nil
+}
+
 func (m *Memory) List(_ context.Context) ([]Summary, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -108,6 +121,7 @@ func (m *Memory) List(_ context.Context) ([]Summary, error) {
 	for _, ms := range m.sessions {
 		out = append(out, Summary{
 			ID:         ms.s.ID,
+			Owner:      ms.s.Owner,
 			Messages:   len(ms.msgs),
 			Created:    ms.s.Created,
 			LastActive: ms.s.LastActive,

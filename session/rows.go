@@ -92,8 +92,8 @@ type Rows interface {
 type TimeDest func(t *time.Time) any
 
 // ScanSession reads a session's row, whose columns are system, metadata, loaded,
-// created, last_active, input_tokens, output_tokens and messages (how many), in that
-// order: the session without its messages, and how many it has. The driver's error
+// created, last_active, input_tokens, output_tokens, messages (how many) and owner,
+// in that order: the session without its messages, and how many it has. The driver's error
 // for no row comes back as it is.
 func ScanSession(row RowScanner, id string, at TimeDest) (*Session, int, error) {
 	s := &Session{ID: id}
@@ -102,7 +102,7 @@ func ScanSession(row RowScanner, id string, at TimeDest) (*Session, int, error) 
 		count        int
 	)
 	if err := row.Scan(&s.System, &meta, &loaded, at(&s.Created), at(&s.LastActive),
-		&s.Usage.InputTokens, &s.Usage.OutputTokens, &count); err != nil {
+		&s.Usage.InputTokens, &s.Usage.OutputTokens, &count, &s.Owner); err != nil {
 		return nil, 0, err
 	}
 	var err error
@@ -139,7 +139,7 @@ func ReadMessages(rows Rows, count int) ([]llm.Message, error) {
 }
 
 // ReadSummaries reads List's rows, whose columns are id, messages (how many),
-// created, last_active and metadata, in that order; n (0 when unknown) sizes the
+// created, last_active, metadata and owner, in that order; n (0 when unknown) sizes the
 // slice.
 func ReadSummaries(rows Rows, n int, at TimeDest) ([]Summary, error) {
 	out := make([]Summary, 0, n)
@@ -148,7 +148,7 @@ func ReadSummaries(rows Rows, n int, at TimeDest) ([]Summary, error) {
 			sum  Summary
 			meta []byte
 		)
-		if err := rows.Scan(&sum.ID, &sum.Messages, at(&sum.Created), at(&sum.LastActive), &meta); err != nil {
+		if err := rows.Scan(&sum.ID, &sum.Messages, at(&sum.Created), at(&sum.LastActive), &meta, &sum.Owner); err != nil {
 			return nil, err
 		}
 		var err error

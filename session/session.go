@@ -37,7 +37,12 @@ var (
 
 // Session is one conversation.
 type Session struct {
-	ID       string            `json:"id"`
+	ID string `json:"id"`
+	// Owner is the subject of the person who created the session
+	// (identity.Owner of the request), "" for one made without identities or by
+	// an admin without a subject. Create stores it as given; nothing changes it
+	// after. Who may see the session is the API's to decide (identity.Allowed).
+	Owner    string            `json:"owner,omitempty"`
 	System   string            `json:"system,omitempty"`
 	Metadata map[string]string `json:"metadata,omitempty"`
 	// Messages is the whole history, in order.
@@ -53,6 +58,7 @@ type Session struct {
 // Summary is what List tells of a session.
 type Summary struct {
 	ID         string            `json:"id"`
+	Owner      string            `json:"owner,omitempty"`
 	Messages   int               `json:"messages"`
 	Created    time.Time         `json:"created"`
 	LastActive time.Time         `json:"lastActive"`
@@ -63,7 +69,8 @@ type Summary struct {
 // missing session wraps ErrNotFound.
 type Store interface {
 	// Create stores a new session. An empty ID is filled in (random, URL-safe); a
-	// zero Created or LastActive is set to now. ErrExists when the ID is taken.
+	// zero Created or LastActive is set to now; the Owner is kept as given. ErrExists
+	// when the ID is taken, whoever owns it.
 	Create(ctx context.Context, s *Session) error
 	// Get returns the session with its whole history.
 	Get(ctx context.Context, id string) (*Session, error)

@@ -106,7 +106,6 @@ func TestREADMEWalk(t *testing.T) {
 		{`call search_notes`, "out", regexp.MustCompile(`todo: try switchboard`)},
 		{`search convert a time`, "out", regexp.MustCompile(`(?m)^1\s+convert_time\s`)},
 		{`search --regex 'note|memo' --json`, "out", regexp.MustCompile(`(?s)^\{\s*"query": "note\|memo",\s*"results": \[(\s*\{\s*"name": "(delete_note|get_note|list_notes|put_note|search_notes)",[^}]*\},?){5}\s*\]`)},
-		{`printf 'current time\nsave a note\n'`, "out", regexp.MustCompile(`^\{"query":"current time","results":\[\{"name":"current_time",.*\n\{"query":"save a note","results":\[\{"name":"put_note",`)},
 		{`curl localhost:7300/health`, "out", regexp.MustCompile(`(?s)"mcp_tools": 8,.*"clock": \{\s*"state": "ready",\s*"tools": 3\s*\}.*"status": "ok"`)},
 		{`/v1/sessions -d '{"id": "tokyo"}'`, "out", regexp.MustCompile(`"id": "tokyo"`)},
 		{`/v1/sessions/tokyo/messages`, "out", regexp.MustCompile(`(?s)event: tool_call\n.*event: tool_result\n.*event: text\n.*event: usage\n.*event: done\n`)},

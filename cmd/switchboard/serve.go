@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 )
 
@@ -26,6 +27,7 @@ const (
 func (a *app) serveCommand() *cobra.Command {
 	var (
 		addr, token, cors, publicURL string
+		issuer, audience             string
 		watch, grace                 time.Duration
 		maxRequest                   = byteSize(api.DefaultMaxRequestBytes)
 		flags                        agentFlags
@@ -39,6 +41,8 @@ func (a *app) serveCommand() *cobra.Command {
 ` + defaultServeAddr + ` by default):
 
   GET  /health, /healthz, /readyz          health, liveness, readiness
+  GET  /v1/me                               who calls: subject, name, admin
+  GET  /.well-known/oauth-protected-resource  where MCP hosts sign in (with --oidc-issuer)
   GET  /v1/servers[/{name}]                 each server's state, tools, restarts, stderr
   POST /v1/servers/{name}/restart
   POST /v1/servers/{name}/login             sign in to a server that needs it: {"url": ...}
@@ -56,10 +60,19 @@ func (a *app) serveCommand() *cobra.Command {
   /mcp, /sse                                the MCP gateway, as 'switchboard mcp --listen'
 
 Listening beyond loopback needs a bearer token ($SWITCHBOARD_TOKEN, or --token, which
-shows in the process list); with a token set, every request but /healthz, /readyz,
-/oauth/callback and the dashboard's own files (the page asks for the token) must
-carry it. Browsers of
+shows in the process list) or an identity provider; with either, every request but
+/healthz, /readyz, /oauth/callback, /.well-known/oauth-protected-resource and the
+dashboard's own files (the page asks for the token) must carry a token. Browsers of
 another origin are answered only with --cors ORIGIN.
+
+A team's service takes the tokens of its OpenID Connect provider: the config's
+"switchboard": {"serve": {"auth": {"issuer", "audience", "admins", "adminClaim"}}},
+or --oidc-issuer and --oidc-audience (over the config's; its admins stay). Each
+request then carries "Authorization: Bearer JWT", a token of that issuer for that
+audience; GET /v1/me says who it names, and MCP hosts find where to sign in at
+/.well-known/oauth-protected-resource. The provider is asked for its keys at start:
+serve exits 1 naming the issuer when it cannot be reached. --token still works, as
+an admin.
 
 The model comes from the config's "switchboard": {"model": {...}} or the flags, as
 for 'switchboard chat'; without one, everything but chat works and a turn answers
@@ -84,8 +97,13 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 			if err := checkAddr("--addr", addr); err != nil {
 				return err
 			}
-			if !gateway.IsLoopback(addr) && token == "" {
-				return usageError("--addr %s is not a loopback address: set a bearer token in $%s (or --token)", addr, tokenEnv)
+			if (issuer == "") != (audience == "") {
+				return usageError("--oidc-issuer and --oidc-audience go together: give both (the provider, and the \"aud\" its tokens for this service carry)")
+			}
+			if issuer != "" {
+				if err := config.CheckIssuer(issuer); err != nil {
+					return usageError("--oidc-issuer: %v", err)
+				}
 			}
 			if watch < 0 {
 				return usageError("--watch %s: must be 0 (only on SIGHUP) or more", watch)
@@ -104,7 +122,8 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 			if grace < 0 {
 				return usageError("--shutdown-grace %s: must be 0 (cancel at once) or more", grace)
 			}
-			return a.serve(cmd.Context(), serveSettings{addr: addr, token: token, cors: cors, publicURL: publicURL, watch: watch, grace: grace, maxRequest: int64(maxRequest)}, &flags)
+			return a.serve(cmd.Context(), serveSettings{addr: addr, token: token, cors: cors, publicURL: publicURL, issuer: issuer, audience: audience,
+				watch: watch, grace: grace, maxRequest: int64(maxRequest)}, &flags)
 		},
 	}
 	f := cmd.Flags()
@@ -113,6 +132,8 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz, /oauth/callback and the dashboard's files"+tokenHelp)
 	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
 	f.StringVar(&publicURL, "public-url", "", "the URL browsers reach serve at when a proxy sits in front (e.g. https://switchboard.example.com): a sign-in's redirect comes back to its /oauth/callback")
+	f.StringVar(&issuer, "oidc-issuer", "", "take the bearer tokens (JWTs) of this OpenID Connect provider (e.g. https://login.example.com), over the config's \"serve\": {\"auth\"}; needs --oidc-audience")
+	f.StringVar(&audience, "oidc-audience", "", "the \"aud\" that --oidc-issuer's tokens for this service carry")
 	f.DurationVar(&watch, "watch", time.Second, "check the config file for changes this often and apply them (0: only on SIGHUP)")
 	f.DurationVar(&grace, "shutdown-grace", defaultShutdownGrace, "on SIGINT or SIGTERM, let requests under way finish this long before cancelling them")
 	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
@@ -123,6 +144,7 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 
 type serveSettings struct {
 	addr, token, cors, publicURL string
+	issuer, audience             string // --oidc-issuer, --oidc-audience
 	watch, grace                 time.Duration
 	maxRequest                   int64
 }
@@ -147,6 +169,29 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		return err
 	}
 	defer s.Close()
+	auth := s.Config().Settings.Serve.Auth
+	if st.issuer != "" {
+		// The flags over the config's provider; its admins stay.
+		var a config.AuthSettings
+		if auth != nil {
+			a = *auth
+		}
+		a.Issuer, a.Audience = st.issuer, st.audience
+		auth = &a
+	}
+	if !gateway.IsLoopback(st.addr) && st.token == "" && auth == nil {
+		return usageError("--addr %s is not a loopback address: set a bearer token in $%s (or --token), or an identity provider (--oidc-issuer and --oidc-audience, or the config's \"serve\": {\"auth\"})", st.addr, tokenEnv)
+	}
+	opts := &api.Options{Token: st.token, CORSOrigin: st.cors, PublicURL: st.publicURL, MaxRequestBytes: st.maxRequest}
+	if auth != nil {
+		// Asked before anything listens: a provider that cannot be reached ends the
+		// command (exit 1) naming its issuer.
+		v, err := s.Verifier(ctx, auth)
+		if err != nil {
+			return &exitError{code: exitFailed, err: err}
+		}
+		opts.Identify, opts.Issuer = v.Identify, v.Issuer()
+	}
 	// Bound before any server starts: an address in use ends the command at once.
 	ln, err := net.Listen("tcp", st.addr)
 	if err != nil {
@@ -154,7 +199,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	}
 	// No model is no reason not to serve: the catalog, calls and search work, and a
 	// turn says how to configure one.
-	srv, err := s.API(ctx, &api.Options{Token: st.token, CORSOrigin: st.cors, PublicURL: st.publicURL, MaxRequestBytes: st.maxRequest})
+	srv, err := s.API(ctx, opts)
 	if err != nil {
 		ln.Close()
 		return settingsError(err, flags.dataDir, s.SessionSettings().Path != "" && flags.dataDir == "")
@@ -172,7 +217,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		return <-served
 	}
 	url := "http://" + ln.Addr().String()
-	a.log.Info("serving", "url", url, "dashboard", url+"/", "auth", st.token != "", "model", s.HasModel())
+	a.log.Info("serving", "url", url, "dashboard", url+"/", "auth", st.token != "" || auth != nil, "issuer", opts.Issuer, "model", s.HasModel())
 	// Over HTTP the clients are not known in advance: the servers are told every
 	// capability the gateway can forward (sampling included, answered by the model for
 	// the agent's own calls).

@@ -59,8 +59,9 @@ type turn struct {
 }
 
 var (
-	_ session.Store  = (*Store)(nil)
-	_ session.Pinger = (*Store)(nil)
+	_ session.Store       = (*Store)(nil)
+	_ session.Pinger      = (*Store)(nil)
+	_ session.OwnerTeller = (*Store)(nil)
 )
 
 // Open connects to the database at dsn (a URL or key=value string, as pgx takes) and
@@ -109,6 +110,11 @@ var migrations = []string{
 		body       json NOT NULL, -- json, not jsonb: kept as written, \u0000 included
 		PRIMARY KEY (session_id, seq)
 	);`,
+	// 2: who owns each session (the subject of the person who made it); the
+	// sessions made before have none (''), which only an admin sees once identities
+	// are on. A constant default: PostgreSQL adds the column without rewriting the
+	// table.
+	`ALTER TABLE switchboard_sessions ADD COLUMN owner text NOT NULL DEFAULT ''`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -166,9 +172,9 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 	var created bool
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO switchboard_sessions
-			(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (id) DO NOTHING`,
-			in.ID, in.System, meta, loaded, in.Created, in.LastActive, in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies))
+			(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages, owner)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+			in.ID, in.System, meta, loaded, in.Created, in.LastActive, in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies), in.Owner)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -196,7 +202,7 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 		var count int
 		var err error
 		out, count, err = session.ScanSession(tx.QueryRow(ctx, `SELECT system, metadata, loaded, created, last_active,
-			input_tokens, output_tokens, messages FROM switchboard_sessions WHERE id = $1`, id), id, timestamp)
+			input_tokens, output_tokens, messages, owner FROM switchboard_sessions WHERE id = $1`, id), id, timestamp)
 		if err != nil {
 			return err
 		}
@@ -217,12 +223,28 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 	return out, nil
 }
 
+func (s *Store) Owner(ctx context.Context, id string) (string, error) {
+	if err := s.gate.Enter("session " + id); err != nil {
+		return "", err
+	}
+	defer s.gate.Exit()
+	var owner string
+	err := s.pool.QueryRow(ctx, `SELECT owner FROM switchboard_sessions WHERE id = $1`, id).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", session.NotFound(id)
+	}
+	if err != nil {
+		return "", s.fail("owner of "+id, err)
+	}
+	return owner, nil
+}
+
 func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 	if err := s.gate.Enter("list sessions"); err != nil {
 		return nil, err
 	}
 	defer s.gate.Exit()
-	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata
+	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata, owner
 		FROM switchboard_sessions ORDER BY last_active DESC, id`)
 	if err != nil {
 		return nil, s.fail("list", err)

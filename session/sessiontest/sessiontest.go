@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 	}{
 		{"Create", testCreate},
 		{"CreateExists", testCreateExists},
+		{"Owner", testOwner},
 		{"GetRoundTrip", testGetRoundTrip},
 		{"List", testList},
 		{"Append", testAppend},
@@ -624,6 +625,8 @@ func testClosed(t *testing.T, st session.Store) {
 	wantErr(t, "Acquire", err, session.ErrClosed, s.ID)
 	_, err = st.Stale(ctx, time.Now())
 	wantErr(t, "Stale", err, session.ErrClosed, "")
+	_, err = session.OwnerOf(ctx, st, s.ID)
+	wantErr(t, "OwnerOf", err, session.ErrClosed, s.ID)
 	if p, ok := st.(session.Pinger); ok {
 		wantErr(t, "Ping", p.Ping(ctx), session.ErrClosed, "")
 	}

@@ -50,8 +50,9 @@ type Store struct {
 }
 
 var (
-	_ session.Store  = (*Store)(nil)
-	_ session.Pinger = (*Store)(nil)
+	_ session.Store       = (*Store)(nil)
+	_ session.Pinger      = (*Store)(nil)
+	_ session.OwnerTeller = (*Store)(nil)
 )
 
 // Open opens (creating it and its directory when missing) the session file at path,
@@ -127,6 +128,10 @@ var migrations = []string{
 		host       TEXT NOT NULL,       -- hostname and pid namespace
 		expires    INTEGER NOT NULL     -- Unix nanoseconds
 	) WITHOUT ROWID;`,
+	// 2: who owns each session (the subject of the person who made it); the
+	// sessions made before have none (""), which only an admin sees once
+	// identities are on.
+	`ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT ''`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -195,10 +200,10 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 	}
 	defer tx.Rollback() //nolint:errcheck
 	res, err := tx.ExecContext(ctx, `INSERT INTO sessions
-		(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages, owner)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		in.ID, in.System, meta, loaded, in.Created.UnixNano(), in.LastActive.UnixNano(),
-		in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies))
+		in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies), in.Owner)
 	if err != nil {
 		return s.fail("create "+in.ID, err)
 	}
@@ -226,7 +231,7 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 	}
 	defer tx.Rollback() //nolint:errcheck
 	out, count, err := session.ScanSession(tx.QueryRowContext(ctx, `SELECT system, metadata, loaded, created, last_active,
-		input_tokens, output_tokens, messages FROM sessions WHERE id = ?`, id), id, nanos)
+		input_tokens, output_tokens, messages, owner FROM sessions WHERE id = ?`, id), id, nanos)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, session.NotFound(id)
 	}
@@ -244,6 +249,22 @@ func (s *Store) Get(ctx context.Context, id string) (*session.Session, error) {
 	return out, nil
 }
 
+func (s *Store) Owner(ctx context.Context, id string) (string, error) {
+	if err := s.gate.Enter("session " + id); err != nil {
+		return "", err
+	}
+	defer s.gate.Exit()
+	var owner string
+	err := s.reader.QueryRowContext(ctx, `SELECT owner FROM sessions WHERE id = ?`, id).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", session.NotFound(id)
+	}
+	if err != nil {
+		return "", s.fail("owner of "+id, err)
+	}
+	return owner, nil
+}
+
 func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 	if err := s.gate.Enter("list sessions"); err != nil {
 		return nil, err
@@ -258,7 +279,7 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil {
 		return nil, s.fail("list", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata
+	rows, err := tx.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata, owner
 		FROM sessions ORDER BY last_active DESC, id`)
 	if err != nil {
 		return nil, s.fail("list", err)

@@ -1,0 +1,60 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/identity"
+)
+
+// auditContext gives the tool calls a request makes what their audit lines (the
+// hub's, hub.Hub.SetAudit) know of the request besides its person: its request id,
+// and the session of a session's route.
+//
+// The gateway's routes get neither: the MCP SDK runs a Streamable HTTP session's
+// handlers with the context of the POST that opened the session (its values, not
+// each later POST's), so any id put here would be that first POST's. Their person is
+// the one of that POST too; the SDK keeps it right by refusing a session's later
+// POSTs from anyone else (403 "session user mismatch"), which it checks on the
+// auth.TokenInfo of each POST's context: a person with a subject gets one here whose
+// UserID is their subject.
+func (s *Server) auditContext(rt route, next http.Handler) http.Handler {
+	if rt.errors == mcpErrors {
+		bound := bindSubject(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p, ok := identity.FromContext(r.Context()); ok && p.Subject != "" && bearer(r) {
+				bound.ServeHTTP(w, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		attrs := []slog.Attr{slog.String("request_id", w.Header().Get(RequestIDHeader))}
+		if id := r.PathValue("id"); id != "" { // the session routes' {id}
+			attrs = append(attrs, slog.String("session", id))
+		}
+		next.ServeHTTP(w, r.WithContext(hub.WithAuditAttrs(r.Context(), attrs...)))
+	})
+}
+
+// bindSubject puts in a request's context the auth.TokenInfo whose UserID is its
+// person's subject: the SDK's way (auth.RequireBearerToken, the only one that sets
+// it) to bind a Streamable HTTP session to the person who opened it. It takes the
+// person the API identified; the token was checked then.
+var bindSubject = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+	p, _ := identity.FromContext(ctx)
+	return &auth.TokenInfo{UserID: p.Subject}, nil
+}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+
+// bearer reports whether r carries "Authorization: Bearer TOKEN", as
+// auth.RequireBearerToken wants it.
+func bearer(r *http.Request) bool {
+	f := strings.Fields(r.Header.Get("Authorization"))
+	return len(f) == 2 && strings.EqualFold(f[0], "bearer")
+}

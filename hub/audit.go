@@ -1,0 +1,119 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+	"unicode/utf8"
+
+	"github.com/switchboard-mcp/switchboard/identity"
+)
+
+// MaxAuditArguments bounds the arguments an audit line quotes (SetAudit with
+// arguments on), in bytes, after masking: a call may carry megabytes, a log line
+// should not.
+const MaxAuditArguments = 2048
+
+// Outcomes of a call, as its audit line names them.
+const (
+	OutcomeOK        = "ok"        // the tool answered
+	OutcomeError     = "error"     // the tool answered with isError
+	OutcomeFailed    = "failed"    // no answer: the server dead or unreachable, a timeout, a protocol error, the hub closed
+	OutcomeRefused   = "refused"   // never sent: an unknown tool, arguments nested too deep
+	OutcomeCancelled = "cancelled" // the caller's context ended first
+)
+
+// auditor is what SetAudit set: where the lines go, and whether they quote the
+// arguments.
+type auditor struct {
+	log       *slog.Logger
+	arguments bool
+}
+
+// SetAudit has the hub log one line per call from now on, whoever makes it (an
+// agent's turn, the HTTP API, a gateway's client): message "tool call" at info on
+// log, with the caller's subject (identity.FromContext: absent without a person, ""
+// for an admin without one, "admin" true for an admin), server, tool (the exposed
+// name) and original_name (the server's own), duration_ms, outcome (OutcomeOK …
+// OutcomeCancelled), the attributes of WithAuditAttrs (the request id, the session),
+// and, only when arguments is true, the call's arguments masked by the hub's
+// redactor and cut at MaxAuditArguments bytes. The hub's redactor masks the whole
+// line too. A nil log stops the audit. It is serve's audit log
+// ("switchboard.serve.audit"); the CLI's own calls are not audited.
+func (h *Hub) SetAudit(log *slog.Logger, arguments bool) {
+	if log == nil {
+		h.audit.Store(nil)
+		return
+	}
+	h.audit.Store(&auditor{log: slog.New(h.red.Handler(log.Handler())), arguments: arguments})
+}
+
+type auditAttrsKey struct{}
+
+// WithAuditAttrs returns ctx whose calls' audit lines carry attrs too (after those
+// ctx carries already): the HTTP API gives its request id and session id so.
+func WithAuditAttrs(ctx context.Context, attrs ...slog.Attr) context.Context {
+	prev, _ := ctx.Value(auditAttrsKey{}).([]slog.Attr)
+	all := make([]slog.Attr, 0, len(prev)+len(attrs))
+	return context.WithValue(ctx, auditAttrsKey{}, append(append(all, prev...), attrs...))
+}
+
+// auditCall logs one call's line when SetAudit asked for it. server and original
+// are "" for a call that found no tool.
+func (h *Hub) auditCall(ctx context.Context, name, server, original string, args json.RawMessage, start time.Time, outcome string) {
+	a := h.audit.Load()
+	if a == nil || !a.log.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 12)
+	if p, ok := identity.FromContext(ctx); ok {
+		attrs = append(attrs, slog.String("subject", p.Subject))
+		if p.Admin {
+			attrs = append(attrs, slog.Bool("admin", true))
+		}
+	}
+	if server != "" {
+		attrs = append(attrs, slog.String("server", server))
+	}
+	attrs = append(attrs, slog.String("tool", clip(name, 256)))
+	if original != "" {
+		attrs = append(attrs, slog.String("original_name", original))
+	}
+	attrs = append(attrs,
+		slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.String("outcome", outcome))
+	if extra, ok := ctx.Value(auditAttrsKey{}).([]slog.Attr); ok {
+		attrs = append(attrs, extra...)
+	}
+	if a.arguments {
+		// Masked before it is cut, so that no cut leaves the start of a secret unmasked.
+		attrs = append(attrs, slog.String("arguments", clip(h.red.String(string(args)), MaxAuditArguments)))
+	}
+	a.log.LogAttrs(ctx, slog.LevelInfo, "tool call", attrs...)
+}
+
+// outcomeOf is the outcome of a call that reached its server.
+func outcomeOf(ctx context.Context, isError bool, err error) string {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return OutcomeCancelled
+	case err != nil:
+		return OutcomeFailed
+	case isError:
+		return OutcomeError
+	}
+	return OutcomeOK
+}
+
+// clip cuts s to at most n bytes on a character boundary, saying so.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…(cut)"
+}

@@ -1,0 +1,440 @@
+// Package fakeidp runs, on loopback, an OpenID Connect provider for tests of the
+// service's own sign-in (switchboard serve with "serve": {"auth": ...}): its
+// discovery document (OpenID Connect Discovery 1.0) names a JSON Web Key Set that
+// holds an RS256 and an ES256 key; Mint signs tokens with them, with whatever
+// claims a test wants (expired, not yet valid, for another audience or issuer);
+// Forge signs with a key it never publishes; Rotate replaces the keys, as a
+// provider's rotation does. It counts the fetches of its keys.
+//
+// For an MCP host's sign-in it also has an authorization endpoint that approves at
+// once (as a person who clicks "Allow" would) and redirects with a code, the
+// authorization_code grant with PKCE (S256) at its token endpoint, whose access
+// token is a JWT for Options.Audience, and dynamic client registration (RFC 7591).
+//
+//	idp, err := fakeidp.Start(&fakeidp.Options{Audience: "switchboard"})
+//	defer idp.Close()
+//	tok := idp.Mint(map[string]any{"sub": "alice", "name": "Alice"})
+//
+// It is not linked into the binary, and imports no testing: tests of several
+// packages and the binary's start it.
+package fakeidp
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Options shape the provider; nil is a provider for the audience "switchboard"
+// whose sign-ins are alice's.
+type Options struct {
+	// Audience is the "aud" of what Mint and the token endpoint issue; default
+	// "switchboard".
+	Audience string
+	// Subject is who signs in at the authorization endpoint; default "alice".
+	Subject string
+	// Claims are added to the access tokens of the token endpoint (a "name",
+	// "groups").
+	Claims map[string]any
+	// TokenTTL is the access tokens' lifetime; default an hour.
+	TokenTTL time.Duration
+}
+
+// Provider is a running fake OpenID provider at Issuer.
+type Provider struct {
+	// Issuer is its issuer URL, http://127.0.0.1:PORT.
+	Issuer string
+
+	opts Options
+	srv  *http.Server
+	done chan struct{} // closed when Serve has returned
+
+	mu       sync.Mutex
+	rsaKey   *signingKey
+	ecKey    *signingKey
+	forger   *signingKey // never published
+	gen      int
+	fetches  int
+	clients  map[string][]string // client id → redirect URIs
+	codes    map[string]*grant
+	problems []string
+}
+
+type signingKey struct {
+	alg jose.SignatureAlgorithm
+	kid string
+	key crypto.Signer
+}
+
+// grant is what an authorization code stands for.
+type grant struct {
+	client, redirect, challenge string
+}
+
+// Start starts a provider on a loopback port. Close stops it.
+func Start(opts *Options) (*Provider, error) {
+	p := &Provider{clients: map[string][]string{}, codes: map[string]*grant{}, done: make(chan struct{})}
+	if opts != nil {
+		p.opts = *opts
+	}
+	if p.opts.Audience == "" {
+		p.opts.Audience = "switchboard"
+	}
+	if p.opts.Subject == "" {
+		p.opts.Subject = "alice"
+	}
+	if p.opts.TokenTTL <= 0 {
+		p.opts.TokenTTL = time.Hour
+	}
+	if err := p.newKeys(); err != nil {
+		return nil, err
+	}
+	forger, err := newKey(jose.RS256, "forged")
+	if err != nil {
+		return nil, err
+	}
+	p.forger = forger
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p.Issuer = "http://" + ln.Addr().String()
+	p.srv = &http.Server{Handler: p.mux(), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(p.done)
+		_ = p.srv.Serve(ln)
+	}()
+	return p, nil
+}
+
+// Close stops the provider and waits for its server.
+func (p *Provider) Close() error {
+	err := p.srv.Close()
+	<-p.done
+	return err
+}
+
+// Audience is the "aud" of its tokens.
+func (p *Provider) Audience() string { return p.opts.Audience }
+
+// KeyFetches is how many times its keys (jwks_uri) were fetched.
+func (p *Provider) KeyFetches() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.fetches
+}
+
+// Problems are what clients did wrong at the authorization and token endpoints.
+func (p *Provider) Problems() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.problems)
+}
+
+// Rotate replaces its keys with new ones (new key ids): tokens signed before are
+// signed with keys it no longer publishes.
+func (p *Provider) Rotate() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.newKeys()
+}
+
+// newKeys makes the RS256 and ES256 keys of the next generation; p.mu held (or p
+// not shared yet).
+func (p *Provider) newKeys() error {
+	p.gen++
+	r, err := newKey(jose.RS256, fmt.Sprintf("rsa-%d", p.gen))
+	if err != nil {
+		return err
+	}
+	e, err := newKey(jose.ES256, fmt.Sprintf("ec-%d", p.gen))
+	if err != nil {
+		return err
+	}
+	p.rsaKey, p.ecKey = r, e
+	return nil
+}
+
+func newKey(alg jose.SignatureAlgorithm, kid string) (*signingKey, error) {
+	var (
+		key crypto.Signer
+		err error
+	)
+	switch alg {
+	case jose.RS256:
+		key, err = rsa.GenerateKey(rand.Reader, 2048)
+	case jose.ES256:
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	default:
+		err = fmt.Errorf("fakeidp: no key for %s", alg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &signingKey{alg: alg, kid: kid, key: key}, nil
+}
+
+// Mint is a token signed with its current RS256 key: claims over the defaults
+// (iss its Issuer, aud Options.Audience, sub Options.Subject, iat now, exp in
+// Options.TokenTTL). A claim set to nil is left out ("exp": nil, a token that
+// never expires).
+func (p *Provider) Mint(claims map[string]any) string {
+	p.mu.Lock()
+	k := p.rsaKey
+	p.mu.Unlock()
+	return p.sign(k, claims)
+}
+
+// MintES256 is Mint with its current ES256 key.
+func (p *Provider) MintES256(claims map[string]any) string {
+	p.mu.Lock()
+	k := p.ecKey
+	p.mu.Unlock()
+	return p.sign(k, claims)
+}
+
+// Forge is Mint with a key it never publishes (key id "forged").
+func (p *Provider) Forge(claims map[string]any) string {
+	return p.sign(p.forger, claims)
+}
+
+// ForgeWithKnownKeyID is Forge under the key id of its current RS256 key: a
+// signature that a verifier's key of that id does not verify.
+func (p *Provider) ForgeWithKnownKeyID(claims map[string]any) string {
+	p.mu.Lock()
+	kid := p.rsaKey.kid
+	p.mu.Unlock()
+	return p.sign(&signingKey{alg: jose.RS256, kid: kid, key: p.forger.key}, claims)
+}
+
+func (p *Provider) sign(k *signingKey, claims map[string]any) string {
+	now := time.Now()
+	all := map[string]any{
+		"iss": p.Issuer, "aud": p.opts.Audience, "sub": p.opts.Subject,
+		"iat": now.Unix(), "exp": now.Add(p.opts.TokenTTL).Unix(),
+	}
+	for c, v := range claims {
+		if v == nil {
+			delete(all, c)
+		} else {
+			all[c] = v
+		}
+	}
+	payload, err := json.Marshal(all)
+	if err != nil {
+		panic(fmt.Sprintf("fakeidp: claims: %v", err))
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jose.JSONWebKey{Key: k.key, KeyID: k.kid}},
+		(&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		panic(fmt.Sprintf("fakeidp: signer: %v", err))
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		panic(fmt.Sprintf("fakeidp: sign: %v", err))
+	}
+	s, err := jws.CompactSerialize()
+	if err != nil {
+		panic(fmt.Sprintf("fakeidp: serialize: %v", err))
+	}
+	return s
+}
+
+func (p *Provider) mux() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", p.discovery)
+	mux.HandleFunc("GET /jwks", p.jwks)
+	mux.HandleFunc("POST /register", p.register)
+	mux.HandleFunc("GET /authorize", p.authorize)
+	mux.HandleFunc("POST /token", p.token)
+	return mux
+}
+
+func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                                p.Issuer,
+		"jwks_uri":                              p.Issuer + "/jwks",
+		"authorization_endpoint":                p.Issuer + "/authorize",
+		"token_endpoint":                        p.Issuer + "/token",
+		"registration_endpoint":                 p.Issuer + "/register",
+		"response_types_supported":              []string{"code"},
+		"subject_types_supported":               []string{"public"},
+		"id_token_signing_alg_values_supported": []string{"RS256", "ES256"},
+		"code_challenge_methods_supported":      []string{"S256"},
+		"grant_types_supported":                 []string{"authorization_code"},
+		"token_endpoint_auth_methods_supported": []string{"none"},
+		"scopes_supported":                      []string{"openid", "profile", "email"},
+	})
+}
+
+func (p *Provider) jwks(w http.ResponseWriter, _ *http.Request) {
+	p.mu.Lock()
+	p.fetches++
+	var set jose.JSONWebKeySet
+	for _, k := range []*signingKey{p.rsaKey, p.ecKey} {
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.key.Public(), KeyID: k.kid, Algorithm: string(k.alg), Use: "sig"})
+	}
+	p.mu.Unlock()
+	writeJSON(w, http.StatusOK, set)
+}
+
+func (p *Provider) register(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.RedirectURIs) == 0 {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata"})
+		return
+	}
+	id := "client-" + rand.Text()[:8]
+	p.mu.Lock()
+	p.clients[id] = req.RedirectURIs
+	p.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]any{
+		"client_id": id, "redirect_uris": req.RedirectURIs, "token_endpoint_auth_method": "none",
+		"grant_types": []string{"authorization_code"}, "response_types": []string{"code"},
+	})
+}
+
+func (p *Provider) problem(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.problems = append(p.problems, fmt.Sprintf(format, args...))
+}
+
+// authorize approves at once: a code for the client's registered redirect URI,
+// bound to its PKCE challenge.
+func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	client, redirect := q.Get("client_id"), q.Get("redirect_uri")
+	p.mu.Lock()
+	uris, ok := p.clients[client]
+	p.mu.Unlock()
+	if !ok || !slices.Contains(uris, redirect) {
+		p.problem("authorize: unknown client %q or redirect URI %q", client, redirect)
+		http.Error(w, "unknown client or redirect URI", http.StatusBadRequest)
+		return
+	}
+	if q.Get("response_type") != "code" || q.Get("code_challenge") == "" || q.Get("code_challenge_method") != "S256" {
+		p.problem("authorize: want response_type=code and a PKCE S256 challenge, got %v", q)
+		http.Error(w, "want response_type=code and PKCE (S256)", http.StatusBadRequest)
+		return
+	}
+	code := rand.Text()
+	p.mu.Lock()
+	p.codes[code] = &grant{client: client, redirect: redirect, challenge: q.Get("code_challenge")}
+	p.mu.Unlock()
+	u, err := url.Parse(redirect)
+	if err != nil {
+		http.Error(w, "bad redirect URI", http.StatusBadRequest)
+		return
+	}
+	back := u.Query()
+	back.Set("code", code)
+	back.Set("state", q.Get("state"))
+	u.RawQuery = back.Encode()
+	http.Redirect(w, r, u.String(), http.StatusFound)
+}
+
+// token exchanges a code (once) for an access token: a JWT of Mint's, with
+// Options.Claims.
+func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+		return
+	}
+	fail := func(msg string) {
+		p.problem("token: %s", msg)
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": msg})
+	}
+	if r.PostForm.Get("grant_type") != "authorization_code" {
+		fail("want grant_type=authorization_code")
+		return
+	}
+	code := r.PostForm.Get("code")
+	p.mu.Lock()
+	g := p.codes[code]
+	delete(p.codes, code)
+	p.mu.Unlock()
+	if g == nil {
+		fail("unknown or used code")
+		return
+	}
+	client := r.PostForm.Get("client_id")
+	if c, _, ok := r.BasicAuth(); ok {
+		client = c
+	}
+	if client != g.client || r.PostForm.Get("redirect_uri") != g.redirect {
+		fail("the code is another client's or redirect URI's")
+		return
+	}
+	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+	if base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge {
+		fail("the PKCE verifier does not match the challenge")
+		return
+	}
+	claims := maps.Clone(p.opts.Claims)
+	if claims == nil {
+		claims = map[string]any{}
+	}
+	claims["client_id"] = client
+	writeJSON(w, http.StatusOK, map[string]any{
+		"access_token": p.Mint(claims), "token_type": "Bearer",
+		"expires_in": int(p.opts.TokenTTL.Seconds()),
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// Approve is a stand-in for a person's browser at the authorization endpoint: it
+// opens authURL and, not following the redirect, returns the query it carries to
+// the client's redirect URI (code and state, or error).
+func Approve(ctx context.Context, authURL string) (url.Values, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	// A transport of its own, closed after: nothing outlives the visit.
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusFound {
+		return nil, fmt.Errorf("fakeidp: the authorization endpoint answered %s", res.Status)
+	}
+	loc, err := url.Parse(res.Header.Get("Location"))
+	if err != nil {
+		return nil, err
+	}
+	return loc.Query(), nil
+}
