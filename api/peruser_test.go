@@ -1,9 +1,13 @@
 package api_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
@@ -16,8 +20,8 @@ import (
 // then says "signedIn": true to her, and false to bob), her call of the server's
 // tool runs as alice; bob's call of the same tool gets at once an isError result
 // that says how to sign in; then bob signs in and his call runs as bob. The server
-// says perUser and how many people are connected. No token appears in an answer
-// or a log line.
+// says perUser and how many people are connected. MCP clients at /mcp call as
+// their own person too. No token appears in an answer or a log line.
 func TestPerUserSignIn(t *testing.T) {
 	t.Parallel()
 	srv := fakeauth.Start(t, &fakeauth.Options{People: true})
@@ -63,6 +67,19 @@ func TestPerUserSignIn(t *testing.T) {
 	call("bob").want(t, 200, `"text": "person: bob"`)
 	call("alice").want(t, 200, `"text": "person: alice"`)
 	do("bob", "GET", "/v1/servers", nil).want(t, 200, `"people": 2`, `"signedIn": true`)
+
+	// The gateway's calls at /mcp are their client's person's too.
+	for _, who := range []string{"alice", "bob"} {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		cr, err := mcpClient(t, e, who+"-token").CallTool(ctx, &mcp.CallToolParams{Name: "person", Arguments: map[string]any{}})
+		cancel()
+		if err != nil || cr.IsError || len(cr.Content) != 1 {
+			t.Fatalf("%s's call at /mcp: %v %+v", who, err, cr)
+		}
+		if got := cr.Content[0].(*mcp.TextContent).Text; got != "person: "+who {
+			t.Errorf("%s's call at /mcp ran as %q", who, got)
+		}
+	}
 
 	toks := srv.AllTokens()
 	if len(toks) < 2 {
