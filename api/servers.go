@@ -98,6 +98,9 @@ type serverInfo struct {
 	// SignIn is a sign-in through the API waiting for the person, or the last that
 	// failed (signin.go).
 	SignIn *signInState `json:"signIn,omitempty"`
+	// SignedIn says, to a person, whether they have signed in to a "perUser" server
+	// for themselves (signin.go); absent for other servers and without a person.
+	SignedIn *bool `json:"signedIn,omitempty"`
 }
 
 func (s *Server) serverInfo(st upstream.Status) serverInfo {
@@ -115,7 +118,7 @@ func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
 	sts := s.hub.Status()
 	out := make([]serverInfo, 0, len(sts))
 	for _, st := range sts {
-		out = append(out, s.serverInfo(st))
+		out = append(out, s.ownSignIn(r, s.serverInfo(st)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
 }
@@ -141,7 +144,7 @@ func (s *Server) getServer(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, e)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.serverInfo(st))
+	writeJSON(w, http.StatusOK, s.ownSignIn(r, s.serverInfo(st)))
 }
 
 // restartServer stops the server and starts it again; it answers 202 with the new

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/signin"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -33,6 +34,14 @@ import (
 // with 400, and reaches no flow. The code is never logged (the request log has the
 // path, never the query), and every secret the flow learns goes to the hub's
 // redactor (package signin).
+//
+// A server whose "oauth" says "perUser", under a service with identities
+// (Options.Identify), is signed in to by each person for themselves: their POST
+// /v1/servers/{name}/login starts their own sign-in (one under way per person and
+// server), the host stores its tokens under their subject and opens their own
+// connection, and GET /v1/servers/{name} tells them whether they have signed in
+// ("signedIn"). A request without a person (the static token's admin) signs the
+// service itself in, as for any server.
 
 // callbackPath is where the authorization server sends the person's browser back.
 const callbackPath = "/oauth/callback"
@@ -59,6 +68,10 @@ type signIns struct {
 // pendingSignIn is one sign-in under way.
 type pendingSignIn struct {
 	server string
+	// person is whose own sign-in it is, for a "perUser" server (a zero Person: the
+	// service's own); key is what signIns keep it under (signInKey).
+	person identity.Person
+	key    string
 	cb     *signin.Callback
 	since  time.Time
 
@@ -97,6 +110,15 @@ func (s *Server) signInOf(st upstream.Status) *signInState {
 	return nil
 }
 
+// ownSignIn adds to info, for a request of a person, whether they have signed in
+// to the server for themselves, when it is "perUser".
+func (s *Server) ownSignIn(r *http.Request, info serverInfo) serverInfo {
+	if v, ok := s.hub.PersonSignedIn(r.Context(), info.Name); ok {
+		info.SignedIn = &v
+	}
+	return info
+}
+
 // startSignIn serves POST /v1/servers/{name}/login: it starts the server's sign-in
 // (or takes the one under way) and answers {"url"} once the authorization URL is
 // known, or the error that ended the sign-in before it.
@@ -118,7 +140,13 @@ func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 	if base == "" {
 		base = origin(r)
 	}
-	p := s.signIn(name, base, s.logOf(r.Context()))
+	var person identity.Person
+	if p, ok := identity.FromContext(r.Context()); ok && p.Subject != "" {
+		if srv, _ := s.hub.Server(name); signin.PerUser(srv) {
+			person = p // their own sign-in, not the service's
+		}
+	}
+	p := s.signIn(name, person, base, s.logOf(r.Context()))
 	select {
 	case <-p.shown:
 	case <-p.done:
@@ -147,24 +175,35 @@ func origin(r *http.Request) string {
 	return "http://" + r.Host
 }
 
-// signIn returns the sign-in of the named server under way, or starts one whose
-// redirect comes back to base's callback. It runs until the person comes back (or
-// Options.SignInTimeout passes) and the server has connected, or Shutdown.
-func (s *Server) signIn(name, base string, log *slog.Logger) *pendingSignIn {
+// signInKey is what the sign-ins under way keep one under: the server's name for
+// the service's own, the name and the subject for a person's own.
+func signInKey(name string, person identity.Person) string {
+	if person.Subject == "" {
+		return name
+	}
+	return name + "\x00" + person.Subject
+}
+
+// signIn returns the sign-in of the named server under way (person's own, when
+// person has a subject), or starts one whose redirect comes back to base's
+// callback. It runs until the person comes back (or Options.SignInTimeout passes)
+// and the server has connected, or Shutdown.
+func (s *Server) signIn(name string, person identity.Person, base string, log *slog.Logger) *pendingSignIn {
+	key := signInKey(name, person)
 	si := &s.signIns
 	si.mu.Lock()
 	defer si.mu.Unlock()
-	if p := si.byServer[name]; p != nil {
+	if p := si.byServer[key]; p != nil {
 		return p
 	}
 	if si.byServer == nil {
 		si.byServer, si.byState, si.failed = map[string]*pendingSignIn{}, map[string]*pendingSignIn{}, map[string]*signInState{}
 	}
-	p := &pendingSignIn{server: name, since: time.Now(), shown: make(chan struct{}), done: make(chan struct{}),
+	p := &pendingSignIn{server: name, person: person, key: key, since: time.Now(), shown: make(chan struct{}), done: make(chan struct{}),
 		cb: signin.NewCallback(base+callbackPath, s.opts.SignInTimeout)}
-	si.byServer[name] = p
-	delete(si.failed, name)
-	log.Info("sign-in started over the API", "server", name, "redirect_uri", p.cb.URI())
+	si.byServer[key] = p
+	delete(si.failed, key)
+	log.Info("sign-in started over the API", "server", name, "own", person.Subject != "", "redirect_uri", p.cb.URI())
 	si.wg.Add(1)
 	go s.runSignIn(p)
 	return p
@@ -175,6 +214,9 @@ func (s *Server) runSignIn(p *pendingSignIn) {
 	defer s.signIns.wg.Done()
 	ctx, cancel := context.WithTimeout(s.base, s.opts.SignInTimeout+signInConnectGrace)
 	defer cancel()
+	if p.person.Subject != "" {
+		ctx = identity.NewContext(ctx, p.person) // the sign-in is theirs: Options.SignIn keeps it under their subject
+	}
 	st, err := s.opts.SignIn(ctx, p.server, p.cb.With(func(authURL string) { s.shown(p, authURL) }))
 	if err != nil {
 		// The flow masks what it learnt; the hub's redactor masks the config's too.
@@ -183,23 +225,30 @@ func (s *Server) runSignIn(p *pendingSignIn) {
 	si := &s.signIns
 	si.mu.Lock()
 	p.status, p.err = st, err
-	delete(si.byServer, p.server)
+	delete(si.byServer, p.key)
 	for state, q := range si.byState {
 		if q == p {
 			delete(si.byState, state)
 		}
 	}
 	if err != nil {
-		si.failed[p.server] = &signInState{State: "failed", Since: time.Now(), Error: err.Error()}
+		si.failed[p.key] = &signInState{State: "failed", Since: time.Now(), Error: err.Error()}
 	}
 	si.mu.Unlock()
 	close(p.done)
+	own := p.person.Subject != ""
 	change := "signed in"
+	if own {
+		change = "a person signed in for themselves"
+	}
 	if err != nil {
 		change = "sign-in failed: " + err.Error()
-		s.log.Warn("sign-in failed", "server", p.server, "err", err)
+		if own {
+			change = "a person's own sign-in failed"
+		}
+		s.log.Warn("sign-in failed", "server", p.server, "own", own, "err", err)
 	} else {
-		s.log.Info("signed in over the API", "server", p.server, "state", st.State, "tools", st.Tools)
+		s.log.Info("signed in over the API", "server", p.server, "own", own, "state", st.State, "tools", st.Tools)
 	}
 	s.announce(p.server, change)
 }

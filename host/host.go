@@ -50,6 +50,10 @@ type Options struct {
 	DataDir string
 	// SignInStore, when set, keeps the sign-ins instead of the files under DataDir.
 	SignInStore signin.Store
+	// PerUser bounds the persons' own connections to the servers whose "oauth" says
+	// "perUser" (its Idle and Max; the Host gives its OAuth, the persons' own
+	// sign-ins). nil: hub.DefaultPerUserIdle and hub.DefaultPerUserMax.
+	PerUser *hub.PerUserOptions
 }
 
 // Host is the running system of one config: its servers (a hub), their catalog's
@@ -96,7 +100,13 @@ func New(cfg *config.Config, opts *Options) *Host {
 	}
 	h.closeSignIns = closeStore
 	h.signins = signin.NewHandlers(st, &signin.Options{Logger: o.Logger, Redactor: o.Redactor})
-	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor, Upstream: &upstream.Options{OAuth: h.signins.For}})
+	var perUser hub.PerUserOptions
+	if o.PerUser != nil {
+		perUser = *o.PerUser
+	}
+	perUser.OAuth = h.signins.ForPerson // a call of a person's goes over their own sign-in
+	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor, Upstream: &upstream.Options{OAuth: h.signins.For},
+		PerUser: &perUser})
 	h.cat = deferred.Follow(h.hub) // nothing is indexed until a search
 	h.model = &modelOnce{}
 	return h

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/redact"
 
 	"github.com/switchboard-mcp/switchboard/session/sqlite"
@@ -67,11 +68,19 @@ func (h *Host) SignIns() *signin.Handlers { return h.signins }
 // SignIn makes the sign-in that the named server waits for, through r (a
 // signin.Loopback at a terminal; a service's signin.Callback), then has the server
 // connect, and returns its status once it is past connecting (ready, as a rule).
-// ctx bounds the whole: the person's part and the connection.
+// ctx bounds the whole: the person's part and the connection. When ctx carries a
+// person with a subject (identity.NewContext) and the server is "perUser", the
+// sign-in is that person's own, and the connection their own.
 func (h *Host) SignIn(ctx context.Context, name string, r signin.Redirect) (upstream.Status, error) {
 	srv, ok := h.hub.Server(name)
 	if !ok {
 		return upstream.Status{}, fmt.Errorf("no server %q", name)
+	}
+	if p, _ := identity.FromContext(ctx); p.Subject != "" && signin.PerUser(srv) {
+		if err := h.signins.Person(srv, p.Subject).SignIn(ctx, r); err != nil {
+			return upstream.Status{}, err
+		}
+		return h.hub.ConnectPerson(ctx, name)
 	}
 	sh := h.signins.Handler(srv)
 	if sh == nil {

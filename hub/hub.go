@@ -48,6 +48,9 @@ type Options struct {
 	// and Reload register each config's secrets with it. nil: one of the hub's own
 	// ([Hub.Redactor]); a program passes the one its log handler masks with.
 	Redactor *redact.Redactor
+	// PerUser, when set, gives each person their own connection to the servers
+	// whose "oauth" says "perUser" (peruser.go); nil: every call uses the server's.
+	PerUser *PerUserOptions
 }
 
 // Hub is many upstream MCP servers as one tool.Toolset.
@@ -119,6 +122,8 @@ type Hub struct {
 
 	callObs callObservers           // ObserveCalls
 	audit   atomic.Pointer[auditor] // SetAudit
+
+	people *people // the persons' own connections (peruser.go); nil without Options.PerUser
 }
 
 // catalog is an immutable snapshot: routing reads it without locks.
@@ -160,6 +165,7 @@ func New(cfg *config.Config, opts *Options) *Hub {
 		subs:        map[int]func(upstream.Event){},
 		subURIs:     map[tool.Key]string{},
 		holds:       map[tool.Key]int{},
+		people:      newPeople(o.PerUser),
 	}
 	h.peers.Store(&[]*peerLink{})
 	h.maxDepth.Store(int64(o.MaxArgumentDepth))
@@ -264,6 +270,7 @@ func (h *Hub) Close() error {
 		}()
 	}
 	wg.Wait()
+	h.people.close()
 	h.cat.Store(&catalog{routes: map[string]route{}})
 	h.ext.Store(emptyExtras())
 	h.notifier.Notify()
@@ -332,7 +339,7 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 		h.auditCall(ctx, name, r.sup.Name(), r.original, args, start, OutcomeRefused)
 		return tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, err), nil
 	}
-	res, err := r.sup.Call(ctx, r.original, args)
+	res, err := h.callRoute(ctx, r, args)
 	h.auditCall(ctx, name, r.sup.Name(), r.original, args, start, outcomeOf(ctx, err == nil && res.IsError, err))
 	if err != nil {
 		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, h.red.String(err.Error()))
@@ -387,6 +394,7 @@ func (h *Hub) Status() []upstream.Status {
 	out := make([]upstream.Status, len(sups))
 	for i, s := range sups {
 		out[i] = s.Status()
+		h.annotate(&out[i], s)
 		if st := &out[i]; st.State == upstream.Ready && seen[st.Name] != upstream.Ready {
 			st.State = cmp.Or(seen[st.Name], upstream.Connecting)
 		}
@@ -400,6 +408,7 @@ func (h *Hub) status(s *upstream.Supervisor) upstream.Status {
 	seen := h.seen[s.Name()]
 	h.mu.Unlock()
 	st := s.Status()
+	h.annotate(&st, s)
 	if st.State == upstream.Ready && seen != upstream.Ready {
 		st.State = cmp.Or(seen, upstream.Connecting)
 	}
@@ -505,7 +514,7 @@ func (h *Hub) rebuild() error {
 	defer func() { h.seen = seen }() // also when the names collide: the states were read
 	for rank, name := range h.order {
 		s := h.sups[name]
-		l := s.Lists()
+		l := h.lists(s)
 		seen[name] = l.State
 		switch l.State {
 		case upstream.Ready, upstream.Reconnecting:

@@ -144,6 +144,7 @@ func (h *Hub) WaitTool(ctx context.Context, name string) (t tool.Tool, err error
 	if t, ok := h.Lookup(name); ok {
 		return t, nil
 	}
+	h.discover(ctx) // the tools of a "perUser" server only the caller's connection lists (peruser.go)
 	if err := h.rebuild(); err != nil {
 		return tool.Tool{}, err
 	}

@@ -49,7 +49,7 @@ func (h *Handler) clientCredentials(ctx context.Context, ch *Challenge) error {
 		return h.mask(fmt.Errorf("signing in to %s with its client credentials at %s: %w", h.srv.Name, d.asm.TokenEndpoint, err))
 	}
 	hs.red.Add(tok.AccessToken, tok.RefreshToken)
-	rec := &Record{Server: h.srv.URL, Issuer: d.asm.Issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
+	rec := &Record{Server: h.srv.URL, Subject: h.subject, Issuer: d.asm.Issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
 		RevocationURL: d.asm.RevocationEndpoint, Token: tok, Scopes: grantedScopes(tok, scopes), Updated: time.Now(),
 		Client: Client{ID: o.ClientID, AuthMethod: methodOf(cc.AuthStyle, o.ClientSecret)}}
 	if err := hs.store.Save(ctx, rec); err != nil {

@@ -21,13 +21,21 @@ type NeedsSignInError struct {
 	// authorization server refused the refresh token").
 	Reason string
 	// How says how a person makes the sign-in where the program runs (see
-	// Handlers.SetHow); "" says to run 'switchboard login NAME'.
+	// Handlers.SetHow); "" says to run 'switchboard login NAME' (for Person: to use
+	// the dashboard's Sign in button or POST /v1/servers/NAME/login).
 	How string
+	// Person: the sign-in is the caller's own (a "perUser" server), which they make
+	// for themselves, as themselves, through the service (the command line signs
+	// the service in, not them).
+	Person bool
 }
 
 func (e *NeedsSignInError) Error() string {
 	how := e.How
-	if how == "" {
+	switch {
+	case how == "" && e.Person:
+		how = fmt.Sprintf("use the dashboard's Sign in button or POST /v1/servers/%s/login", e.Server)
+	case how == "":
 		how = fmt.Sprintf("run 'switchboard login %s'", e.Server)
 	}
 	if e.StepUp {
@@ -35,6 +43,9 @@ func (e *NeedsSignInError) Error() string {
 			e.Server, strings.Join(e.Scopes, " "), how)
 	}
 	msg := fmt.Sprintf("server %s needs a sign-in: %s", e.Server, how)
+	if e.Person {
+		msg = fmt.Sprintf("server %s needs your sign-in: %s", e.Server, how)
+	}
 	if e.Reason != "" {
 		msg += " (" + e.Reason + ")"
 	}

@@ -36,10 +36,21 @@ func NewFiles(dir string) *Files { return &Files{dir: dir} }
 // Dir is the store's directory.
 func (f *Files) Dir() string { return f.dir }
 
-// name is a record's file name: a hash of the server's URL, then of the issuer, so
-// that Load finds a server's records by a glob and no URL appears in a file name.
-func name(server, issuer string) string {
-	return hash(server) + "-" + hash(issuer) + ".json"
+// name is a record's file name: its prefix, then a hash of the issuer, so that
+// Load finds a server's records by a glob and no URL appears in a file name.
+func name(server, subject, issuer string) string {
+	return prefix(server, subject) + "-" + hash(issuer) + ".json"
+}
+
+// prefix is the start of the file names of the records of (server, subject): a hash
+// of the server's URL, then, for a person's own sign-in, "~" and a hash of their
+// subject (never the subject itself). The service's own records keep the names they
+// had before persons had their own, and a glob for them matches no person's.
+func prefix(server, subject string) string {
+	if subject == "" {
+		return hash(server)
+	}
+	return hash(server) + "~" + hash(subject)
 }
 
 func hash(s string) string {
@@ -48,8 +59,8 @@ func hash(s string) string {
 }
 
 // Load implements Store.
-func (f *Files) Load(ctx context.Context, server string) ([]*Record, error) {
-	paths, err := filepath.Glob(filepath.Join(f.dir, hash(server)+"-*.json"))
+func (f *Files) Load(ctx context.Context, server, subject string) ([]*Record, error) {
+	paths, err := filepath.Glob(filepath.Join(f.dir, prefix(server, subject)+"-*.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +77,7 @@ func (f *Files) Load(ctx context.Context, server string) ([]*Record, error) {
 		if err := json.Unmarshal(data, &rec); err != nil {
 			return nil, fmt.Errorf("sign-in store: %s: %v (delete the file, or run 'switchboard logout' for the server)", p, err)
 		}
-		if rec.Server != server {
+		if rec.Server != server || rec.Subject != subject {
 			continue // a hash collision, as unlikely as it is
 		}
 		recs = append(recs, &rec)
@@ -109,15 +120,15 @@ func (f *Files) Save(ctx context.Context, rec *Record) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("sign-in store: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(f.dir, name(rec.Server, rec.Issuer))); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(f.dir, name(rec.Server, rec.Subject, rec.Issuer))); err != nil {
 		return fmt.Errorf("sign-in store: %w", err)
 	}
 	return nil
 }
 
 // Delete implements Store.
-func (f *Files) Delete(ctx context.Context, server string) error {
-	paths, err := filepath.Glob(filepath.Join(f.dir, hash(server)+"-*.json"))
+func (f *Files) Delete(ctx context.Context, server, subject string) error {
+	paths, err := filepath.Glob(filepath.Join(f.dir, prefix(server, subject)+"-*.json"))
 	if err != nil {
 		return err
 	}

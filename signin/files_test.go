@@ -71,7 +71,7 @@ func TestFilesUnreadable(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := st.Load(t.Context(), rec.Server)
+	_, err := st.Load(t.Context(), rec.Server, "")
 	if err == nil {
 		t.Fatal("Load of a spoiled file: no error")
 	}
@@ -85,4 +85,28 @@ func TestFilesUnreadable(t *testing.T) {
 // TestMemory: the memory store keeps the contract.
 func TestMemory(t *testing.T) {
 	signintest.Run(t, func(t *testing.T) signin.Store { return signin.NewMemory() })
+}
+
+// TestFilesSubjectHidden: a person's own sign-in is a file of its own whose name
+// carries no subject (nor URL): hashes only.
+func TestFilesSubjectHidden(t *testing.T) {
+	dir := t.TempDir()
+	st := signin.NewFiles(dir)
+	rec := signintest.Record("https://mcp.example/mcp", "https://auth.example", time.Now())
+	rec.Subject = "alice@example.com"
+	if err := st.Save(t.Context(), rec); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Fatalf("%d files, want 1", len(entries))
+	}
+	for _, bad := range []string{"alice", "example", "mcp"} {
+		if strings.Contains(entries[0].Name(), bad) {
+			t.Errorf("file name %q shows %q", entries[0].Name(), bad)
+		}
+	}
 }

@@ -163,7 +163,7 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 		return fmt.Errorf("signing in to %s: the flow ended without a token", h.srv.Name)
 	}
 	hs.red.Add(got.tok.AccessToken, got.tok.RefreshToken, got.cfg.ClientSecret)
-	rec := &Record{Server: h.srv.URL, Issuer: issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
+	rec := &Record{Server: h.srv.URL, Subject: h.subject, Issuer: issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
 		RevocationURL: d.asm.RevocationEndpoint, Token: got.tok, Updated: time.Now(),
 		Scopes: grantedScopes(got.tok, got.cfg.Scopes),
 		Client: Client{ID: got.cfg.ClientID, AuthMethod: methodOf(got.cfg.Endpoint.AuthStyle, got.cfg.ClientSecret), Dynamic: dynamic}}
@@ -221,7 +221,7 @@ func prepare(ctx context.Context, r Redirect, configured string, stored *Record)
 // its tokens were issued to (which a refresh still needs).
 func (h *Handler) saveRegistration(ctx context.Context, d *discovery, c Client) {
 	now := time.Now()
-	rec := &Record{Server: h.srv.URL, Issuer: d.asm.Issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
+	rec := &Record{Server: h.srv.URL, Subject: h.subject, Issuer: d.asm.Issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,
 		RevocationURL: d.asm.RevocationEndpoint, Client: c}
 	if prev := h.stored(ctx, d.asm.Issuer); prev != nil && prev.Token != nil {
 		keep := *prev
@@ -242,7 +242,7 @@ func (h *Handler) saveRegistration(ctx context.Context, d *discovery, c Client) 
 
 // stored is the stored record of the server at issuer, if any.
 func (h *Handler) stored(ctx context.Context, issuer string) *Record {
-	recs, err := h.hs.store.Load(ctx, h.srv.URL)
+	recs, err := h.hs.store.Load(ctx, h.srv.URL, h.subject)
 	if err != nil {
 		h.log.Warn("sign-in store unreadable", "err", err)
 		return nil

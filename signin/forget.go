@@ -25,7 +25,7 @@ type Forgot struct {
 // takes the access tokens issued with it along, at most servers).
 func (h *Handler) Forget(ctx context.Context, revoke bool) (Forgot, error) {
 	var f Forgot
-	recs, err := h.hs.store.Load(ctx, h.srv.URL)
+	recs, err := h.hs.store.Load(ctx, h.srv.URL, h.subject)
 	if err != nil {
 		return f, err
 	}
@@ -45,7 +45,7 @@ func (h *Handler) Forget(ctx context.Context, revoke bool) (Forgot, error) {
 			f.Revoked++
 		}
 	}
-	if err := h.hs.store.Delete(ctx, h.srv.URL); err != nil {
+	if err := h.hs.store.Delete(ctx, h.srv.URL, h.subject); err != nil {
 		return f, err
 	}
 	h.mu.Lock()

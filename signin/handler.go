@@ -74,8 +74,9 @@ type Handlers struct {
 
 	how atomic.Pointer[func(server string) string] // SetHow's
 
-	mu     sync.Mutex
-	byName map[string]*Handler
+	mu       sync.Mutex
+	byName   map[string]*Handler
+	byPerson map[personKey]*Handler // subject.go
 }
 
 // SetHow sets how a person signs in to a server where the program runs, which a
@@ -200,6 +201,9 @@ type Handler struct {
 	hs  *Handlers
 	srv config.Server
 	log *slog.Logger
+	// subject is the person whose own sign-in the handler holds ("": the service's
+	// own); see subject.go.
+	subject string
 
 	mu     sync.Mutex
 	loaded bool
@@ -226,7 +230,7 @@ func (h *Handler) loadLocked(ctx context.Context) {
 		return
 	}
 	h.loaded = true
-	recs, err := h.hs.store.Load(ctx, h.srv.URL)
+	recs, err := h.hs.store.Load(ctx, h.srv.URL, h.subject)
 	if err != nil {
 		h.log.Warn("sign-in store unreadable", "err", err)
 		return
@@ -438,8 +442,8 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return fmt.Errorf(`HTTP 401 Unauthorized: the server wants authorization but names no OAuth sign-in (no "WWW-Authenticate: Bearer" challenge); give it a token in the server's "headers" (e.g. "Authorization": "Bearer ${TOKEN}")`)
 	}
 	h.challenge = ch
-	err := &NeedsSignInError{Server: h.srv.Name, StepUp: ch.StepUp(), Scopes: ch.Scopes}
-	if how := h.hs.how.Load(); how != nil {
+	err := &NeedsSignInError{Server: h.srv.Name, StepUp: ch.StepUp(), Scopes: ch.Scopes, Person: h.subject != ""}
+	if how := h.hs.how.Load(); how != nil && !err.Person {
 		err.How = (*how)(h.srv.Name)
 	}
 	if !err.StepUp && refused != "" {
@@ -462,7 +466,7 @@ func covers(granted, want []string) bool {
 // newerLocked returns the newest stored record whose token is not the refused one
 // nor the one in use, if there is one.
 func (h *Handler) newerLocked(ctx context.Context, refused string) *Record {
-	recs, err := h.hs.store.Load(ctx, h.srv.URL)
+	recs, err := h.hs.store.Load(ctx, h.srv.URL, h.subject)
 	if err != nil {
 		return nil
 	}

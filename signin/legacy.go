@@ -147,7 +147,7 @@ func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *
 	if !saved.Dynamic {
 		saved.Secret = "" // a configured client's secret stays in the config
 	}
-	rec := &Record{Server: h.srv.URL, Issuer: asm.Issuer, Resource: d.resource, TokenURL: asm.TokenEndpoint,
+	rec := &Record{Server: h.srv.URL, Subject: h.subject, Issuer: asm.Issuer, Resource: d.resource, TokenURL: asm.TokenEndpoint,
 		RevocationURL: asm.RevocationEndpoint, Client: saved, Token: tok, Scopes: grantedScopes(tok, scopes), Updated: time.Now()}
 	if saved.Dynamic {
 		rec.keepOthers(h.stored(ctx, asm.Issuer), time.Now())

@@ -368,7 +368,7 @@ func TestPreregistered(t *testing.T) {
 		t.Errorf("the authorization server saw protocol mistakes: %q", p)
 	}
 	// The configured secret is not copied to the store.
-	recs, err := signin.NewFiles(e.dir).Load(t.Context(), e.srv.MCPURL)
+	recs, err := signin.NewFiles(e.dir).Load(t.Context(), e.srv.MCPURL, "")
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("store: %v, %d records", err, len(recs))
 	}
@@ -426,7 +426,7 @@ func TestForget(t *testing.T) {
 	if len(e.srv.Tokens()) != 0 {
 		t.Errorf("the authorization server still takes %d token(s)", len(e.srv.Tokens()))
 	}
-	if recs, _ := signin.NewFiles(e.dir).Load(t.Context(), e.srv.MCPURL); len(recs) != 0 {
+	if recs, _ := signin.NewFiles(e.dir).Load(t.Context(), e.srv.MCPURL, ""); len(recs) != 0 {
 		t.Errorf("the store still holds %d record(s)", len(recs))
 	}
 	if _, err := connect(t, h); !isNeedsSignIn(err) {

@@ -15,6 +15,10 @@ import (
 type Record struct {
 	// Server is the MCP server's URL, as configured.
 	Server string `json:"server"`
+	// Subject is the person whose own sign-in this is (their identity.Person.Subject,
+	// for a server whose "oauth" says "perUser"); "" for the service's own sign-in,
+	// the one every call without a person uses.
+	Subject string `json:"subject,omitempty"`
 	// Issuer is the authorization server's issuer identifier (RFC 8414).
 	Issuer string `json:"issuer"`
 	// Resource is the resource the tokens are for (RFC 8707): the one the server's
@@ -108,17 +112,25 @@ func (r *Record) keepOthers(prev *Record, now time.Time) {
 // Store keeps the records of sign-ins, so that one sign-in serves later runs: a
 // registration is reused rather than made again, and tokens are refreshed rather
 // than asked of a person again. Implementations: [Files] (a directory of files, 0600
-// in a 0700 directory) and signin/postgres (shared by replicas, encrypted). Every
-// store passes the contract suite in signin/signintest.
+// in a 0700 directory), [Memory] and signin/postgres (shared by replicas,
+// encrypted). Every store passes the contract suite in signin/signintest.
+//
+// A record is kept under (server, subject, issuer): subject "" is the service's own
+// sign-in, any other a person's own (a "perUser" server); one subject's records are
+// never another's, and no store writes a subject where a file name or a column in
+// the clear could show it.
 type Store interface {
-	// Load returns the records of the MCP server at url, one per issuer, the most
-	// recently updated first; none is an empty result, not an error.
-	Load(ctx context.Context, server string) ([]*Record, error)
-	// Save keeps rec under (rec.Server, rec.Issuer), replacing what was there.
+	// Load returns the records of the MCP server at url for subject ("": the
+	// service's own), one per issuer, the most recently updated first; none is an
+	// empty result, not an error.
+	Load(ctx context.Context, server, subject string) ([]*Record, error)
+	// Save keeps rec under (rec.Server, rec.Subject, rec.Issuer), replacing what was
+	// there.
 	Save(ctx context.Context, rec *Record) error
-	// Delete forgets every record of the MCP server at url; forgetting nothing is no
+	// Delete forgets every record of the MCP server at url for subject ("": the
+	// service's own, which leaves the persons' own alone); forgetting nothing is no
 	// error.
-	Delete(ctx context.Context, server string) error
+	Delete(ctx context.Context, server, subject string) error
 }
 
 // sortRecords orders records the most recently updated first.

@@ -38,6 +38,11 @@ type Status struct {
 	Protocol      string `json:"protocol,omitempty"`
 	ServerName    string `json:"serverName,omitempty"`
 	ServerVersion string `json:"serverVersion,omitempty"`
+	// PerUser: each person signs in to the server for themselves (its "oauth" says
+	// "perUser"), and their calls go over connections of their own, of which People
+	// are open now (a hub fills both in; State is the service's own connection's).
+	PerUser bool `json:"perUser,omitempty"`
+	People  int  `json:"people,omitempty"`
 }
 
 // Event tells subscribers that a server changed state or changed its tools.

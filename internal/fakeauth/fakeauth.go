@@ -14,7 +14,9 @@
 //	... sign in, call "echo" ...
 //	if srv.Count(fakeauth.Authorize) != 1 { ... }
 //
-// Its tools: "echo" ({"text"}), "whoami" (the scopes of the caller's token), and
+// Its tools: "echo" ({"text"}), "whoami" (the scopes of the caller's token),
+// with Options.People "person" (who the caller's token was issued to: the person
+// whose browser approved the sign-in, see BrowseAs; "" for anyone else), and
 // "write" ({"text"}), which needs Options.StepUp on top of Options.Scopes: without it
 // the call is refused with 403 insufficient_scope, as a server that asks for more
 // access does.
@@ -86,6 +88,11 @@ type Options struct {
 	// insufficient_scope, whatever the token holds (a server whose step-up can
 	// never succeed).
 	AlwaysStepUp bool
+	// People adds the tools "person": who the caller's token was issued to (see
+	// BrowseAs), and "hold", which answers only once ReleaseHolds is called, or its
+	// call is cancelled (Count Hold counts those that began), for tests of
+	// per-person sign-ins.
+	People bool
 }
 
 // The kinds of request Count counts.
@@ -103,6 +110,7 @@ const (
 	PRM          = "metadata:prm"   // protected resource metadata fetched
 	ASM          = "metadata:asm"   // authorization server metadata fetched
 	Resource     = "token:resource" // token requests that named the resource (RFC 8707)
+	Hold         = "tool:hold"      // calls of the tool "hold" that began (Options.People)
 )
 
 // Server is the pair of servers.
@@ -124,9 +132,16 @@ type Server struct {
 	codes    map[string]*grant
 	tokens   map[string]*grant // access token → its grant
 	refresh  map[string]*grant // refresh token → its grant
+	persons  map[string]string // every access token issued → its person
 	problems []string
 	seq      int
+
+	holds   chan struct{} // closed by ReleaseHolds
+	release sync.Once
 }
+
+// ReleaseHolds makes the calls of the tool "hold", under way and to come, answer.
+func (s *Server) ReleaseHolds() { s.release.Do(func() { close(s.holds) }) }
 
 type client struct {
 	id, secret, method string
@@ -140,13 +155,21 @@ type grant struct {
 	scopes    []string
 	resource  string
 	expiry    time.Time
+	// person is who approved the sign-in (the PersonHeader of their browser's visit
+	// to the authorization endpoint); the tokens of the grant are theirs.
+	person string
 }
+
+// PersonHeader is what a stand-in browser (BrowseAs) sends the authorization
+// endpoint to say who the person signing in is, as a session cookie at a real
+// authorization server would.
+const PersonHeader = "X-Fakeauth-Person"
 
 // Start runs both servers until the test ends.
 func Start(tb testing.TB, opts *Options) *Server {
 	tb.Helper()
 	s := &Server{counts: map[string]int{}, clients: map[string]*client{}, codes: map[string]*grant{},
-		tokens: map[string]*grant{}, refresh: map[string]*grant{}}
+		tokens: map[string]*grant{}, refresh: map[string]*grant{}, persons: map[string]string{}, holds: make(chan struct{})}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -204,6 +227,29 @@ func (s *Server) ExpireTokens() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.tokens)
+}
+
+// PersonOf is who the access token tok was issued to ("" when nobody said, or it
+// is no token of this server's).
+func (s *Server) PersonOf(tok string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.persons[tok]
+}
+
+// AllTokens are every access and refresh token issued so far, valid or not: what no
+// answer or log line may show.
+func (s *Server) AllTokens() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for t := range s.persons {
+		out = append(out, t)
+	}
+	for t := range s.refresh {
+		out = append(out, t)
+	}
+	return out
 }
 
 // Tokens are the access tokens currently valid.
@@ -364,7 +410,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		code := s.newID("code")
 		s.mu.Lock()
 		s.codes[code] = &grant{client: q.Get("client_id"), redirect: redirect, challenge: q.Get("code_challenge"),
-			scopes: strings.Fields(q.Get("scope")), resource: q.Get("resource")}
+			scopes: strings.Fields(q.Get("scope")), resource: q.Get("resource"), person: r.Header.Get(PersonHeader)}
 		s.mu.Unlock()
 		back.Set("code", code)
 	}
@@ -476,6 +522,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		"scope": strings.Join(ng.scopes, " ")}
 	s.mu.Lock()
 	s.tokens[access] = &ng
+	s.persons[access] = ng.person
 	if gt != "client_credentials" {
 		rt := s.newIDLocked("rt")
 		s.refresh[rt] = &ng
@@ -529,6 +576,22 @@ func (s *Server) mcpMux() http.Handler {
 		}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wrote " + in.Text}}}, nil, nil
 		})
+	if s.opts.People {
+		mcp.AddTool(srv, &mcp.Tool{Name: "person", Description: "Who the caller's token was issued to."},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "person: " + req.Extra.Header.Get(PersonHeader)}}}, nil, nil
+			})
+		mcp.AddTool(srv, &mcp.Tool{Name: "hold", Description: "Answer when the call is cancelled."},
+			func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				s.count(Hold)
+				select {
+				case <-s.holds:
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil, nil
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				}
+			})
+	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "whoami", Description: "The scopes of the caller's token."},
 		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			scopes := req.Extra.Header.Get("X-Fakeauth-Scopes")
@@ -611,6 +674,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		s.count(MCP)
 		r.Header.Set("X-Fakeauth-Scopes", strings.Join(g.scopes, " "))
+		r.Header.Set(PersonHeader, g.person)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -635,10 +699,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // Browse is a stand-in browser: it opens the authorization URL and follows the
 // redirects, as a person's browser does after they click "Allow", to wherever the
 // authorization server sends it (the client's redirect URI).
-func Browse(ctx context.Context, authURL string) error {
+func Browse(ctx context.Context, authURL string) error { return BrowseAs(ctx, authURL, "") }
+
+// BrowseAs is Browse by the browser of person: the tokens of the sign-in are theirs
+// (the tool "person" says so).
+func BrowseAs(ctx context.Context, authURL, person string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
 		return err
+	}
+	if person != "" {
+		req.Header.Set(PersonHeader, person)
 	}
 	// A transport of its own, closed after: nothing outlives the visit.
 	tr := &http.Transport{}

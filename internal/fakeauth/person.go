@@ -14,6 +14,9 @@ import (
 // follows it back. Opened lists the authorization URLs it was sent to.
 type Person struct {
 	Loopback signin.Loopback
+	// Who is the person, as the authorization server knows them (see BrowseAs);
+	// "" for nobody in particular.
+	Who string
 
 	mu     sync.Mutex
 	opened []string
@@ -50,7 +53,7 @@ func (b *browsing) Await(ctx context.Context, authURL string) (url.Values, error
 	b.p.opened = append(b.p.opened, authURL)
 	b.p.mu.Unlock()
 	done := make(chan error, 1)
-	go func() { done <- Browse(ctx, authURL) }()
+	go func() { done <- BrowseAs(ctx, authURL, b.p.Who) }()
 	q, err := b.Pending.Await(ctx, authURL)
 	if berr := <-done; berr != nil && err == nil {
 		err = berr

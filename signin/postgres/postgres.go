@@ -9,10 +9,11 @@
 //	defer st.Close()
 //	hs := signin.NewHandlers(st, nil)
 //
-// A row is (a hash of the server's URL, a hash of the issuer, when it was saved, the
-// sealed record); the URL and the issuer are inside the sealed record, and the two
-// hashes are its additional data, so that a sealed record cannot be passed off as
-// another row's.
+// A row is (a hash of the server's URL — with a hash of the person's subject for a
+// person's own sign-in —, a hash of the issuer, when it was saved, the sealed
+// record); the URL, the subject and the issuer are inside the sealed record, and the
+// two keys are its additional data, so that a sealed record cannot be passed off as
+// another row's (another person's, say).
 package postgres
 
 import (
@@ -141,6 +142,16 @@ func hash(s string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// serverKey is the server_key of the records of (server, subject): a hash of the
+// URL for the service's own (the key rows had before persons had their own), and a
+// hash of the URL and one of the subject for a person's own.
+func serverKey(server, subject string) string {
+	if subject == "" {
+		return hash(server)
+	}
+	return hash(server) + "~" + hash(subject)
+}
+
 // seal encrypts rec for its row: a random nonce, then the ciphertext.
 func (s *Store) seal(rec *signin.Record, serverKey, issuerKey string) ([]byte, error) {
 	plain, err := json.Marshal(rec)
@@ -172,11 +183,11 @@ func (s *Store) open(sealed []byte, serverKey, issuerKey string) (*signin.Record
 }
 
 // Load implements signin.Store.
-func (s *Store) Load(ctx context.Context, server string) ([]*signin.Record, error) {
+func (s *Store) Load(ctx context.Context, server, subject string) ([]*signin.Record, error) {
 	if err := s.table(ctx); err != nil {
 		return nil, err
 	}
-	sk := hash(server)
+	sk := serverKey(server, subject)
 	rows, err := s.pool.Query(ctx, `SELECT issuer_key, sealed FROM switchboard_signins WHERE server_key = $1 ORDER BY updated DESC`, sk)
 	if err != nil {
 		return nil, s.fail("load", err)
@@ -193,6 +204,9 @@ func (s *Store) Load(ctx context.Context, server string) ([]*signin.Record, erro
 		if err != nil {
 			return nil, s.fail("load", err)
 		}
+		if rec.Server != server || rec.Subject != subject {
+			continue // a hash collision, as unlikely as it is
+		}
 		out = append(out, rec)
 	}
 	if err := rows.Err(); err != nil {
@@ -206,7 +220,7 @@ func (s *Store) Save(ctx context.Context, rec *signin.Record) error {
 	if err := s.table(ctx); err != nil {
 		return err
 	}
-	sk, ik := hash(rec.Server), hash(rec.Issuer)
+	sk, ik := serverKey(rec.Server, rec.Subject), hash(rec.Issuer)
 	sealed, err := s.seal(rec, sk, ik)
 	if err != nil {
 		return s.fail("save", err)
@@ -225,11 +239,11 @@ func (s *Store) Save(ctx context.Context, rec *signin.Record) error {
 }
 
 // Delete implements signin.Store.
-func (s *Store) Delete(ctx context.Context, server string) error {
+func (s *Store) Delete(ctx context.Context, server, subject string) error {
 	if err := s.table(ctx); err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM switchboard_signins WHERE server_key = $1`, hash(server)); err != nil {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM switchboard_signins WHERE server_key = $1`, serverKey(server, subject)); err != nil {
 		return s.fail("delete", err)
 	}
 	return nil

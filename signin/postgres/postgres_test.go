@@ -73,11 +73,11 @@ func TestSealed(t *testing.T) {
 			t.Errorf("the row holds %q in the clear", clear)
 		}
 	}
-	recs, err := open(t, dsn, key).Load(t.Context(), rec.Server)
+	recs, err := open(t, dsn, key).Load(t.Context(), rec.Server, "")
 	if err != nil || len(recs) != 1 || recs[0].Token.AccessToken != rec.Token.AccessToken {
 		t.Fatalf("another replica with the key: %v, %+v", err, recs)
 	}
-	_, err = open(t, dsn, newKey(t)).Load(t.Context(), rec.Server)
+	_, err = open(t, dsn, newKey(t)).Load(t.Context(), rec.Server, "")
 	if err == nil || !strings.Contains(err.Error(), "does not open with the key of $SWITCHBOARD_SECRET_KEY") {
 		t.Errorf("a replica with another key: %v", err)
 	}

@@ -29,6 +29,7 @@ func Run(t *testing.T, open func(t *testing.T) signin.Store) {
 		{"Issuers", issuers},
 		{"ServersApart", serversApart},
 		{"Delete", deleteAll},
+		{"Subjects", subjects},
 		{"Concurrent", concurrent},
 	}
 	for _, c := range cases {
@@ -57,9 +58,15 @@ var base = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func load(t *testing.T, st signin.Store, server string) []*signin.Record {
 	t.Helper()
-	recs, err := st.Load(t.Context(), server)
+	return loadFor(t, st, server, "")
+}
+
+// loadFor loads the records of server for subject.
+func loadFor(t *testing.T, st signin.Store, server, subject string) []*signin.Record {
+	t.Helper()
+	recs, err := st.Load(t.Context(), server, subject)
 	if err != nil {
-		t.Fatalf("Load(%q): %v", server, err)
+		t.Fatalf("Load(%q, %q): %v", server, subject, err)
 	}
 	return recs
 }
@@ -174,7 +181,7 @@ func deleteAll(t *testing.T, st signin.Store) {
 	save(t, st, Record(server, "https://auth1.example", base))
 	save(t, st, Record(server, "https://auth2.example", base))
 	save(t, st, keep)
-	if err := st.Delete(t.Context(), server); err != nil {
+	if err := st.Delete(t.Context(), server, ""); err != nil {
 		t.Fatalf("Delete: %v", err)
 	}
 	if recs := load(t, st, server); len(recs) != 0 {
@@ -183,7 +190,7 @@ func deleteAll(t *testing.T, st signin.Store) {
 	if recs := load(t, st, keep.Server); len(recs) != 1 {
 		t.Errorf("Delete of one server took another's records: %d left, want 1", len(recs))
 	}
-	if err := st.Delete(t.Context(), server); err != nil {
+	if err := st.Delete(t.Context(), server, ""); err != nil {
 		t.Errorf("Delete of nothing: %v", err)
 	}
 }
@@ -210,5 +217,48 @@ func concurrent(t *testing.T, st signin.Store) {
 	}
 	if recs := load(t, st, server); len(recs) != n {
 		t.Errorf("Load after concurrent saves: %d records, want %d", len(recs), n)
+	}
+}
+
+// subjects: a person's own sign-in (Record.Subject) is kept apart from the
+// service's own and from everyone else's: each loads only its own, a save of one
+// replaces nothing of another's, and a Delete forgets one subject's records only.
+func subjects(t *testing.T, st signin.Store) {
+	const server, issuer = "https://mcp.example/mcp", "https://auth.example"
+	shared := Record(server, issuer, base)
+	alice := Record(server, issuer, base.Add(time.Minute))
+	alice.Subject, alice.Token.AccessToken, alice.Token.RefreshToken = "alice@example.com", "at-alice", "rt-alice"
+	bob := Record(server, issuer, base.Add(2*time.Minute))
+	bob.Subject, bob.Token.AccessToken, bob.Token.RefreshToken = "bob", "at-bob", "rt-bob"
+	for _, rec := range []*signin.Record{shared, alice, bob} {
+		save(t, st, rec)
+	}
+	for _, want := range []*signin.Record{shared, alice, bob} {
+		recs := loadFor(t, st, server, want.Subject)
+		if len(recs) != 1 {
+			t.Fatalf("Load(%s, %q): %d records, want 1 (one per subject)", server, want.Subject, len(recs))
+		}
+		same(t, recs[0], want)
+	}
+	if recs := loadFor(t, st, server, "carol"); len(recs) != 0 {
+		t.Errorf("a person who never signed in loads %d record(s)", len(recs))
+	}
+	if recs := loadFor(t, st, "https://other.example/mcp", "alice@example.com"); len(recs) != 0 {
+		t.Errorf("a person's record of one server loads for another: %d record(s)", len(recs))
+	}
+	if err := st.Delete(t.Context(), server, "alice@example.com"); err != nil {
+		t.Fatalf("Delete(alice): %v", err)
+	}
+	if recs := loadFor(t, st, server, "alice@example.com"); len(recs) != 0 {
+		t.Errorf("after Delete of alice's: %d record(s) of hers left", len(recs))
+	}
+	if len(loadFor(t, st, server, "")) != 1 || len(loadFor(t, st, server, "bob")) != 1 {
+		t.Errorf("Delete of alice's sign-in took the service's or bob's")
+	}
+	if err := st.Delete(t.Context(), server, ""); err != nil {
+		t.Fatalf("Delete(service's own): %v", err)
+	}
+	if recs := loadFor(t, st, server, "bob"); len(recs) != 1 {
+		t.Errorf("Delete of the service's own sign-in took bob's: %d left, want 1", len(recs))
 	}
 }
