@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/switchboard-mcp/switchboard/identity"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // resourceMetadataPath is where an MCP host reads which authorization server signs
@@ -62,15 +63,30 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 // me is GET /v1/me's answer.
 type me struct {
 	identity.Person
+	// SignInsWaiting are the servers that wait for this caller's sign-in: a
+	// "perUser" server they have not signed in to for themselves, and a shared one
+	// that needs the service's sign-in (needs_sign_in). Never null.
+	SignInsWaiting []string `json:"signInsWaiting"`
 }
 
-// getMe answers GET /v1/me: the caller. A service without identities (no person in
-// the request: loopback, or no Identify) answers as for the static token, an admin
-// with no subject: everything there is everyone's.
+// getMe answers GET /v1/me: the caller, and the servers that wait for their
+// sign-in. A service without identities (no person in the request: loopback, or no
+// Identify) answers as for the static token, an admin with no subject: everything
+// there is everyone's.
 func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 	p, ok := identity.FromContext(r.Context())
 	if !ok {
 		p = identity.Person{Admin: true}
 	}
-	writeJSON(w, http.StatusOK, me{Person: p})
+	out := me{Person: p, SignInsWaiting: []string{}}
+	for _, st := range s.hub.Status() {
+		if signedIn, perUser := s.hub.PersonSignedIn(r.Context(), st.Name); perUser {
+			if !signedIn {
+				out.SignInsWaiting = append(out.SignInsWaiting, st.Name)
+			}
+		} else if st.State == upstream.NeedsSignIn {
+			out.SignInsWaiting = append(out.SignInsWaiting, st.Name)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
 }

@@ -56,6 +56,11 @@ func TestPerUserSignIn(t *testing.T) {
 	signIn("alice")
 	do("alice", "GET", "/v1/servers/notes", nil).want(t, 200, `"perUser": true`, `"people": 1`, `"signedIn": true`)
 	do("bob", "GET", "/v1/servers/notes", nil).want(t, 200, `"signedIn": false`)
+	// GET /v1/me names the servers that wait for the caller's own sign-in.
+	do("bob", "GET", "/v1/me", nil).want(t, 200, `"subject": "bob"`, `"signInsWaiting": [
+    "notes"
+  ]`)
+	do("alice", "GET", "/v1/me", nil).want(t, 200, `"subject": "alice"`, `"signInsWaiting": []`)
 	call("alice").want(t, 200, `"text": "person: alice"`)
 	r := call("bob")
 	r.want(t, 200, `"isError": true`, "server notes needs your sign-in: use the dashboard's Sign in button or POST /v1/servers/notes/login")
