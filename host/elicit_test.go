@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -47,19 +46,7 @@ func TestServeAsksTheRightPerson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- api.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := api.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		<-served
-	})
-	base := "http://" + ln.Addr().String()
+	base := serveAPI(t, api)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	post := func(path, body string) string {
 		res, err := client.Post(base+path, "application/json", strings.NewReader(body))
@@ -153,25 +140,14 @@ func TestServeSamplingGoesToItsCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- api.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := api.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		<-served
-	})
+	base := serveAPI(t, api)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	c := mcp.NewClient(&mcp.Implementation{Name: "host-test", Version: "1"}, &mcp.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "the-client's", Content: &mcp.TextContent{Text: "from the gateway's client"}}, nil
 		},
 	})
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: client, MaxRetries: -1}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: client, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

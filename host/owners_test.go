@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -51,19 +50,7 @@ func startReplica(t *testing.T, ctx context.Context, o *host.Options) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := srv.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		<-served
-	})
-	return &replica{t: t, base: "http://" + ln.Addr().String()}
+	return &replica{t: t, base: serveAPI(t, srv)}
 }
 
 // do sends one request as tok and returns the status and body.

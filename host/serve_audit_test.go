@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -41,21 +40,10 @@ func TestServeAuditAndLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := srv.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		<-served
-	})
+	base := serveAPI(t, srv)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	call := func() (int, string) {
-		res, err := client.Post("http://"+ln.Addr().String()+"/v1/tools/echo/call", "application/json", strings.NewReader(`{"arguments": {"text": "audited"}}`))
+		res, err := client.Post(base+"/v1/tools/echo/call", "application/json", strings.NewReader(`{"arguments": {"text": "audited"}}`))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package host_test
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -34,19 +33,7 @@ func TestAPIAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	t.Cleanup(func() {
-		if err := srv.Shutdown(context.Background()); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		<-served
-	})
-	base := "http://" + ln.Addr().String()
+	base := serveAPI(t, srv)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	get := func(path, token string) (int, string) {
 		t.Helper()
