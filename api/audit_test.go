@@ -196,3 +196,21 @@ func TestMetricsWithoutSubjects(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRefused: a call the API refuses before it reaches a server (an unknown
+// tool: 404; arguments nested too deep: 400) still leaves its audit line, outcome
+// refused, with the person who made it.
+func TestAuditRefused(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{opts: api.Options{Identify: testPeople}})
+	audit := auditOf(e, false)
+	e.do("POST", "/v1/tools/no_such_tool/call", `{"arguments": {}}`, "Authorization: Bearer alice-token").want(t, 404, "unknown_tool")
+	deep := `{"arguments": {"a": ` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}}`
+	e.do("POST", "/v1/tools/convert_time/call", deep, "Authorization: Bearer bob-token").want(t, 400, "bad_request")
+	lines := auditLines(t, audit)
+	if len(lines) != 2 {
+		t.Fatalf("%d audit lines after two refused calls, want 2:\n%s", len(lines), audit)
+	}
+	wantLine(t, "unknown tool", lines[0], map[string]any{"subject": "alice", "tool": "no_such_tool", "outcome": "refused"})
+	wantLine(t, "too deep", lines[1], map[string]any{"subject": "bob", "tool": "convert_time", "outcome": "refused"})
+}

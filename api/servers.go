@@ -242,15 +242,16 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, "bad_request", `"arguments" must be a JSON object`)
 		return
 	}
-	h := s.hub
+	h, name := s.hub, r.PathValue("name")
 	if err := h.CheckArguments(args); err != nil {
+		h.AuditRefused(r.Context(), name, args)
 		writeError(w, r, http.StatusBadRequest, "bad_request", err.Error())
 		return
 	}
-	name := r.PathValue("name")
 	if _, err := h.WaitTool(r.Context(), name); err != nil {
 		var unknown *hub.UnknownToolError
 		if errors.As(err, &unknown) {
+			h.AuditRefused(r.Context(), name, args)
 			writeAPIError(w, r, &apiError{Status: http.StatusNotFound, Code: "unknown_tool", Message: unknown.Error(), Suggestions: unknown.Suggestions})
 			return
 		}

@@ -93,6 +93,13 @@ func (h *Hub) auditCall(ctx context.Context, name, server, original string, args
 	a.log.LogAttrs(ctx, slog.LevelInfo, "tool call", attrs...)
 }
 
+// AuditRefused logs the audit line of a call refused before it reached the hub's
+// Call (OutcomeRefused): a caller that checks the arguments or the tool itself, as
+// the HTTP API does to answer 400 or 404, still leaves the line Call would have.
+func (h *Hub) AuditRefused(ctx context.Context, name string, args json.RawMessage) {
+	h.auditCall(ctx, name, "", "", args, time.Now(), OutcomeRefused)
+}
+
 // outcomeOf is the outcome of a call that reached its server.
 func outcomeOf(ctx context.Context, isError bool, err error) string {
 	switch {
