@@ -185,11 +185,12 @@ func TestMessagesClientTool(t *testing.T) {
 // TestMessagesErrors: errors come in Anthropic's form with their status, which the
 // client reads as *anthropic.Error with its type: a missing max_tokens (400
 // invalid_request_error, as Anthropic answers), a wrong key (401
-// authentication_error), the rate limit (429 rate_limit_error), a person's key for
-// Options.Identify in x-api-key, and a request that is not understood.
+// authentication_error), a body too big (413 request_too_large), the rate limit (429
+// rate_limit_error), a person's key for Options.Identify in x-api-key, and requests
+// that are not understood.
 func TestMessagesErrors(t *testing.T) {
 	t.Parallel()
-	e := start(t, setup{model: true, opts: api.Options{Token: "secret"}})
+	e := start(t, setup{model: true, opts: api.Options{Token: "secret", MaxRequestBytes: 4096}})
 	ctx := chatCtx(t)
 	c := anthropicClient(e, "secret")
 	var ae *anthropic.Error
@@ -207,6 +208,9 @@ func TestMessagesErrors(t *testing.T) {
 	wantError("wrong key", err, http.StatusUnauthorized, "authentication_error", "bearer token")
 	_, err = c.Messages.New(ctx, anthropic.MessageNewParams{Model: "m", MaxTokens: 10})
 	wantError("no messages", err, http.StatusBadRequest, "invalid_request_error", "at least one message")
+	big := []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(strings.Repeat("x", 5000)))}
+	_, err = c.Messages.New(ctx, anthropic.MessageNewParams{Model: "m", Messages: big, MaxTokens: 10})
+	wantError("too big", err, http.StatusRequestEntityTooLarge, "request_too_large", "over the limit of 4096 bytes")
 	stream := c.Messages.NewStreaming(ctx, anthropic.MessageNewParams{Model: "m", Messages: msgs})
 	for stream.Next() {
 		t.Errorf("an event: %s", stream.Current().RawJSON())
