@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
-	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -131,25 +130,20 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "chatcmpl-" + randomHex(12)
-	// The completion's session and its calls are the person's who asks: the calls
-	// show in their recent calls only (events.go).
-	owner := identity.Owner(r.Context())
-	sess.ID, sess.Owner = id, owner
-	store := session.NewMemory()
-	defer store.Close()
-	if err := store.Create(r.Context(), sess); err != nil {
+	opts, closeStore, err := s.unattendedTurn(r.Context(), id, sess, client)
+	if err != nil {
 		writeOpenAIError(w, errorf(http.StatusInternalServerError, "internal", "creating the request's session: %v", err))
 		return
 	}
+	defer closeStore()
 	c := &completion{id: id, created: time.Now().Unix(), model: req.Model}
 	if c.model == "" {
 		c.model = s.modelName()
 	}
 	log := s.logOf(r.Context()).With("completion", id)
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
-	// The turn is observed as a chat's, and a stream adds its own (streamCompletion).
-	opts := agent.TurnOptions{Store: store, ClientTools: client, Approve: s.approveUnattended, Elicit: declineUnattended,
-		OnEvent: func(e agent.Event) { s.observe(e, sourceChat, owner) }}
+	// The turn is observed as a chat's (unattendedTurn), and a stream adds its own
+	// (streamCompletion).
 	opts.Temperature = req.Temperature
 	switch {
 	case req.MaxCompletionTokens != nil:
@@ -180,12 +174,12 @@ func (s *Server) completionError(err error) *apiError {
 	return turnError(err)
 }
 
-// approveUnattended decides calls in a chat completion: nobody can be asked through
-// the Chat Completions API, so a tool that needs approval is refused, saying where a
-// person can approve it.
-func (s *Server) approveUnattended(_ context.Context, c agent.Call) agent.Decision {
+// approveUnattended decides calls in an unattended turn (a chat completion's): nobody
+// can be asked through the Chat Completions API, so a tool that needs approval is
+// refused, saying where a person can approve it.
+func (s *Server) approveUnattended(ctx context.Context, c agent.Call) agent.Decision {
 	if s.needsApproval(c) {
-		return agent.Deny("the user must approve " + c.Name + ", which /v1/chat/completions cannot ask for (use a session: POST /v1/sessions)")
+		return agent.Deny("the user must approve " + c.Name + ", which " + unattendedPath(ctx) + " cannot ask for (use a session: POST /v1/sessions)")
 	}
 	return agent.Allow()
 }

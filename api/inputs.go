@@ -221,10 +221,10 @@ func (s *Server) askPerson(ctx context.Context, e agent.Elicitation, q *turnQueu
 // declineUnattended answers a chat completion's questions: nobody can be asked
 // through the Chat Completions API, so the server is declined and the model told
 // where a person could answer.
-func declineUnattended(_ context.Context, e agent.Elicitation) agent.ElicitReply {
+func declineUnattended(ctx context.Context, e agent.Elicitation) agent.ElicitReply {
 	return agent.ElicitReply{Result: &mcp.ElicitResult{Action: "decline"},
-		Note: fmt.Sprintf("server %s asked the user %q during this call, which /v1/chat/completions cannot ask (there is nobody to answer); it was declined (a session, POST /v1/sessions, can ask the user)",
-			e.Server, e.Params.Message)}
+		Note: fmt.Sprintf("server %s asked the user %q during this call, which %s cannot ask (there is nobody to answer); it was declined (a session, POST /v1/sessions, can ask the user)",
+			e.Server, e.Params.Message, unattendedPath(ctx))}
 }
 
 // answerInput takes a person's answer to a server's question: {"action": "accept",

@@ -36,7 +36,8 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, code, messag
 }
 
 // writeAPIError writes e in the form the request's route answers in: the API's, or
-// OpenAI's at the OpenAI-compatible endpoints, or JSON-RPC's at the MCP gateway's.
+// OpenAI's or Anthropic's at the endpoints compatible with theirs, or JSON-RPC's at
+// the MCP gateway's.
 func writeAPIError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	form := apiErrors
 	if rt := routeOf(r); rt != nil {
@@ -47,6 +48,8 @@ func writeAPIError(w http.ResponseWriter, r *http.Request, e *apiError) {
 		writeOpenAIError(w, e)
 	case mcpErrors:
 		httpguard.JSONRPCError(w, e.Status, e.Message)
+	case anthropicErrors:
+		writeAnthropicError(w, e)
 	default:
 		writeJSON(w, e.Status, errorBody{*e})
 	}

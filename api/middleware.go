@@ -210,6 +210,7 @@ func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler)
 // without the token sends is waited for (httpguard.Unread).
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = apiKeyAsBearer(r)
 		if s.opts.Token != "" && httpguard.Bearer(r, s.opts.Token) {
 			// The one-person set-up's token: an admin, whatever Identify would say.
 			next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), identity.Person{Admin: true})))

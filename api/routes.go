@@ -36,6 +36,9 @@ const (
 	// mcpErrors: a JSON-RPC error response with no id, which MCP clients read
 	// (httpguard.JSONRPCError).
 	mcpErrors
+	// anthropicErrors: {"type": "error", "error": {"type", "message"}}, which
+	// Anthropic's clients read (messages.go).
+	anthropicErrors
 )
 
 // routes is the table of every endpoint, in one place: the middleware wraps each
@@ -84,6 +87,8 @@ func (s *Server) routes() []route {
 		// OpenAI-compatible (chatcompat.go): any OpenAI client, pointed here, gets the catalog's tools.
 		{pattern: "POST /v1/chat/completions", handler: s.chatCompletions, errors: openAIErrors},
 		{pattern: "GET /v1/models", handler: s.listModels, errors: openAIErrors},
+		// Anthropic-compatible (messages.go): any Anthropic client, pointed here, gets them too.
+		{pattern: "POST /v1/messages", handler: s.messages, errors: anthropicErrors},
 
 		// Any other path is a JSON 404, and another method on a path here a JSON 405
 		// (noRoute), behind the token: it tells nothing for free.

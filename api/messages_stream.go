@@ -1,0 +1,91 @@
+package api
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/switchboard-mcp/switchboard/agent"
+)
+
+// streamMessage streams a message's turn as Anthropic's events
+// (https://docs.anthropic.com/en/docs/build-with-claude/streaming): message_start,
+// then its text as one text block (content_block_start, ping, content_block_delta
+// with text_delta as the model streams it, the text of every step, steps apart by a
+// blank line, content_block_stop), then each call to the client's tools as a tool_use
+// block whose input comes in an input_json_delta, then message_delta with the stop
+// reason and the usage, and message_stop. A turn that fails before any text gets a
+// plain error with its status; one that fails later ends the stream with an error
+// event, as Anthropic's does.
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *message, opts agent.TurnOptions) {
+	log := s.logOf(r.Context()).With("message", m.id)
+	sw := newSSEWriter(w)
+	sw.opening = &sseEvent{name: "message_start", data: map[string]any{"type": "message_start", "message": m.body([]map[string]any{}, anthropicUsage{})}}
+	sw.encodeFailed = func(_ string, err error) (string, any) {
+		return "error", anthropicError(errorf(http.StatusInternalServerError, "internal", "encoding an event: %v", err))
+	}
+	q := newTurnQueue()
+	observe := opts.OnEvent
+	opts.OnEvent = func(e agent.Event) {
+		observe(e)
+		if e.Kind == agent.TextDelta && e.Text != "" {
+			q.push("", e)
+		}
+	}
+	blocks, lastStep := 0, 0 // the blocks started; the step of the last text
+	textOpen := false
+	start := func(block map[string]any) {
+		_ = sw.send("content_block_start", map[string]any{"type": "content_block_start", "index": blocks, "content_block": block})
+		if blocks == 0 {
+			_ = sw.send("ping", map[string]string{"type": "ping"})
+		}
+	}
+	delta := func(d map[string]any) {
+		_ = sw.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": blocks, "delta": d})
+	}
+	stop := func() {
+		_ = sw.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": blocks})
+		blocks++
+	}
+	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), m.id, opts) }, func(evs []sseEvent) {
+		for _, ev := range evs {
+			e := ev.data.(agent.Event)
+			text := e.Text
+			if lastStep != 0 && e.Step != lastStep {
+				text = "\n\n" + text
+			}
+			lastStep = e.Step
+			if !textOpen {
+				start(map[string]any{"type": "text", "text": ""})
+				textOpen = true
+			}
+			delta(map[string]any{"type": "text_delta", "text": text})
+		}
+	})
+	if err != nil {
+		log.Info("message failed", "error", err)
+		e := s.completionError(err)
+		if !sw.started {
+			writeAnthropicError(w, e)
+			return
+		}
+		_ = sw.send("error", anthropicError(e))
+		_ = sw.flush()
+		return
+	}
+	log.Info("message done", "steps", len(res.Steps))
+	if textOpen {
+		stop()
+	}
+	for _, c := range res.ClientCalls {
+		start(toolUseBlock(c, json.RawMessage("{}")))
+		if in := callInput(c); string(in) != "{}" {
+			delta(map[string]any{"type": "input_json_delta", "partial_json": string(in)})
+		}
+		stop()
+	}
+	_ = sw.send("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stopReason(res), "stop_sequence": nil},
+		"usage": anthropicUsage{res.Usage.InputTokens, res.Usage.OutputTokens}})
+	_ = sw.send("message_stop", map[string]string{"type": "message_stop"})
+	_ = sw.flush()
+}
