@@ -145,6 +145,11 @@ func TestHostAndOrigin(t *testing.T) {
 	if r.status != 204 || !strings.Contains(r.header.Get("Access-Control-Allow-Headers"), "Authorization") {
 		t.Errorf("preflight: %d %v", r.status, r.header)
 	}
+	// An Anthropic client in a browser sends its key and version in headers of its own.
+	r = e.do("OPTIONS", "/v1/messages", nil, "Origin: http://app.example", "Access-Control-Request-Method: POST", "Access-Control-Request-Headers: x-api-key, anthropic-version, content-type")
+	if allow := r.header.Get("Access-Control-Allow-Headers"); r.status != 204 || !strings.Contains(allow, "X-Api-Key") || !strings.Contains(allow, "Anthropic-Version") {
+		t.Errorf("preflight of /v1/messages: %d %v", r.status, r.header)
+	}
 	e.do("POST", "/v1/tools/current_time/call", `{"arguments": {"zone": "UTC"}}`, "Origin: http://app.example", "Sec-Fetch-Site: cross-site").want(t, 200, "UTC")
 
 	// No --cors: no CORS headers at all.

@@ -176,7 +176,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 			h.Set("Access-Control-Expose-Headers", RequestIDHeader+", Mcp-Session-Id")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Last-Event-Id, "+RequestIDHeader+", Mcp-Session-Id, Mcp-Protocol-Version")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Last-Event-Id, "+RequestIDHeader+", Mcp-Session-Id, Mcp-Protocol-Version, X-Api-Key, Anthropic-Version, Anthropic-Beta")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
 				return
