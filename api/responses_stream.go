@@ -99,8 +99,12 @@ func (st *responseStream) finish(t *agent.Turn) {
 	}
 }
 
-// fail ends the stream with response.failed, saying why.
+// fail ends the stream with response.failed, saying why, after the message that was
+// streaming (its text so far).
 func (st *responseStream) fail(e *apiError) {
+	if st.open {
+		st.closeMessage()
+	}
 	obj := st.rs.object("failed", st.output, nil)
 	obj["error"] = map[string]any{"code": e.Code, "message": e.Message}
 	st.send("response.failed", map[string]any{"response": obj})

@@ -91,6 +91,15 @@ func TestResponses(t *testing.T) {
 		t.Errorf("GET of no response: %v", err)
 	}
 
+	// A session is not a response.
+	var sess struct {
+		ID string `json:"id"`
+	}
+	e.do("POST", "/v1/sessions", map[string]any{}).decode(t, &sess)
+	if _, err = c.Responses.Get(ctx, sess.ID, responses.ResponseGetParams{}); !errors.As(err, &ae) || ae.StatusCode != http.StatusNotFound {
+		t.Errorf("GET of a session as a response: %v", err)
+	}
+
 	// "store": false keeps nothing.
 	res, err = c.Responses.New(ctx, responses.ResponseNewParams{Model: "m", Input: textInput("hello"), Store: openai.Bool(false)})
 	if err != nil {
@@ -218,7 +227,10 @@ func TestResponsesClientTool(t *testing.T) {
 	// Or it sends the whole conversation back, without storing anything.
 	whole, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "test-model", Store: openai.Bool(false), Tools: params.Tools,
 		Input: itemsInput(
-			responses.ResponseInputItemParamOfMessage(`call lookup_order {"order": "A-17"}`, responses.EasyInputMessageRoleUser),
+			responses.ResponseInputItemParamOfMessage(responses.ResponseInputMessageContentListParam{
+				{OfInputText: &responses.ResponseInputTextParam{Text: `call lookup_order `}},
+				{OfInputText: &responses.ResponseInputTextParam{Text: `{"order": "A-17"}`}},
+			}, responses.EasyInputMessageRoleUser),
 			responses.ResponseInputItemParamOfFunctionCall(call.Arguments, call.CallID, call.Name),
 			callOutput(call.CallID, "shipped on Tuesday"),
 		)})
@@ -359,6 +371,12 @@ func TestResponsesFailures(t *testing.T) {
 			if last := r.Messages[len(r.Messages)-1]; last.Role == "user" && last.Text == "fail" {
 				return fakellm.Reply{Status: 500, ErrorMessage: "the model broke"}
 			}
+			if r.Messages[0].Text == "fail later" {
+				if len(r.Messages) == 1 {
+					return fakellm.Reply{Text: "Let me look.", Calls: []fakellm.Call{{Name: "convert_time", Arguments: `{"time": "2026-01-02T03:04:05Z", "to": "UTC"}`}}}
+				}
+				return fakellm.Reply{Status: 500, ErrorMessage: "the model broke later"}
+			}
 			return fakellm.Rules()(r)
 		},
 	})
@@ -377,6 +395,26 @@ func TestResponsesFailures(t *testing.T) {
 	if err := stream.Err(); !errors.As(err, &ae) || ae.StatusCode != http.StatusBadGateway {
 		t.Errorf("model failing, streamed: %v", err)
 	}
+	// Failing after the stream began: the message streamed so far is done, then
+	// response.failed says why.
+	stream = c.Responses.NewStreaming(ctx, responses.ResponseNewParams{Model: "m", Input: textInput("fail later")})
+	var types []string
+	var failed responses.Response
+	for stream.Next() {
+		ev := stream.Current()
+		types = append(types, ev.Type)
+		if ev.Type == "response.failed" {
+			failed = ev.AsResponseFailed().Response
+		}
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(types); n < 2 || types[n-2] != "response.output_item.done" || types[n-1] != "response.failed" ||
+		failed.Status != "failed" || failed.Error.Code != "model_failed" || !strings.Contains(failed.Error.Message, "the model broke later") || failed.OutputText() != "Let me look." {
+		t.Errorf("events %v, failed %s", types, failed.RawJSON())
+	}
+
 	res, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "m", Input: textInput(convertCall)})
 	if err != nil {
 		t.Fatal(err)
