@@ -213,17 +213,11 @@ func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Se
 		if t.Type != "function" {
 			return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", "%s: type %q: only \"function\" tools are supported", where, t.Type)
 		}
-		if !tool.NamePattern.MatchString(t.Function.Name) {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "%s: function name %q: want 1 to %d of a-z, A-Z, 0-9, _ and -", where, t.Function.Name, tool.MaxNameLen)
+		ct, e := clientTool(where, t.Function.Name, t.Function.Description, t.Function.Parameters)
+		if e != nil {
+			return nil, nil, nil, e
 		}
-		schema := t.Function.Parameters
-		if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
-			schema = json.RawMessage(`{"type":"object","properties":{}}`)
-		} else if !bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "%s: function parameters: want a JSON Schema object", where)
-		}
-		client = append(client, tool.Tool{Name: t.Function.Name, OriginalName: t.Function.Name, Server: "client",
-			Description: t.Function.Description, InputSchema: schema})
+		client = append(client, ct)
 	}
 	sess, e := sessionOf(req.Messages)
 	if e != nil {

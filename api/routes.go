@@ -87,6 +87,8 @@ func (s *Server) routes() []route {
 		// OpenAI-compatible (chatcompat.go): any OpenAI client, pointed here, gets the catalog's tools.
 		{pattern: "POST /v1/chat/completions", handler: s.chatCompletions, errors: openAIErrors},
 		{pattern: "GET /v1/models", handler: s.listModels, errors: openAIErrors},
+		{pattern: "POST /v1/responses", handler: s.createResponse, errors: openAIErrors},
+		{pattern: "GET /v1/responses/{id}", handler: s.getResponse, errors: openAIErrors},
 		// Anthropic-compatible (messages.go): any Anthropic client, pointed here, gets them too.
 		{pattern: "POST /v1/messages", handler: s.messages, errors: anthropicErrors},
 
