@@ -158,6 +158,13 @@
 // request is its own conversation: nothing is stored. GET /v1/models lists the
 // configured model.
 //
+// POST /v1/responses (OpenAI's Responses API, streamed as its typed events) and
+// POST /v1/messages (Anthropic's Messages API, at the same base URL, x-api-key taken
+// as the token) do the same for the clients that speak those: the catalog's tools
+// run here, the client's own come back to it (function_call items, tool_use blocks),
+// and errors take each API's own shape. A response is kept as a session, so that
+// previous_response_id continues it and GET /v1/responses/{id} reads it.
+//
 // # Dashboard and events
 //
 // GET / is a dashboard built into the binary (api/dashboard: one HTML, one script,

@@ -55,6 +55,8 @@ func (a *app) serveCommand() *cobra.Command {
   POST /v1/sessions/{id}/approvals/{call}   {"allow": true}: approve a call that asks
   POST /v1/sessions/{id}/inputs/{request}  {"action": "accept", "content": {...}}: answer a server's question
   POST /v1/chat/completions, GET /v1/models OpenAI-compatible: any OpenAI client, every tool
+  POST /v1/responses, GET /v1/responses/{id}  OpenAI's Responses API, the same way
+  POST /v1/messages                         Anthropic's Messages API (ANTHROPIC_BASE_URL)
   GET  /metrics                             Prometheus metrics
   GET  /, /v1/events, /v1/calls             the dashboard, its live events, recent calls
   /mcp, /sse                                the MCP gateway, as 'switchboard mcp --listen'
