@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
@@ -24,7 +26,8 @@ import (
 // trace: the request's span, the turn's invoke_agent, the model's chat m, the tool's
 // execute_tool meta and, under it, the CLIENT span tools/call meta of the request
 // to the MCP server, with their GenAI and MCP attributes. The model server gets the
-// traceparent of the chat span, the MCP server the tools/call span's in _meta.
+// traceparent of the chat span, the MCP server the tools/call span's in _meta. A
+// gateway client's call (/mcp) with a traceparent in its _meta continues its trace.
 func TestTraces(t *testing.T) {
 	for _, v := range []string{"OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_RESOURCE_ATTRIBUTES"} {
 		t.Setenv(v, "")
@@ -83,6 +86,22 @@ func TestTraces(t *testing.T) {
 	}
 	answer := do("/v1/sessions/"+sess.ID+"/messages", `{"content": "call meta {}"}`)
 	http.DefaultClient.CloseIdleConnections()
+
+	// A gateway client's call (POST /mcp) with a traceparent in its _meta: the MCP
+	// semantic conventions' propagation, continued through the gateway.
+	const mcpTrace, mcpCaller = "5c4ab0cdd9a2f0d63cb86de1e5b3a1e4", "aa12bc34de56f789"
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host-test", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: client, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "meta", Meta: mcp.Meta{"traceparent": "00-" + mcpTrace + "-" + mcpCaller + "-01"}})
+	if err != nil || res.IsError || len(res.Content) == 0 {
+		t.Fatalf("the gateway client's call: %v %+v", err, res)
+	}
+	viaGateway := res.Content[0].(*mcp.TextContent).Text
+	cs.Close()
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +174,11 @@ func TestTraces(t *testing.T) {
 	if tp := "00-" + tid + "-" + call.SpanID + "-01"; !strings.Contains(answer, `\"traceparent\":\"`+tp) {
 		t.Errorf("the MCP server's _meta has no traceparent %s: %s", tp, answer)
 	}
+	gw := otlptest.Trace(rcv.Spans(), mcpTrace)["tools/call meta"]
+	if gw.ParentID != mcpCaller || !strings.Contains(viaGateway, `"traceparent":"00-`+mcpTrace+"-"+gw.SpanID+"-01") {
+		t.Errorf("the gateway client's trace: tools/call %+v, the server got %s; want the span a child of its _meta's, sent on in _meta", gw, viaGateway)
+	}
+
 	chats := map[string]bool{} // the traceparents of the turn's chat spans (two steps: the call, the answer)
 	for _, s := range rcv.Spans() {
 		if s.TraceID == tid && s.Name == "chat m" {

@@ -160,6 +160,19 @@ func InjectMeta(ctx context.Context, meta map[string]any) map[string]any {
 	return meta
 }
 
+// ExtractMeta is ctx with the remote span context of meta's "traceparent" (an MCP
+// request's params._meta), when tracing is on and meta has a valid one: an MCP
+// client's trace continues into the calls it makes through the gateway.
+func ExtractMeta(ctx context.Context, meta map[string]any) context.Context {
+	if !Enabled() {
+		return ctx
+	}
+	if _, ok := meta["traceparent"].(string); !ok {
+		return ctx
+	}
+	return traceContext.Extract(ctx, metaCarrier(meta))
+}
+
 // metaCarrier is an MCP _meta map as a propagation carrier.
 type metaCarrier map[string]any
 
