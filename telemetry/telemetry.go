@@ -2,13 +2,17 @@ package telemetry
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -78,7 +82,11 @@ func Setup(ctx context.Context, log *slog.Logger) (shutdown func(context.Context
 	// The exporter's own connections, closed at shutdown: their reader and writer
 	// goroutines would outlive it in the pool of a shared transport.
 	conns := http.DefaultTransport.(*http.Transport).Clone()
-	exp, err := exporter(ctx, &http.Client{Transport: conns})
+	client, err := exportClient(conns)
+	if err != nil {
+		return none, fmt.Errorf("traces: %w", err)
+	}
+	exp, err := exporter(ctx, client)
 	if err != nil {
 		return none, fmt.Errorf("traces: %w", err)
 	}
@@ -123,6 +131,41 @@ func exporter(ctx context.Context, client *http.Client) (sdktrace.SpanExporter, 
 	default:
 		return nil, fmt.Errorf("OTEL_TRACES_EXPORTER %q: want otlp, console or none", name)
 	}
+}
+
+// exportClient is the exporter's HTTP client over conns. Given a client, the SDK
+// leaves its timeout and TLS to it, so the variables it would read for them are
+// read here: OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT (milliseconds, default 10 s) and
+// OTEL_EXPORTER_OTLP_[TRACES_]CERTIFICATE (a PEM file of the CAs to trust).
+func exportClient(conns *http.Transport) (*http.Client, error) {
+	client := &http.Client{Transport: conns, Timeout: 10 * time.Second}
+	if v := otlpEnv("TIMEOUT"); v != "" {
+		ms, err := strconv.Atoi(v)
+		if err != nil || ms < 0 {
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_TIMEOUT %q: want milliseconds", v)
+		}
+		client.Timeout = time.Duration(ms) * time.Millisecond
+	}
+	if path := otlpEnv("CERTIFICATE"); path != "" {
+		pem, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_CERTIFICATE %s: no PEM certificate in it", path)
+		}
+		conns.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	return client, nil
+}
+
+// otlpEnv is OTEL_EXPORTER_OTLP_TRACES_{name}, else OTEL_EXPORTER_OTLP_{name}.
+func otlpEnv(name string) string {
+	if v := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_" + name); v != "" {
+		return v
+	}
+	return os.Getenv("OTEL_EXPORTER_OTLP_" + name)
 }
 
 var traceContext propagation.TraceContext

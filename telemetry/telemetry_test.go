@@ -3,6 +3,8 @@ package telemetry_test
 import (
 	"context"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -15,7 +17,8 @@ import (
 func unsetOTEL(t *testing.T) {
 	t.Helper()
 	for _, v := range []string{"OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED",
-		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES"} {
+		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES",
+		"OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_CERTIFICATE", "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE"} {
 		t.Setenv(v, "")
 	}
 }
@@ -102,5 +105,23 @@ func TestUnsupportedProtocol(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
 	if _, err := telemetry.Setup(context.Background(), nil); err == nil || telemetry.Enabled() {
 		t.Errorf("Setup with protocol grpc: %v, Enabled %v; want an error, tracing off", err, telemetry.Enabled())
+	}
+}
+
+// TestBadExporterSettings: the timeout and the CA file, which the SDK leaves to the
+// client Setup gives it, are read by Setup: wrong ones are errors, tracing off.
+func TestBadExporterSettings(t *testing.T) {
+	for _, tt := range []struct{ name, value string }{
+		{"OTEL_EXPORTER_OTLP_TIMEOUT", "ten"},
+		{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", filepath.Join(t.TempDir(), "missing.pem")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			unsetOTEL(t)
+			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+			t.Setenv(tt.name, tt.value)
+			if _, err := telemetry.Setup(context.Background(), nil); err == nil || !strings.Contains(err.Error(), tt.name[:len("OTEL_EXPORTER_OTLP_")]) || telemetry.Enabled() {
+				t.Errorf("Setup with %s=%s: %v, Enabled %v; want an error naming it, tracing off", tt.name, tt.value, err, telemetry.Enabled())
+			}
+		})
 	}
 }
