@@ -7,9 +7,13 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -26,6 +30,9 @@ const (
 // storeTimeout bounds a write to the store made after the turn's context is done:
 // what completed before a cancellation is still stored, but not forever.
 const storeTimeout = 10 * time.Second
+
+// AgentName is gen_ai.agent.name in the spans of a turn (invoke_agent).
+const AgentName = "switchboard"
 
 // Options configure an Agent; nil, and every zero field, is a usable default.
 type Options struct {
@@ -181,7 +188,18 @@ func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, err
 
 // start runs a turn: Run's, or RunTurn's with its user message (nil: none) and the
 // caller's tools.
-func (a *Agent) start(ctx context.Context, sessionID string, userText *string, client []tool.Tool) (*Turn, error) {
+func (a *Agent) start(ctx context.Context, sessionID string, userText *string, client []tool.Tool) (turn *Turn, err error) {
+	ctx, span := telemetry.Tracer().Start(ctx, "invoke_agent "+AgentName, trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "invoke_agent"),
+		attribute.String("gen_ai.agent.name", AgentName),
+		attribute.String("gen_ai.conversation.id", sessionID)))
+	defer func() {
+		if turn != nil && span.IsRecording() {
+			span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", int64(turn.Usage.InputTokens)),
+				attribute.Int64("gen_ai.usage.output_tokens", int64(turn.Usage.OutputTokens)))
+		}
+		telemetry.End(span, err)
+	}()
 	// The store's errors name the session already.
 	release, err := a.sessions.Acquire(ctx, sessionID)
 	if err != nil {

@@ -10,8 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -96,13 +101,23 @@ func (r *run) lookup() func(string) (tool.Tool, bool) {
 func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
 	start := time.Now()
 	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	ctx, span := telemetry.Tracer().Start(r.ctx, "execute_tool "+c.Name, trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", c.Name),
+		attribute.String("gen_ai.tool.call.id", c.ID),
+		attribute.String("gen_ai.tool.type", "function")))
 	mark := &callMark{run: r, id: c.ID, name: c.Name}
-	res := mark.withNotes(r.execute(step, c, lookup, &start, mark))
+	res := mark.withNotes(r.execute(ctx, step, c, lookup, &start, mark))
 	if r.ctx.Err() != nil && res.IsError {
 		// Cut short by the cancellation, most likely: its error says nothing of the
 		// tool, and the result is lost.
 		res = tool.ErrorResult("%s", InterruptedText)
 	}
+	if res.IsError && span.IsRecording() {
+		span.SetStatus(codes.Error, "the tool's result is an error")
+		span.SetAttributes(attribute.String("error.type", "tool_error"))
+	}
+	span.End()
 	d := time.Since(start)
 	if r.opts.OnEvent != nil {
 		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
@@ -116,7 +131,7 @@ func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) 
 // error result that says what to do about it. It sets *start to when the approved
 // call began. The call's context carries mark, by which the servers' questions
 // during the call find the turn.
-func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool), start *time.Time, mark *callMark) *tool.Result {
+func (r *run) execute(ctx context.Context, step int, c llm.Call, lookup func(string) (tool.Tool, bool), start *time.Time, mark *callMark) *tool.Result {
 	args, bad := arguments(c)
 	if bad != nil {
 		return bad
@@ -140,7 +155,7 @@ func (r *run) execute(step int, c llm.Call, lookup func(string) (tool.Tool, bool
 		*start = time.Now()
 	}
 	// The servers' questions during the call find the turn by it (elicit.go).
-	ctx := context.WithValue(r.ctx, callMarkKey{}, mark)
+	ctx = context.WithValue(ctx, callMarkKey{}, mark)
 	if r.opts.ToolTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.opts.ToolTimeout)

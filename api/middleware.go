@@ -9,8 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // RequestIDHeader carries a request's id: the client's when it sent one, else one
@@ -76,8 +79,14 @@ func (s *Server) requestLog(next http.Handler) http.Handler {
 		log := s.log.With("request_id", id)
 		// The route is known from here on, so that every error, the middleware's
 		// too, takes the form its clients read.
-		r = r.WithContext(context.WithValue(r.Context(), infoKey, &requestInfo{log: log, route: s.resolve(r)}))
+		rt := s.resolve(r)
+		r = r.WithContext(context.WithValue(r.Context(), infoKey, &requestInfo{log: log, route: rt}))
 		rec := &recorder{ResponseWriter: w}
+		if telemetry.Enabled() {
+			var span trace.Span
+			r, span = startServerSpan(r, rt)
+			defer func() { endServerSpan(span, rec.status()) }()
+		}
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {

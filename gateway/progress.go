@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -26,6 +27,7 @@ type progressDest struct {
 // which is also returned. done undoes the progress token's mapping.
 func (f *forwarder) begin(ctx context.Context, ss *mcp.ServerSession, meta mcp.Meta) (_ context.Context, out mcp.Meta, done func()) {
 	ctx = context.WithValue(ctx, sessionKey{}, ss)
+	ctx = telemetry.ExtractMeta(ctx, meta) // the client's trace, when its _meta has one
 	out, token := f.mapMeta(ctx, ss, meta)
 	if out != nil {
 		ctx = tool.WithMeta(ctx, out)

@@ -3,6 +3,8 @@ package llm
 import (
 	"net/http"
 	"time"
+
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // HeaderTimeout bounds the wait for a model server's response headers when a backend
@@ -17,5 +19,5 @@ const HeaderTimeout = 10 * time.Minute
 func NewHTTPClient(headerTimeout time.Duration) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = headerTimeout
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: telemetry.Transport(t)} // the traceparent of the chat span, when tracing is on
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // connect makes one connection attempt, bounded by the init timeout, and lists the
@@ -190,11 +191,12 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 {
+	if len(t.headers) > 0 || telemetry.Enabled() {
 		r = r.Clone(r.Context())
 		for k, v := range t.headers {
 			r.Header.Set(k, v)
 		}
+		telemetry.Inject(r.Context(), r.Header) // the tools/call span's, for a request that carries a call
 	}
 	resp, err := lingerRoundTrip(t.base, r)
 	if err != nil && permanentHTTP(err) {

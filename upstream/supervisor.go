@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/relay"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -456,7 +457,7 @@ func (s *Supervisor) sleep(d time.Duration) bool {
 // Call runs one tool on this server. It waits (within ctx and the tool timeout) for a
 // server that is connecting or reconnecting. A call is sent again after a reconnect
 // only when it provably never reached the server.
-func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage) (_ *mcp.CallToolResult, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.ToolTimeout())
 	defer cancel()
 	var arguments any
@@ -464,17 +465,22 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 		arguments = args
 	}
 	defer s.inflight.begin(ctx)()
+	ctx, span := s.startCall(ctx, name)
+	defer func() { telemetry.End(span, err) }()
 	meta := tool.MetaFromContext(ctx)
 	for {
 		c, err := s.waitReady(ctx)
 		if err != nil {
 			return nil, err
 		}
+		if span.IsRecording() {
+			span.SetAttributes(callAttributes(c)...)
+		}
 		before := c.written()
 		// A copy of _meta: the SDK adds its own keys to the map it is given, and the
-		// call may be sent twice.
+		// call may be sent twice. It carries the span's traceparent too.
 		callCtx, stop := c.bound(ctx)
-		res, err := c.sess.CallTool(callCtx, &mcp.CallToolParams{Meta: maps.Clone(meta), Name: name, Arguments: arguments})
+		res, err := c.sess.CallTool(callCtx, &mcp.CallToolParams{Meta: telemetry.InjectMeta(ctx, maps.Clone(meta)), Name: name, Arguments: arguments})
 		stop()
 		if err == nil {
 			return res, nil

@@ -7,12 +7,14 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/redact"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // app holds what every subcommand shares: global flags, output streams and the logger.
@@ -31,7 +33,13 @@ type app struct {
 	// the hub and by loading), the model's key, the token, the DSN, typed answers.
 	red       *redact.Redactor
 	logCloser io.Closer
+	// endTraces flushes the spans and stops the exporter that the OTEL_*
+	// variables asked for (telemetry.Setup); nil: none was set up.
+	endTraces func(context.Context) error
 }
+
+// traceFlushTimeout bounds the wait for the collector as a command ends.
+const traceFlushTimeout = 5 * time.Second
 
 // run executes one command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -41,6 +49,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if a.endTraces != nil {
+		// The command's spans are queued: send them before the process exits, a
+		// collector that does not answer holding it up for a few seconds at most.
+		flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceFlushTimeout)
+		if terr := a.endTraces(flush); terr != nil {
+			a.log.Warn("could not send the traces", "error", terr)
+		}
+		cancel()
+	}
 	if a.logCloser != nil {
 		a.logCloser.Close()
 	}
@@ -78,7 +95,15 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return a.setupLogging(cmd)
+			if err := a.setupLogging(cmd); err != nil {
+				return err
+			}
+			end, err := telemetry.Setup(cmd.Context(), a.log)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			a.endTraces = end
+			return nil
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {

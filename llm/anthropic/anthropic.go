@@ -165,7 +165,13 @@ func New(model string, opts *Options) (*Model, error) {
 }
 
 // Generate implements llm.Model.
-func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (*llm.Response, error) {
+func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (res *llm.Response, err error) {
+	ctx, end := llm.StartChat(ctx, req, "anthropic", m.model, m.baseURL)
+	defer func() { end(res, err) }()
+	return m.generate(ctx, req, onEvent)
+}
+
+func (m *Model) generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (*llm.Response, error) {
 	if onEvent == nil {
 		onEvent = func(llm.Event) {}
 	}

@@ -207,7 +207,13 @@ func logStatus(log *slog.Logger, base string) option.Middleware {
 
 // Generate sends req as one streamed chat completion (with Options.API "responses",
 // one streamed response) and returns the whole reply.
-func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (*llm.Response, error) {
+func (m *Model) Generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (res *llm.Response, err error) {
+	ctx, end := llm.StartChat(ctx, req, "openai", m.model, m.baseURL)
+	defer func() { end(res, err) }()
+	return m.generate(ctx, req, onEvent)
+}
+
+func (m *Model) generate(ctx context.Context, req *llm.Request, onEvent func(llm.Event)) (*llm.Response, error) {
 	if onEvent == nil {
 		onEvent = func(llm.Event) {}
 	}
