@@ -1,10 +1,14 @@
 package main
 
 import (
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/session/sqlite"
 )
 
 // TestOneShotQuiet: a one-shot command prints its answer and its warnings, nothing
@@ -57,4 +61,34 @@ func TestSessionsNeedNoServers(t *testing.T) {
 			t.Errorf("sessions' log mentions %q: it needs no server\n%s", unwanted, r)
 		}
 	}
+}
+
+// TestSessionsOwners: the sessions of serve's people, kept in the same store, show
+// their owners in the list (a column only when some session has one) and in show.
+func TestSessionsOwners(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	dir := t.TempDir()
+	store, err := sqlite.Open(filepath.Join(dir, "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ss := range []*session.Session{{ID: "alices", Owner: "alice"}, {ID: "shared"}} {
+		if err := store.Create(t.Context(), ss); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := s.run("sessions", "--data-dir", dir)
+	r.wantCode(t, exitOK)
+	if !regexp.MustCompile(`(?m)^SESSION\s+OWNER\s+MESSAGES`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^alices\s+alice\s+0\s`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^shared\s+-\s+0\s`).MatchString(r.stdout) {
+		t.Errorf("sessions list does not show the owners:\n%s", r.stdout)
+	}
+	r = s.run("sessions", "--data-dir", dir, "show", "alices")
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "owner: alice\n")
 }

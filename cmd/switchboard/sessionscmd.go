@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -97,10 +98,26 @@ default, or the config's "switchboard": {"sessions": {...}}); it starts no serve
 					}
 					return writeJSON(a.stdout, list)
 				}
+				// The store holds everyone's sessions (serve's people own theirs): an
+				// OWNER column when any has an owner, "-" for one without.
+				owners := slices.ContainsFunc(list, func(s session.Summary) bool { return s.Owner != "" })
 				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "SESSION\tMESSAGES\tCREATED\tLAST ACTIVE")
+				if owners {
+					fmt.Fprintln(tw, "SESSION\tOWNER\tMESSAGES\tCREATED\tLAST ACTIVE")
+				} else {
+					fmt.Fprintln(tw, "SESSION\tMESSAGES\tCREATED\tLAST ACTIVE")
+				}
 				for _, s := range list {
-					fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", s.ID, s.Messages, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime))
+					if owners {
+						owner := s.Owner
+						if owner == "" {
+							owner = "-"
+						}
+						fmt.Fprintf(tw, "%s\t%s\t", s.ID, owner)
+					} else {
+						fmt.Fprintf(tw, "%s\t", s.ID)
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\n", s.Messages, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime))
 				}
 				return tw.Flush()
 			})
@@ -116,6 +133,9 @@ default, or the config's "switchboard": {"sessions": {...}}); it starts no serve
 func (a *app) printSession(s *session.Session) {
 	fmt.Fprintf(a.stdout, "session %s, created %s, last active %s, %d+%d tokens\n",
 		s.ID, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime), s.Usage.InputTokens, s.Usage.OutputTokens)
+	if s.Owner != "" {
+		fmt.Fprintf(a.stdout, "owner: %s\n", s.Owner)
+	}
 	if s.System != "" {
 		fmt.Fprintf(a.stdout, "system: %s\n", s.System)
 	}
