@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -284,9 +285,32 @@ func contentText(raw json.RawMessage, where string) (string, *apiError) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", nil
 	}
+	text, bad, ok := textParts(raw, "text")
+	switch {
+	case !ok:
+		return "", errorf(http.StatusBadRequest, "bad_request", "%s.content: want a string or an array of content parts", where)
+	case bad.index >= 0:
+		return "", errorf(http.StatusBadRequest, "unsupported", "%s.content[%d]: type %q: only text parts are supported", where, bad.index, bad.typ)
+	}
+	return text, nil
+}
+
+// badPart is the first content part textParts refused (index -1: none).
+type badPart struct {
+	index int
+	typ   string
+}
+
+// textParts is the text of content given as a string or a list of parts, the
+// parts of the types textTypes and refusals joined: what OpenAI's two APIs carry
+// ("text" in Chat Completions; "input_text" and "output_text" in Responses). ok is
+// false for content that is neither; bad names the first part of another type
+// (an image, audio, a file), which a session's text messages cannot hold.
+func textParts(raw json.RawMessage, textTypes ...string) (text string, bad badPart, ok bool) {
+	bad.index = -1
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
+		return s, bad, true
 	}
 	var parts []struct {
 		Type    string `json:"type"`
@@ -294,20 +318,20 @@ func contentText(raw json.RawMessage, where string) (string, *apiError) {
 		Refusal string `json:"refusal"`
 	}
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", errorf(http.StatusBadRequest, "bad_request", "%s.content: want a string or an array of content parts", where)
+		return "", bad, false
 	}
 	var b strings.Builder
 	for j, p := range parts {
-		switch p.Type {
-		case "text":
+		switch {
+		case slices.Contains(textTypes, p.Type):
 			b.WriteString(p.Text)
-		case "refusal":
+		case p.Type == "refusal":
 			b.WriteString(p.Refusal)
 		default:
-			return "", errorf(http.StatusBadRequest, "unsupported", "%s.content[%d]: type %q: only text parts are supported", where, j, p.Type)
+			return "", badPart{j, p.Type}, true
 		}
 	}
-	return b.String(), nil
+	return b.String(), bad, true
 }
 
 // completion is one response's identity: its id, time and model.
@@ -401,23 +425,11 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *com
 	sw.encodeFailed = func(_ string, err error) (string, any) {
 		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: "internal"}}
 	}
-	q := newTurnQueue()
-	observe := opts.OnEvent
-	opts.OnEvent = func(e agent.Event) {
-		observe(e)
-		if e.Kind == agent.TextDelta && e.Text != "" {
-			q.push("", e)
-		}
-	}
-	lastStep := 0
+	q := textDeltas(&opts)
+	var join stepJoin
 	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), c.id, opts) }, func(evs []sseEvent) {
 		for _, ev := range evs {
-			e := ev.data.(agent.Event)
-			text := e.Text
-			if lastStep != 0 && e.Step != lastStep {
-				text = "\n\n" + text
-			}
-			lastStep = e.Step
+			text := join.text(ev.data.(agent.Event))
 			_ = sw.send("", c.chunk(map[string]any{"content": text}, "", nil, withUsage))
 		}
 	})

@@ -23,15 +23,9 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *messag
 	sw.encodeFailed = func(_ string, err error) (string, any) {
 		return "error", anthropicError(errorf(http.StatusInternalServerError, "internal", "encoding an event: %v", err))
 	}
-	q := newTurnQueue()
-	observe := opts.OnEvent
-	opts.OnEvent = func(e agent.Event) {
-		observe(e)
-		if e.Kind == agent.TextDelta && e.Text != "" {
-			q.push("", e)
-		}
-	}
-	blocks, lastStep := 0, 0 // the blocks started; the step of the last text
+	q := textDeltas(&opts)
+	blocks := 0 // the blocks started
+	var join stepJoin
 	textOpen := false
 	start := func(block map[string]any) {
 		_ = sw.send("content_block_start", map[string]any{"type": "content_block_start", "index": blocks, "content_block": block})
@@ -48,12 +42,7 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *messag
 	}
 	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), m.id, opts) }, func(evs []sseEvent) {
 		for _, ev := range evs {
-			e := ev.data.(agent.Event)
-			text := e.Text
-			if lastStep != 0 && e.Step != lastStep {
-				text = "\n\n" + text
-			}
-			lastStep = e.Step
+			text := join.text(ev.data.(agent.Event))
 			if !textOpen {
 				start(map[string]any{"type": "text", "text": ""})
 				textOpen = true

@@ -237,30 +237,14 @@ func inputItems(raw json.RawMessage) ([]responsesItem, *paramError) {
 // itemText is a message's content or a function call's output: a string, or a list
 // of text parts. Images, audio and files are refused: a session's messages hold text.
 func itemText(raw json.RawMessage, where string) (string, *paramError) {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
+	text, bad, ok := textParts(raw, "input_text", "output_text")
+	switch {
+	case !ok:
 		return "", badParam(where, "bad_request", "%s: want a string or a list of content parts", where)
+	case bad.index >= 0:
+		return "", badParam(fmt.Sprintf("%s[%d].type", where, bad.index), "unsupported", "%s[%d]: type %q: only text parts are supported", where, bad.index, bad.typ)
 	}
-	var b strings.Builder
-	for j, p := range parts {
-		switch p.Type {
-		case "input_text", "output_text":
-			b.WriteString(p.Text)
-		case "refusal":
-			b.WriteString(p.Refusal)
-		default:
-			return "", badParam(fmt.Sprintf("%s[%d].type", where, j), "unsupported", "%s[%d]: type %q: only text parts are supported", where, j, p.Type)
-		}
-	}
-	return b.String(), nil
+	return text, nil
 }
 
 // response is one response being made: what its object tells besides the output.

@@ -117,14 +117,7 @@ func (st *responseStream) fail(e *apiError) {
 func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rs *response, store session.Store, opts agent.TurnOptions) {
 	log := s.logOf(r.Context()).With("response", rs.id)
 	st := &responseStream{sw: newSSEWriter(w), rs: rs, output: []map[string]any{}}
-	q := newTurnQueue()
-	observe := opts.OnEvent
-	opts.OnEvent = func(e agent.Event) {
-		observe(e)
-		if e.Kind == agent.TextDelta && e.Text != "" {
-			q.push("", e)
-		}
-	}
+	q := textDeltas(&opts)
 	t, err := st.sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), rs.id, opts) }, func(evs []sseEvent) {
 		for _, ev := range evs {
 			e := ev.data.(agent.Event)

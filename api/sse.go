@@ -115,6 +115,36 @@ type turnQueue struct {
 
 func newTurnQueue() *turnQueue { return &turnQueue{wake: make(chan struct{}, 1)} }
 
+// textDeltas has opts' OnEvent also queue the turn's text deltas (its observer
+// still sees every event) and returns the queue that an endpoint's stream of the
+// answer follows: /v1/chat/completions, /v1/responses, /v1/messages.
+func textDeltas(opts *agent.TurnOptions) *turnQueue {
+	q := newTurnQueue()
+	observe := opts.OnEvent
+	opts.OnEvent = func(e agent.Event) {
+		if observe != nil {
+			observe(e)
+		}
+		if e.Kind == agent.TextDelta && e.Text != "" {
+			q.push("", e)
+		}
+	}
+	return q
+}
+
+// stepJoin streams the text of a turn's steps as one answer, as the answer that is
+// not streamed joins them: the first delta of a later step starts with a blank line.
+type stepJoin struct{ last int }
+
+func (j *stepJoin) text(e agent.Event) string {
+	text := e.Text
+	if j.last != 0 && e.Step != j.last {
+		text = "\n\n" + text
+	}
+	j.last = e.Step
+	return text
+}
+
 func (q *turnQueue) push(name string, data any) {
 	q.mu.Lock()
 	q.events = append(q.events, sseEvent{name, data})
