@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -28,20 +27,7 @@ func auditOf(e *env, arguments bool) *testenv.Buffer {
 // auditLines decodes the "tool call" lines of buf.
 func auditLines(t *testing.T, buf *testenv.Buffer) []map[string]any {
 	t.Helper()
-	var lines []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
-		if l == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("not a JSON line: %s", l)
-		}
-		if m["msg"] == "tool call" {
-			lines = append(lines, m)
-		}
-	}
-	return lines
+	return buf.LogLines(t, "tool call")
 }
 
 // wantLine fails unless line has every attribute of want.

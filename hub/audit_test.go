@@ -20,20 +20,7 @@ import (
 // auditLines are the "tool call" lines of a JSON log, decoded.
 func auditLines(t *testing.T, logs *testenv.Buffer) []map[string]any {
 	t.Helper()
-	var lines []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
-		if l == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(l), &m); err != nil {
-			t.Fatalf("not a JSON line: %s", l)
-		}
-		if m["msg"] == "tool call" {
-			lines = append(lines, m)
-		}
-	}
-	return lines
+	return logs.LogLines(t, "tool call")
 }
 
 // TestAudit: with SetAudit every call through the hub is one "tool call" line with
