@@ -7,15 +7,16 @@ import (
 	"strings"
 )
 
-// The dashboard is three static files (api/dashboard: index.html, app.js,
-// style.css) embedded in the binary: no build step, nothing fetched at run time. The
+// The dashboard is static files (api/dashboard: index.html, style.css, app.js and
+// one script per view that plugs into app.js's window.switchboard) embedded in the
+// binary: no build step, nothing fetched at run time. The
 // page at / and its assets under /dashboard/ need no token — they hold no data; the
 // page asks for the token when the API answers 401, keeps it in sessionStorage (the
 // tab's life) and sends it as "Authorization: Bearer" on every request, the event
 // stream included (read with fetch rather than EventSource, which cannot send
 // headers).
 //
-//go:embed dashboard/index.html dashboard/app.js dashboard/style.css
+//go:embed dashboard/*.html dashboard/*.js dashboard/*.css
 var dashboardFiles embed.FS
 
 // dashboardPolicy keeps the page to its own origin: its own script and style, images
@@ -45,7 +46,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(page)
 }
 
-// dashboardAssets serves /dashboard/app.js and /dashboard/style.css.
+// dashboardAssets serves the page's scripts and style under /dashboard/.
 func (s *Server) dashboardAssets() http.HandlerFunc {
 	sub, _ := fs.Sub(dashboardFiles, "dashboard")
 	files := http.StripPrefix("/dashboard/", http.FileServerFS(sub))

@@ -167,6 +167,7 @@
   // states, tools, calls, sessions and chat.
   function forget() {
     epoch++;
+    hooks.forget.forEach((f) => f());
     me = null;
     renderWho();
     for (const [, v] of servers) clearTimeout(v.flapTimer);
@@ -234,6 +235,7 @@
   function onEvent(name, data) {
     switch (name) {
       case "snapshot":
+        hooks.snapshot.forEach((f) => f(data));
         $("version").textContent = data.version ? "version " + data.version : "";
         renderSnapshot(data);
         loadTools();
@@ -242,6 +244,7 @@
         loadPersonal();
         break;
       case "server":
+        hooks.server.forEach((f) => f(data));
         updateServer(data, true);
         if (data.toolsChanged) scheduleToolReload();
         schedulePersonalReload();
@@ -305,9 +308,10 @@
     const stderr = el("details", {}, p.stderrSummary, p.stderr);
     const card = el("article", { class: "server", "data-server": name },
       el("div", { class: "server-head" }, el("h3", { text: name }), p.state,
-        el("span", { class: "actions" }, p.signIn, restart)),
+        p.actions = el("span", { class: "actions" }, p.signIn, restart)),
       p.facts, p.reason, p.signedIn, p.signInNote, p.restartError, stderr, p.history);
     p.stderrBox = stderr;
+    hooks.card.forEach((f) => f(name, p.actions, card));
     return { card, parts: p };
   }
 
@@ -1182,5 +1186,23 @@
     if (first) first.focus(); // an answer is what the call waits for
   }
 
-  connect();
+  // ---- the views in their own scripts (index.html loads them after this one) ----
+
+  // hooks are what those scripts ask to be told: card(name, actions, card) when a
+  // server's card is made (actions is its row of buttons), forget() when the person
+  // changes (drop what was shown), snapshot(data) and server(data) with the events of
+  // /v1/events.
+  const hooks = { card: [], forget: [], snapshot: [], server: [] };
+  window.switchboard = {
+    el, api, APIError, readEvents, clock, when, count,
+    me: () => me, // GET /v1/me's answer, or null
+    epoch: () => epoch, // changes with the person: compare before showing an answer
+    openSession: (id) => openSession(id),
+    loadSessions: () => loadSessions(),
+    on: (what, f) => hooks[what].push(f),
+  };
+
+  // Every script has run by DOMContentLoaded (they are deferred), so every hook is in
+  // place before the first event.
+  document.addEventListener("DOMContentLoaded", connect);
 })();

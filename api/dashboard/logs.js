@@ -1,0 +1,2 @@
+// Switchboard dashboard: logs (see app.js, window.switchboard).
+"use strict";

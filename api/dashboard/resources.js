@@ -1,0 +1,2 @@
+// Switchboard dashboard: resources (see app.js, window.switchboard).
+"use strict";

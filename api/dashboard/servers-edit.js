@@ -1,0 +1,2 @@
+// Switchboard dashboard: servers-edit (see app.js, window.switchboard).
+"use strict";
