@@ -76,6 +76,13 @@ func (s *Server) routes() []route {
 		{pattern: "POST /v1/tools/{name}/call", handler: s.callTool},
 		{pattern: "GET /v1/search", handler: s.searchTools},
 
+		// What the servers offer besides tools (resources.go).
+		{pattern: "GET /v1/resources", handler: s.listResources},
+		{pattern: "GET /v1/resources/templates", handler: s.listResourceTemplates},
+		{pattern: "GET /v1/resources/read", handler: s.readResource},
+		{pattern: "GET /v1/prompts", handler: s.listPrompts},
+		{pattern: "POST /v1/prompts/{name}/get", handler: s.getPrompt},
+
 		{pattern: "POST /v1/sessions", handler: s.createSession},
 		{pattern: "GET /v1/sessions", handler: s.listSessions},
 		{pattern: "GET /v1/sessions/{id}", handler: s.getSession},

@@ -10,8 +10,9 @@
 //
 // Tools that are always registered: echo, add, sleep, fail, big, pid,
 // add_tool, add_tool_later, remove_tool, crash, stderr. See tools.go; --resource-link
-// adds link, --ask adds ask (ask.go), --meta adds meta (meta.go). With --proxy TARGET it serves
-// TARGET's tools instead, through a plain SDK client (see proxy.go).
+// adds link, --extras resources, a template and prompts (extras.go), --ask adds ask
+// (ask.go), --meta adds meta (meta.go). With --proxy TARGET it serves TARGET's tools
+// instead, through a plain SDK client (see proxy.go).
 package main
 
 import (
@@ -65,6 +66,7 @@ type config struct {
 	pageSize        int
 	noPing          bool
 	resourceLink    bool
+	extras          bool
 	ask             bool
 	meta            bool
 	proxyTarget     string
@@ -93,6 +95,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.IntVar(&c.pageSize, "page-size", 0, "tools/list page size (0: SDK default)")
 	fs.BoolVar(&c.noPing, "no-ping", false, "answer ping with a JSON-RPC \"method not found\" error, as servers of the 2026-07-28 era do")
 	fs.BoolVar(&c.resourceLink, "resource-link", false, "list the resource "+linkedURI+" and register the tool link, whose result links to it and embeds it")
+	fs.BoolVar(&c.extras, "extras", false, "list resources (text, markup, image, binary, failing, slow), a resource template and prompts under "+extrasURI+" (extras.go)")
 	fs.BoolVar(&c.ask, "ask", false, "register the tool ask, which asks the client's user a question (elicitation/create, form or URL mode) during the call")
 	fs.BoolVar(&c.meta, "meta", false, "register the tool meta, which answers with the request's params._meta and, over HTTP, its traceparent header")
 	fs.StringVar(&c.proxyTarget, "proxy", "", "serve, instead of its own tools, those of the MCP server at this URL (Streamable HTTP) or command (stdio), forwarded by a plain SDK client")
@@ -225,6 +228,9 @@ func newServer(c *config) *mcp.Server {
 	}
 	if c.resourceLink {
 		registerLinkTool(server)
+	}
+	if c.extras {
+		registerExtras(server, c.name)
 	}
 	if c.ask {
 		registerAskTool(server)
