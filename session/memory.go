@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -122,6 +123,7 @@ func (m *Memory) List(_ context.Context) ([]Summary, error) {
 		out = append(out, Summary{
 			ID:         ms.s.ID,
 			Owner:      ms.s.Owner,
+			Title:      Title(ms.metadata, firstUserRow(ms.msgs)),
 			Messages:   len(ms.msgs),
 			Created:    ms.s.Created,
 			LastActive: ms.s.LastActive,
@@ -218,6 +220,16 @@ func (m *Memory) Close() error {
 	defer m.mu.Unlock()
 	m.closed = true
 	m.sessions = nil
+	return nil
+}
+
+// firstUserRow is the encoding of the first user message of msgs, or nil.
+func firstUserRow(msgs []json.RawMessage) []byte {
+	for _, m := range msgs {
+		if bytes.HasPrefix(m, []byte(UserRowPrefix)) {
+			return m
+		}
+	}
 	return nil
 }
 

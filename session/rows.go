@@ -139,22 +139,24 @@ func ReadMessages(rows Rows, count int) ([]llm.Message, error) {
 }
 
 // ReadSummaries reads List's rows, whose columns are id, messages (how many),
-// created, last_active, metadata and owner, in that order; n (0 when unknown) sizes the
-// slice.
+// created, last_active, metadata, owner and the first TitleHead characters of the
+// row of the session's first user message (NULL when it has none), in that order; n
+// (0 when unknown) sizes the slice.
 func ReadSummaries(rows Rows, n int, at TimeDest) ([]Summary, error) {
 	out := make([]Summary, 0, n)
 	for rows.Next() {
 		var (
-			sum  Summary
-			meta []byte
+			sum        Summary
+			meta, head []byte
 		)
-		if err := rows.Scan(&sum.ID, &sum.Messages, at(&sum.Created), at(&sum.LastActive), &meta, &sum.Owner); err != nil {
+		if err := rows.Scan(&sum.ID, &sum.Messages, at(&sum.Created), at(&sum.LastActive), &meta, &sum.Owner, &head); err != nil {
 			return nil, err
 		}
 		var err error
 		if sum.Metadata, err = DecodeMetadata(meta); err != nil {
 			return nil, fmt.Errorf("%s: metadata: %w", sum.ID, err)
 		}
+		sum.Title = Title(sum.Metadata, head)
 		out = append(out, sum)
 	}
 	return out, rows.Err()

@@ -244,8 +244,13 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 		return nil, err
 	}
 	defer s.gate.Exit()
-	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata, owner
-		FROM switchboard_sessions ORDER BY last_active DESC, id`)
+	// The title's row: the first user message's, found by its prefix as text (the
+	// rows' JSON is never parsed here).
+	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata, owner,
+		(SELECT left(m.body::text, $1) FROM switchboard_messages m
+			WHERE m.session_id = s.id AND left(m.body::text, $2) = $3 ORDER BY m.seq LIMIT 1)
+		FROM switchboard_sessions s ORDER BY last_active DESC, id`,
+		session.TitleHead, len(session.UserRowPrefix), session.UserRowPrefix)
 	if err != nil {
 		return nil, s.fail("list", err)
 	}

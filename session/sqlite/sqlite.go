@@ -279,8 +279,13 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil {
 		return nil, s.fail("list", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata, owner
-		FROM sessions ORDER BY last_active DESC, id`)
+	// The title's row: the first user message's, found by its prefix (the primary
+	// key walks the session's rows in order, and the first is nearly always it).
+	rows, err := tx.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata, owner,
+		(SELECT substr(m.body, 1, ?) FROM messages m
+			WHERE m.session_id = s.id AND substr(m.body, 1, ?) = ? ORDER BY m.seq LIMIT 1)
+		FROM sessions s ORDER BY last_active DESC, id`,
+		session.TitleHead, len(session.UserRowPrefix), session.UserRowPrefix)
 	if err != nil {
 		return nil, s.fail("list", err)
 	}
