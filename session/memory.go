@@ -223,7 +223,8 @@ func (m *Memory) Close() error {
 	return nil
 }
 
-// firstUserRow is the encoding of the first user message of msgs, or nil.
+// firstUserRow is the encoding of the first user message of msgs, or nil. (The
+// memory store makes titles as it lists: the database stores keep them in a column.)
 func firstUserRow(msgs []json.RawMessage) []byte {
 	for _, m := range msgs {
 		if bytes.HasPrefix(m, []byte(UserRowPrefix)) {

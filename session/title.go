@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // A session's title is what a list of sessions shows of it: its metadata's "title"
 // when it has one (a client that named it), else the text of its first user message.
-// Either is cut to TitleMax characters, its white space made single spaces.
+// Either is cut to TitleMax characters, its white space (and control characters) made
+// single spaces.
 
 // TitleMax is how many characters a Summary's Title keeps at most ("…" included).
 const TitleMax = 120
@@ -37,9 +39,10 @@ func Title(metadata map[string]string, head []byte) string {
 	return tidy(userText(head))
 }
 
-// tidy makes s's runs of white space single spaces and cuts it to TitleMax characters.
+// tidy makes s's runs of white space and control characters (NUL, which PostgreSQL's
+// text refuses, among them) single spaces and cuts it to TitleMax characters.
 func tidy(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 	if utf8.RuneCountInString(s) <= TitleMax {
 		return s
 	}

@@ -9,8 +9,8 @@ import (
 )
 
 // testTitle: List's Title is the metadata's "title", else the text of the first user
-// message (after an assistant's, or appended after Create), its white space made
-// single spaces, cut to session.TitleMax characters with "…" however long the
+// message (after an assistant's, or appended after Create), its white space and
+// control characters (NUL) made single spaces, cut to session.TitleMax characters with "…" however long the
 // message and wherever its JSON escapes fall; "" without either.
 func testTitle(t *testing.T, st session.Store) {
 	ctx := t.Context()
@@ -24,7 +24,7 @@ func testTitle(t *testing.T, st session.Store) {
 		"appended":  "asked later",
 		"long":      strings.Repeat("<", session.TitleMax-1) + "…",
 		"umlauts":   strings.TrimSpace(strings.Repeat("äö ", (session.TitleMax-1)/3+1)) + "…", // 119 characters
-		"nul":       "a\x00b c",
+		"nul":       "a b c",
 		"empty":     "",
 		"assistant": "",
 	}
