@@ -246,14 +246,18 @@ func FillTimes(s *Session, now time.Time) {
 }
 
 // SortSummaries orders summaries as List returns them: most recently active first,
-// ties by id.
+// ties by id (CompareSummaries).
 func SortSummaries(ss []Summary) {
-	slices.SortFunc(ss, func(a, b Summary) int {
-		if c := b.LastActive.Compare(a.LastActive); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(ss, CompareSummaries)
+}
+
+// CompareSummaries is List's order, as slices.SortFunc takes it: a before b (-1) when
+// a was active more recently, or at the same time with a smaller id (by bytes).
+func CompareSummaries(a, b Summary) int {
+	if c := b.LastActive.Compare(a.LastActive); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // encodeMessages is each message's JSON encoding; a message that does not encode
