@@ -206,7 +206,7 @@ func TestSessionsSearch(t *testing.T) {
 		{"question 113 about", []string{"s-113"}},
 		{"s-007", []string{"s-007"}},
 		{"blue zebras", []string{"s-093", "s-063", "s-033", "s-003"}},
-		{"team", nil},  // a metadata key
+		{"team", nil},   // a metadata key
 		{"tigers", nil}, // nowhere
 		{"zebras tigers", nil},
 	} {
