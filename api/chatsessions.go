@@ -119,9 +119,15 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, sess)
 }
 
+// listSessions answers GET /v1/sessions: see sessionQuery.
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	sessions, ok := s.sessionsOr503(w, r)
 	if !ok {
+		return
+	}
+	sq, e := parseSessionQuery(r.Context(), r.URL.Query())
+	if e != nil {
+		writeAPIError(w, r, e)
 		return
 	}
 	list, err := sessions.Store().List(r.Context())
@@ -131,10 +137,17 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 	}
 	// One's own: an admin's are all, with their owners; without identities all.
 	list = slices.DeleteFunc(list, func(sum session.Summary) bool { return !identity.Allowed(r.Context(), sum.Owner) })
-	if list == nil {
-		list = []session.Summary{}
+	// The stores' order, as Go compares: PostgreSQL may order ties by its collation.
+	session.SortSummaries(list)
+	page, total, next := sq.page(list)
+	if page == nil {
+		page = []session.Summary{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"sessions": list})
+	out := map[string]any{"sessions": page, "total": total}
+	if next != "" {
+		out["next"] = next
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // sessionView is a session with what this process knows of it: whether a turn runs

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -122,6 +123,7 @@ func (m *Memory) List(_ context.Context) ([]Summary, error) {
 		out = append(out, Summary{
 			ID:         ms.s.ID,
 			Owner:      ms.s.Owner,
+			Title:      Title(ms.metadata, firstUserRow(ms.msgs)),
 			Messages:   len(ms.msgs),
 			Created:    ms.s.Created,
 			LastActive: ms.s.LastActive,
@@ -221,6 +223,17 @@ func (m *Memory) Close() error {
 	return nil
 }
 
+// firstUserRow is the encoding of the first user message of msgs, or nil. (The
+// memory store makes titles as it lists: the database stores keep them in a column.)
+func firstUserRow(msgs []json.RawMessage) []byte {
+	for _, m := range msgs {
+		if bytes.HasPrefix(m, []byte(UserRowPrefix)) {
+			return m
+		}
+	}
+	return nil
+}
+
 // FillTimes sets s's zero Created and LastActive to now, as Create does: a store's
 // helper.
 func FillTimes(s *Session, now time.Time) {
@@ -233,14 +246,18 @@ func FillTimes(s *Session, now time.Time) {
 }
 
 // SortSummaries orders summaries as List returns them: most recently active first,
-// ties by id.
+// ties by id (CompareSummaries).
 func SortSummaries(ss []Summary) {
-	slices.SortFunc(ss, func(a, b Summary) int {
-		if c := b.LastActive.Compare(a.LastActive); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	slices.SortFunc(ss, CompareSummaries)
+}
+
+// CompareSummaries is List's order, as slices.SortFunc takes it: a before b (-1) when
+// a was active more recently, or at the same time with a smaller id (by bytes).
+func CompareSummaries(a, b Summary) int {
+	if c := b.LastActive.Compare(a.LastActive); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // encodeMessages is each message's JSON encoding; a message that does not encode

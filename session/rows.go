@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/llm"
@@ -52,6 +53,10 @@ func JSONOrNull(n int, v any) (any, error) {
 type Row struct {
 	Messages         []string // one JSON text per message
 	Metadata, Loaded any      // JSON text, or nil for NULL
+	// Title is the session's title (see Title), kept in a column of its own so that
+	// List reads no message; "" until it has a user message (or a metadata title),
+	// when Append sets it (AppendedTitle).
+	Title string
 }
 
 // NewRow gives a new session an id when it has none and its times (FillTimes), and
@@ -70,7 +75,26 @@ func NewRow(in *Session, now time.Time) (Row, error) {
 		return r, err
 	}
 	r.Loaded, err = JSONOrNull(len(in.Loaded), in.Loaded)
+	r.Title = Title(in.Metadata, firstUserBody(r.Messages))
 	return r, err
+}
+
+// AppendedTitle is the title that appending rows (from EncodeMessages) gives a
+// session whose title is "" (no metadata title, no user message yet): the text of
+// their first user message, or "". A database store sets it in the same statement
+// as its Append, only where the title is "".
+func AppendedTitle(rows []string) string {
+	return Title(nil, firstUserBody(rows))
+}
+
+// firstUserBody is the first of rows that is a user message's, or nil.
+func firstUserBody(rows []string) []byte {
+	for _, r := range rows {
+		if strings.HasPrefix(r, UserRowPrefix) {
+			return []byte(r)
+		}
+	}
+	return nil
 }
 
 // RowScanner is one row of a query: database/sql's *sql.Row and pgx.Row both are.
@@ -139,21 +163,29 @@ func ReadMessages(rows Rows, count int) ([]llm.Message, error) {
 }
 
 // ReadSummaries reads List's rows, whose columns are id, messages (how many),
-// created, last_active, metadata and owner, in that order; n (0 when unknown) sizes the
-// slice.
+// created, last_active, metadata, owner, title and head, in that order; n (0 when
+// unknown) sizes the slice. title is the title column, NULL for a session stored
+// before the store kept titles; head, read only then (else NULL), is the first
+// TitleHead characters of the row of the session's first user message (NULL when it
+// has none), from which the title is made.
 func ReadSummaries(rows Rows, n int, at TimeDest) ([]Summary, error) {
 	out := make([]Summary, 0, n)
 	for rows.Next() {
 		var (
-			sum  Summary
-			meta []byte
+			sum               Summary
+			meta, title, head []byte
 		)
-		if err := rows.Scan(&sum.ID, &sum.Messages, at(&sum.Created), at(&sum.LastActive), &meta, &sum.Owner); err != nil {
+		if err := rows.Scan(&sum.ID, &sum.Messages, at(&sum.Created), at(&sum.LastActive), &meta, &sum.Owner, &title, &head); err != nil {
 			return nil, err
 		}
 		var err error
 		if sum.Metadata, err = DecodeMetadata(meta); err != nil {
 			return nil, fmt.Errorf("%s: metadata: %w", sum.ID, err)
+		}
+		if title != nil {
+			sum.Title = string(title)
+		} else {
+			sum.Title = Title(sum.Metadata, head)
 		}
 		out = append(out, sum)
 	}

@@ -57,8 +57,11 @@ type Session struct {
 
 // Summary is what List tells of a session.
 type Summary struct {
-	ID         string            `json:"id"`
-	Owner      string            `json:"owner,omitempty"`
+	ID    string `json:"id"`
+	Owner string `json:"owner,omitempty"`
+	// Title is its metadata's "title", else the text of its first user message,
+	// cut to TitleMax characters (see Title); "" when it has neither.
+	Title      string            `json:"title,omitempty"`
 	Messages   int               `json:"messages"`
 	Created    time.Time         `json:"created"`
 	LastActive time.Time         `json:"lastActive"`

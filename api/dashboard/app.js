@@ -724,9 +724,16 @@
 
   // ---- sessions ----
 
-  // sessionList is GET /v1/sessions: the person's own sessions (everyone's for an
-  // admin, each with its "owner").
-  let sessionList = [];
+  // sessionList is one page of GET /v1/sessions: the person's own sessions (everyone's
+  // for an admin, each with its "owner"), newest first, those that match the search
+  // box's words. pageCursors are the cursors of the pages from the first (""), the
+  // last the page shown; pageStarts how many sessions come before each.
+  const SESSION_PAGE = 25;
+  let sessionList = [], sessionTotal = 0, sessionNext = "", sessionQuery = "";
+  let pageCursors = [""], pageStarts = [0];
+  let sessionsAsked = 0; // numbers the lists asked for: an answer to an older one is dropped
+  let sessionsEpoch = 0; // the person whose search and page are kept
+  let searchTimer = 0;
 
   // when is a time as the clock, with the date when it is not today's.
   function when(t) {
@@ -735,20 +742,32 @@
   }
 
   async function loadSessions() {
-    const my = epoch;
-    let list, err;
+    const my = epoch, asked = ++sessionsAsked;
+    const params = new URLSearchParams({ limit: String(SESSION_PAGE) });
+    if (sessionQuery) params.set("q", sessionQuery);
+    if (pageCursors[pageCursors.length - 1]) params.set("cursor", pageCursors[pageCursors.length - 1]);
+    let res, err;
     try {
-      ({ sessions: list } = await api("/v1/sessions"));
+      res = await api("/v1/sessions?" + params);
     } catch (e) {
       err = e;
     }
-    if (my !== epoch) return;
+    if (my !== epoch || asked !== sessionsAsked) return;
     $("sessions-section").setAttribute("aria-busy", "false");
     if (err) {
       sessionsNote(err.status === 503 ? "This server keeps no sessions." : "Could not list the sessions: " + err.describe());
       return;
     }
-    sessionList = list || [];
+    if (!(res.sessions || []).length && pageCursors.length > 1) {
+      // Its sessions were deleted or became active (newer): the page before.
+      pageCursors.pop();
+      pageStarts.pop();
+      loadSessions();
+      return;
+    }
+    sessionList = res.sessions || [];
+    sessionTotal = res.total || 0;
+    sessionNext = res.next || "";
     renderSessions();
   }
 
@@ -757,21 +776,83 @@
     $("sessions-note").hidden = !text;
   }
 
+  // forgetSessionsView drops the last person's search and page.
+  function forgetSessionsView() {
+    sessionsEpoch = epoch;
+    clearTimeout(searchTimer);
+    sessionQuery = "";
+    $("session-search").value = "";
+    pageCursors = [""];
+    pageStarts = [0];
+    sessionTotal = 0;
+    sessionNext = "";
+  }
+
   function renderSessions() {
+    if (sessionsEpoch !== epoch) forgetSessionsView();
     const list = $("sessions");
     list.textContent = "";
     for (const s of sessionList) {
-      const title = (s.metadata && s.metadata.title) || s.id;
+      const title = s.title || s.id;
       const facts = `${count(s.messages || 0, "message")} · active ${when(s.lastActive)}`;
-      const b = el("button", { type: "button", "data-session": s.id, "aria-current": s.id === sessionID ? "true" : "false", title: s.id },
+      const b = el("button", { type: "button", class: "open", "data-session": s.id, "aria-current": s.id === sessionID ? "true" : "false", title: s.id },
         el("span", { class: "title", text: title }),
         s.owner ? el("span", { class: "owner", text: "owner: " + s.owner }) : null,
         el("span", { class: "facts", text: facts }));
       b.addEventListener("click", () => openSession(s.id));
-      list.append(el("li", {}, b));
+      const li = el("li", {}, b);
+      li.append(el("button", { type: "button", class: "delete", "data-delete": s.id, "aria-label": "Delete session " + title, text: "Delete",
+        onclick: () => askDelete(li, s.id) }));
+      list.append(li);
     }
     $("sessions-empty").hidden = sessionList.length > 0;
-    $("session-count").textContent = sessionList.length ? `(${sessionList.length})` : "";
+    $("sessions-empty").textContent = sessionQuery ? `No session matches “${sessionQuery}”.` : "No sessions yet: a chat below starts one.";
+    $("session-count").textContent = sessionTotal ? `(${sessionTotal})` : "";
+    const start = pageStarts[pageStarts.length - 1];
+    $("sessions-pager").hidden = pageCursors.length === 1 && !sessionNext;
+    $("sessions-newer").disabled = pageCursors.length === 1;
+    $("sessions-older").disabled = !sessionNext;
+    $("sessions-range").textContent = sessionList.length ? `${start + 1}–${start + sessionList.length} of ${sessionTotal}` : "";
+  }
+
+  // askDelete asks, in the session's row, whether to delete it.
+  function askDelete(li, id) {
+    const del = li.querySelector("button.delete");
+    const ask = el("span", { class: "confirm", role: "group", "aria-label": "Delete this session?" }, el("span", { text: "Delete?" }));
+    const no = el("button", { type: "button", "data-confirm": "no", text: "No", onclick: () => { ask.replaceWith(del); del.focus(); } });
+    ask.append(el("button", { type: "button", "data-confirm": "yes", text: "Yes", onclick: () => deleteSession(id, ask) }), no);
+    del.replaceWith(ask);
+    no.focus();
+  }
+
+  // deleteSession deletes a session (ask is its row's question, disabled meanwhile); a
+  // turn running in it (409) is said, and the session kept.
+  async function deleteSession(id, ask) {
+    const my = epoch;
+    for (const b of ask.querySelectorAll("button")) b.disabled = true;
+    sessionsNote("");
+    try {
+      // stream: the Response as it comes, for a 204 has no JSON to decode.
+      await api(`/v1/sessions/${encodeURIComponent(id)}`, { method: "DELETE", stream: true });
+    } catch (e) {
+      if (my !== epoch) return;
+      if (e.status === 404) noSuchSession(id);
+      else {
+        sessionsNote(e.status === 409 ? "A turn is running in this session: delete it once the turn has ended."
+          : "Could not delete the session: " + (e.describe ? e.describe() : e.message));
+        renderSessions();
+      }
+      return;
+    }
+    if (my !== epoch) return;
+    if (sessionID === id && !chatBusy) {
+      sessionID = "";
+      $("chat-log").textContent = "";
+      $("chat-session").textContent = "";
+    }
+    sessionList = sessionList.filter((s) => s.id !== id);
+    renderSessions();
+    loadSessions(); // the page filled up again, the total
   }
 
   // noSuchSession drops a session the API no longer shows this person (deleted,
@@ -785,6 +866,37 @@
     renderSessions();
     sessionsNote(`No such session: ${id} (deleted, expired, or not yours).`);
   }
+
+  // Search: the list of the sessions that match, from its first page, once typing pauses.
+  function searchSessions() {
+    clearTimeout(searchTimer);
+    const q = $("session-search").value.trim();
+    if (q === sessionQuery) return;
+    sessionQuery = q;
+    pageCursors = [""];
+    pageStarts = [0];
+    loadSessions();
+  }
+  $("session-search").addEventListener("input", () => {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(searchSessions, 250);
+  });
+  $("sessions-search-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    searchSessions();
+  });
+  $("sessions-older").addEventListener("click", () => {
+    if (!sessionNext) return;
+    pageCursors.push(sessionNext);
+    pageStarts.push(pageStarts[pageStarts.length - 1] + sessionList.length);
+    loadSessions();
+  });
+  $("sessions-newer").addEventListener("click", () => {
+    if (pageCursors.length === 1) return;
+    pageCursors.pop();
+    pageStarts.pop();
+    loadSessions();
+  });
 
   // openSession shows a session's history in the chat panel; what is sent next
   // continues it.

@@ -115,6 +115,10 @@ var migrations = []string{
 	// are on. A constant default: PostgreSQL adds the column without rewriting the
 	// table.
 	`ALTER TABLE switchboard_sessions ADD COLUMN owner text NOT NULL DEFAULT ''`,
+	// 3: each session's title (session.Title), so that List reads no message; NULL
+	// for the sessions made before, whose List makes it from their first user
+	// message.
+	`ALTER TABLE switchboard_sessions ADD COLUMN title text`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -172,9 +176,9 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 	var created bool
 	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO switchboard_sessions
-			(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages, owner)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
-			in.ID, in.System, meta, loaded, in.Created, in.LastActive, in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies), in.Owner)
+			(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages, owner, title)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+			in.ID, in.System, meta, loaded, in.Created, in.LastActive, in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies), in.Owner, row.Title)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -244,8 +248,13 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 		return nil, err
 	}
 	defer s.gate.Exit()
-	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata, owner
-		FROM switchboard_sessions ORDER BY last_active DESC, id`)
+	// A session stored before titles were kept has none: its first user message's
+	// row, found by its prefix as text (no row's JSON is parsed here), makes it.
+	rows, err := s.pool.Query(ctx, `SELECT id, messages, created, last_active, metadata, owner, title,
+		CASE WHEN title IS NULL THEN (SELECT left(m.body::text, $1) FROM switchboard_messages m
+			WHERE m.session_id = s.id AND left(m.body::text, $2) = $3 ORDER BY m.seq LIMIT 1) END
+		FROM switchboard_sessions s ORDER BY last_active DESC, id`,
+		session.TitleHead, len(session.UserRowPrefix), session.UserRowPrefix)
 	if err != nil {
 		return nil, s.fail("list", err)
 	}
@@ -271,14 +280,15 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 	var count int
 	err = s.pool.QueryRow(ctx, `WITH s AS (
 			UPDATE switchboard_sessions SET messages = messages + $2, input_tokens = input_tokens + $3,
-				output_tokens = output_tokens + $4, last_active = $5
+				output_tokens = output_tokens + $4, last_active = $5,
+				title = CASE WHEN title = '' THEN $7 ELSE title END
 			WHERE id = $1 RETURNING messages
 		), ins AS (
 			INSERT INTO switchboard_messages (session_id, seq, body)
 			SELECT $1, s.messages - $2 + m.ord - 1, m.body FROM s, unnest($6::json[]) WITH ORDINALITY AS m(body, ord)
 		)
 		SELECT messages FROM s`,
-		id, len(bodies), usage.InputTokens, usage.OutputTokens, time.Now(), bodies).Scan(&count)
+		id, len(bodies), usage.InputTokens, usage.OutputTokens, time.Now(), bodies, session.AppendedTitle(bodies)).Scan(&count)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return session.NotFound(id)
 	}

@@ -52,7 +52,8 @@ func testOwner(t *testing.T, st session.Store) {
 // over a database that an older Switchboard made, before sessions had owners, and
 // that holds the sessions ids, each with one message (from the user, "before
 // owners"). They are kept with their history and no owner (""), they go on as
-// before, and a new session keeps its owner.
+// before, and a new session keeps its owner. Their title (stored by none) is their
+// message's text; a new session's is kept.
 func CheckUpgraded(t *testing.T, st session.Store, ids ...string) {
 	t.Helper()
 	ctx := t.Context()
@@ -66,6 +67,9 @@ func CheckUpgraded(t *testing.T, st session.Store, ids ...string) {
 		}
 	}
 	mustCreate(t, st, &session.Session{ID: "after-upgrade", Owner: "alice"})
+	if err := st.Append(ctx, "after-upgrade", llm.Usage{}, text(llm.RoleUser, "after owners")); err != nil {
+		t.Fatal(err)
+	}
 	l, err := st.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -80,6 +84,13 @@ func CheckUpgraded(t *testing.T, st session.Store, ids ...string) {
 		}
 		if sum.Owner != want {
 			t.Errorf("List after the upgrade: %s's owner = %q, want %q", sum.ID, sum.Owner, want)
+		}
+		title := "before owners"
+		if sum.ID == "after-upgrade" {
+			title = "after owners"
+		}
+		if sum.Title != title {
+			t.Errorf("List after the upgrade: %s's title = %q, want %q", sum.ID, sum.Title, title)
 		}
 	}
 }

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"Owner", testOwner},
 		{"GetRoundTrip", testGetRoundTrip},
 		{"List", testList},
+		{"Title", testTitle},
 		{"Append", testAppend},
 		{"ConcurrentAppends", testConcurrentAppends},
 		{"SetLoaded", testSetLoaded},

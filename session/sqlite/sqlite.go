@@ -132,6 +132,10 @@ var migrations = []string{
 	// sessions made before have none (""), which only an admin sees once
 	// identities are on.
 	`ALTER TABLE sessions ADD COLUMN owner TEXT NOT NULL DEFAULT ''`,
+	// 3: each session's title (session.Title), so that List reads no message; NULL
+	// for the sessions made before, whose List makes it from their first user
+	// message.
+	`ALTER TABLE sessions ADD COLUMN title TEXT`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -200,10 +204,10 @@ func (s *Store) Create(ctx context.Context, in *session.Session) error {
 	}
 	defer tx.Rollback() //nolint:errcheck
 	res, err := tx.ExecContext(ctx, `INSERT INTO sessions
-		(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages, owner)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+		(id, system, metadata, loaded, created, last_active, input_tokens, output_tokens, messages, owner, title)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 		in.ID, in.System, meta, loaded, in.Created.UnixNano(), in.LastActive.UnixNano(),
-		in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies), in.Owner)
+		in.Usage.InputTokens, in.Usage.OutputTokens, len(bodies), in.Owner, row.Title)
 	if err != nil {
 		return s.fail("create "+in.ID, err)
 	}
@@ -279,8 +283,13 @@ func (s *Store) List(ctx context.Context) ([]session.Summary, error) {
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil {
 		return nil, s.fail("list", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata, owner
-		FROM sessions ORDER BY last_active DESC, id`)
+	// A session stored before titles were kept has none: its first user message's
+	// row, found by its prefix, makes it.
+	rows, err := tx.QueryContext(ctx, `SELECT id, messages, created, last_active, metadata, owner, title,
+		CASE WHEN title IS NULL THEN (SELECT substr(m.body, 1, ?) FROM messages m
+			WHERE m.session_id = s.id AND substr(m.body, 1, ?) = ? ORDER BY m.seq LIMIT 1) END
+		FROM sessions s ORDER BY last_active DESC, id`,
+		session.TitleHead, len(session.UserRowPrefix), session.UserRowPrefix)
 	if err != nil {
 		return nil, s.fail("list", err)
 	}
@@ -308,8 +317,9 @@ func (s *Store) Append(ctx context.Context, id string, usage llm.Usage, msgs ...
 	defer tx.Rollback() //nolint:errcheck
 	var count int
 	err = tx.QueryRowContext(ctx, `UPDATE sessions SET messages = messages + ?, input_tokens = input_tokens + ?,
-		output_tokens = output_tokens + ?, last_active = ? WHERE id = ? RETURNING messages`,
-		len(bodies), usage.InputTokens, usage.OutputTokens, time.Now().UnixNano(), id).Scan(&count)
+		output_tokens = output_tokens + ?, last_active = ?, title = CASE WHEN title = '' THEN ? ELSE title END
+		WHERE id = ? RETURNING messages`,
+		len(bodies), usage.InputTokens, usage.OutputTokens, time.Now().UnixNano(), session.AppendedTitle(bodies), id).Scan(&count)
 	if errors.Is(err, sql.ErrNoRows) {
 		return session.NotFound(id)
 	}
