@@ -26,8 +26,9 @@ func (a *app) chatCommand() *cobra.Command {
 		flags              agentFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "chat",
-		Short: "Talk to the configured model, which calls the servers' tools",
+		Use:         "chat",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Talk to the configured model, which calls the servers' tools",
 		Long: `Chat starts the configured servers and runs turns of the chat + tool loop: your
 message goes to the model with the catalog's tools, the tools it calls run (each shown
 on stderr as it happens, with its duration and whether it failed), and its answer is
@@ -59,6 +60,9 @@ cannot hold the sessions too), 130 interrupted.`,
 				if err := session.CheckID(sessionID); err != nil {
 					return commandLineError("--session %q: %v", sessionID, err)
 				}
+			}
+			if a.remote != nil {
+				return a.remoteChat(cmd, message, sessionID, flags.system, asJSON)
 			}
 			s, err := a.openService(0, &flags, nil)
 			if err != nil {
@@ -134,6 +138,7 @@ cannot hold the sessions too), 130 interrupted.`,
 	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
 	flags.addModel(cmd)
 	flags.addStore(cmd, true)
+	markLocalOnly(cmd, "message", "session", "json", "system")
 	return cmd
 }
 

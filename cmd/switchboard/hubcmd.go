@@ -118,8 +118,9 @@ func (a *app) toolsCommand() *cobra.Command {
 		strict   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "tools",
-		Short: "Start every server, print the merged tool catalog, and stop them",
+		Use:         "tools",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start every server, print the merged tool catalog, and stop them",
 		Long: `Tools starts the servers itself (it does not ask a running switchboard), waits for
 each to be ready, failed or past its init timeout, prints the merged catalog and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
@@ -146,6 +147,9 @@ The summary line names the servers that are not ready.
 				}
 				return commandLineError("--strict needs --format openai or openai-responses, not %s", provider)
 			}
+			if a.remote != nil {
+				return a.remoteTools(cmd.Context(), p, asJSON, strict)
+			}
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				tools := h.Tools()
 				if provider != "" || asJSON {
@@ -171,14 +175,16 @@ The summary line names the servers that are not ready.
 	cmd.Flags().StringVar(&provider, "format", "", "print the catalog in a provider's tool format: mcp, openai, openai-responses, anthropic")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --format openai or openai-responses: OpenAI strict-mode schemas")
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "json", "format", "strict")
 	return cmd
 }
 
 func (a *app) callCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "call TOOL [ARGS]",
-		Short: "Start the servers, call one tool, print its result, and stop them",
+		Use:         "call TOOL [ARGS]",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start the servers, call one tool, print its result, and stop them",
 		Long: `Call starts the servers itself (it does not ask a running switchboard), calls TOOL
 with ARGS (a JSON object; '-' reads it from stdin; default {}) as soon as the server that
 owns TOOL is ready, prints the result as text, and closes everything. It waits for the
@@ -200,6 +206,9 @@ than the bound too) or an unknown tool.`,
 			if err != nil {
 				return err
 			}
+			if a.remote != nil {
+				return a.remoteCall(cmd.Context(), args[0], callArgs, asJSON)
+			}
 			return a.withLaunchedHost(cmd.Context(), func(hs *host.Host) error {
 				return a.call(cmd.Context(), hs, args[0], callArgs, asJSON)
 			})
@@ -207,6 +216,7 @@ than the bound too) or an unknown tool.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole MCP result as JSON")
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "json")
 	return cmd
 }
 
@@ -318,8 +328,9 @@ func jsonKind(v any) string {
 func (a *app) statusCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Start every server, print each one's state, and stop them",
+		Use:         "status",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start every server, print each one's state, and stop them",
 		Long: `Status starts the servers itself (it does not ask a running switchboard), waits for
 each to be ready, failed or past its init timeout, prints their states and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
@@ -331,24 +342,13 @@ Exit codes: 0 every server is ready (or disabled), 1 a server is not ready (fail
 or still connecting after its init timeout), 2 usage or configuration error.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.remote != nil {
+				return a.remoteStatus(cmd.Context(), asJSON)
+			}
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				sts := h.Status()
-				rows := serverRows(h, sts)
-				if asJSON {
-					if err := writeJSON(a.stdout, map[string]any{"servers": rows, "tools": len(h.Tools())}); err != nil {
-						return err
-					}
-				} else {
-					tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tRESTARTS\tERROR")
-					for _, r := range rows {
-						tools := fmt.Sprint(r.Tools)
-						if r.Tools != r.ToolsTotal {
-							tools = fmt.Sprintf("%d/%d", r.Tools, r.ToolsTotal)
-						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.State, r.Transport, tools, r.Restarts, firstLine(r.Error, errorWidth))
-					}
-					tw.Flush()
+				if err := a.writeStatus(serverRows(h, sts), len(h.Tools()), asJSON); err != nil {
+					return err
 				}
 				if len(notReady(sts)) > 0 {
 					return silentExit(exitFailed)
@@ -359,7 +359,26 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"servers": [...], "tools": N}`)
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "json")
 	return cmd
+}
+
+// writeStatus prints the servers' rows as status does: a table, or with asJSON
+// {"servers": rows, "tools": tools}.
+func (a *app) writeStatus(rows []serverStatusJSON, tools int, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, map[string]any{"servers": rows, "tools": tools})
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tRESTARTS\tERROR")
+	for _, r := range rows {
+		tools := fmt.Sprint(r.Tools)
+		if r.Tools != r.ToolsTotal {
+			tools = fmt.Sprintf("%d/%d", r.Tools, r.ToolsTotal)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.State, r.Transport, tools, r.Restarts, firstLine(r.Error, errorWidth))
+	}
+	return tw.Flush()
 }
 
 type serverStatusJSON struct {

@@ -25,8 +25,9 @@ func (a *app) searchCommand() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "search [QUERY]",
-		Short: "Start every server, search the merged tool catalog, and stop them",
+		Use:         "search [QUERY]",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start every server, search the merged tool catalog, and stop them",
 		Long: `Search starts the servers itself (it does not ask a running switchboard), waits for
 each to be ready, failed or past its init timeout, and ranks the catalog against QUERY,
 a task in words ("what time is it in Tokyo"), as the tool_search tool of deferred mode
@@ -65,6 +66,9 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 				if stdinIsTerminal() {
 					fmt.Fprintln(a.stderr, "switchboard search: no QUERY given; reading one query per line (end with Ctrl-D)")
 				}
+				if a.remote != nil {
+					return a.remoteSearch(cmd.Context(), q, cmd.InOrStdin(), false)
+				}
 				return a.withSearcher(cmd.Context(), func(s *searcher) error {
 					return s.stdin(cmd.Context(), cmd.InOrStdin(), a.stdout, q)
 				})
@@ -74,6 +78,9 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 			// A bad query is a usage error before any server starts.
 			if err := q.check(); err != nil {
 				return usageError("%v", err)
+			}
+			if a.remote != nil {
+				return a.remoteSearch(cmd.Context(), q, nil, asJSON)
 			}
 			return a.withSearcher(cmd.Context(), func(s *searcher) error {
 				found, err := s.find(cmd.Context(), q)
@@ -98,6 +105,7 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many results, 1 to %d (default %d, or %d with --regex)", search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit))
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"query", "results": [{"name", "server", "score"}]} (stdin mode always prints JSON lines)`)
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "regex", "limit", "json")
 	return cmd
 }
 
@@ -252,12 +260,18 @@ func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q search
 
 // writeText prints found as a table, or a line that says nothing matched.
 func (s *searcher) writeText(w io.Writer, q searchQuery, found []search.Result) {
+	writeFound(w, q, found, s.ix.Len())
+}
+
+// writeFound prints found as a table, or a line that says nothing matched among the
+// catalog's tools.
+func writeFound(w io.Writer, q searchQuery, found []search.Result, tools int) {
 	if len(found) == 0 {
 		what := "query"
 		if q.regex {
 			what = "pattern"
 		}
-		fmt.Fprintf(w, "No tools match the %s %q (searched %d tools).\n", what, q.text, s.ix.Len())
+		fmt.Fprintf(w, "No tools match the %s %q (searched %d tools).\n", what, q.text, tools)
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
