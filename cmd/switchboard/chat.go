@@ -48,6 +48,12 @@ lists them under "approve" are asked about on the terminal before they run.
 Ctrl-C (SIGINT), in a turn or at the prompt, ends chat: it says which session keeps
 what was said so far, and exits 130 (143 for SIGTERM).
 
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) the turns
+run at that running 'switchboard serve' instead (POST /v1/sessions/ID/messages), with
+its model, servers and sessions, and nothing starts here; the calls that need approval
+and the servers' questions are still asked on this terminal. Only -m, --session,
+--system and --json go with it.
+
 Exit codes: 0 the turn finished, 1 the model could not be reached (the message names
 the base URL and the HTTP status), 2 usage or configuration error (a --data-dir that
 cannot hold the sessions too), 130 interrupted.`,

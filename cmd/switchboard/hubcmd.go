@@ -121,7 +121,8 @@ func (a *app) toolsCommand() *cobra.Command {
 		Use:         "tools",
 		Annotations: map[string]string{remoteKey: "yes"},
 		Short:       "Start every server, print the merged tool catalog, and stop them",
-		Long: `Tools starts the servers itself (it does not ask a running switchboard), waits for
+		Long: `Tools starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), waits for
 each to be ready, failed or past its init timeout, prints the merged catalog and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
 The summary line names the servers that are not ready.
@@ -131,6 +132,10 @@ The summary line names the servers that are not ready.
   openai            OpenAI Chat Completions {"type":"function","function":{...}}
   openai-responses  OpenAI Responses API {"type":"function","name",...}
   anthropic         Anthropic Messages API {name, description, input_schema}
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) it asks
+that running 'switchboard serve' instead (GET /v1/tools) and starts nothing: the
+service's catalog as it is now, printed the same way.
+
 --strict converts schemas to OpenAI strict mode (openai and openai-responses).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -185,13 +190,18 @@ func (a *app) callCommand() *cobra.Command {
 		Use:         "call TOOL [ARGS]",
 		Annotations: map[string]string{remoteKey: "yes"},
 		Short:       "Start the servers, call one tool, print its result, and stop them",
-		Long: `Call starts the servers itself (it does not ask a running switchboard), calls TOOL
+		Long: `Call starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), calls TOOL
 with ARGS (a JSON object; '-' reads it from stdin; default {}) as soon as the server that
 owns TOOL is ready, prints the result as text, and closes everything. It waits for the
 other servers only while TOOL is not found yet.
 
 ARGS may nest objects and arrays 64 levels deep (the config's
 "switchboard.maxArgumentDepth"); deeper ARGS are refused before any server sees them.
+
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) the call
+goes to that running 'switchboard serve' instead (POST /v1/tools/TOOL/call), which
+starts nothing here; the output and exit codes are the same.
 
 Exit codes: 0 the tool succeeded, 1 the tool returned an error, 2 bad arguments (deeper
 than the bound too) or an unknown tool.`,
@@ -331,12 +341,17 @@ func (a *app) statusCommand() *cobra.Command {
 		Use:         "status",
 		Annotations: map[string]string{remoteKey: "yes"},
 		Short:       "Start every server, print each one's state, and stop them",
-		Long: `Status starts the servers itself (it does not ask a running switchboard), waits for
+		Long: `Status starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), waits for
 each to be ready, failed or past its init timeout, prints their states and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
 
 TOOLS is the number of tools the server offers to the catalog; "2/5" when its
 allow/deny list hides 3 of its 5. ERROR says why a server is not ready.
+
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) it shows
+the servers of that running 'switchboard serve' instead (GET /v1/servers), as they are
+now, and starts nothing.
 
 Exit codes: 0 every server is ready (or disabled), 1 a server is not ready (failed,
 or still connecting after its init timeout), 2 usage or configuration error.`,

@@ -31,6 +31,9 @@ func (a *app) remoteChat(cmd *cobra.Command, message, sessionID, system string, 
 	if cmd.Flags().Changed("message") && strings.TrimSpace(message) == "" {
 		return commandLineError("-m: the message is empty")
 	}
+	if err := a.remoteModel(ctx); err != nil {
+		return err
+	}
 	id, err := a.remoteChatSession(ctx, sessionID, system)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -63,6 +66,23 @@ func signalExit(ctx context.Context) error {
 		code = exitFailed
 	}
 	return &exitError{code: code, err: errors.New("interrupted")}
+}
+
+// remoteModel checks that the service has a model (GET /v1/models lists it), before
+// a session is made for nothing: a usage error without, as a local chat's.
+func (a *app) remoteModel(ctx context.Context) error {
+	var models struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := a.remote.getJSON(ctx, "/v1/models", &models); err != nil {
+		return failed(err)
+	}
+	if len(models.Data) == 0 {
+		return usageError("the switchboard service at %s has no model configured: set \"switchboard\": {\"model\": {...}} in its config, or start 'switchboard serve' with --model", a.remote.base)
+	}
+	return nil
 }
 
 // remoteChatSession is the id of the service's session to talk in: id when it

@@ -28,7 +28,8 @@ func (a *app) searchCommand() *cobra.Command {
 		Use:         "search [QUERY]",
 		Annotations: map[string]string{remoteKey: "yes"},
 		Short:       "Start every server, search the merged tool catalog, and stop them",
-		Long: `Search starts the servers itself (it does not ask a running switchboard), waits for
+		Long: `Search starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), waits for
 each to be ready, failed or past its init timeout, and ranks the catalog against QUERY,
 a task in words ("what time is it in Tokyo"), as the tool_search tool of deferred mode
 does. With --regex, QUERY is a regular expression (Go RE2 syntax, case-insensitive)
@@ -47,6 +48,10 @@ Input with no query at all is a usage error.
 When the config has "switchboard": {"search": {"embeddings": {...}}}, word searches
 combine the ranking with the similarity of embeddings from that OpenAI-compatible
 endpoint (no flag needed); when the endpoint fails, the lexical ranking answers alone.
+
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) it
+searches the catalog of that running 'switchboard serve' instead (GET /v1/search) and
+starts nothing; the service ranks words lexically, without the embeddings.
 
 Exit codes: 0 a tool matched (with stdin: some query matched), 1 nothing matched, or a
 required server did not start, 2 usage or configuration error (a bad pattern or --limit).`,

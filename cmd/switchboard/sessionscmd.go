@@ -58,7 +58,11 @@ default, or the config's "switchboard": {"sessions": {...}}); it starts no serve
 
   sessions [list]   every session: id, messages, created, last active
   sessions show ID  one session's whole history, tool calls and results included
-  sessions rm ID    remove one session`,
+  sessions rm ID    remove one session
+
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) they are
+the sessions of that running 'switchboard serve' instead (/v1/sessions): with identities
+on, the token's person's own.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0, len(args) == 1 && args[0] == "list":
