@@ -117,8 +117,12 @@ func (a *app) newRemote(raw string) (*remote, error) {
 		return nil, err
 	}
 	// No overall timeout: a call or a turn takes as long as it takes, and Ctrl-C ends it.
-	return &remote{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{}}, nil
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	return &remote{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Transport: transport}}, nil
 }
+
+// close lets go of the connections kept for the next request.
+func (r *remote) close() { r.http.CloseIdleConnections() }
 
 // apiError is the API's {"error": {"code", "message"}} with the response's status.
 type apiError struct {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -292,4 +293,58 @@ func TestRemoteChatTerminal(t *testing.T) {
 	r := result{args: []string{"chat"}, stdout: string(out)}
 	r.wantStdout(t, "Allow ask {}? [y/N] ", "ts asks: ", "Your name (what to call you): ",
 		`ask: action=accept content={"color":"green","count":3,"name":"ada","size":"l","subscribe":true}`)
+}
+
+// TestRemoteNotReady: a service one of whose servers failed answers status with the
+// local command's rows and exit 1, tools with the summary naming it, and search with
+// the same note on stderr; chat at a service without a model is the usage error of a
+// local chat without one, before any session is made.
+func TestRemoteNotReady(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {"clock": `+demoEntry(t, "clock")+`, "broken": {"command": "/nonexistent/switchboard-broken"}}}`)
+	p := startServe(t, s, cfg, "", "--store", "memory")
+	defer func() {
+		if code := p.stop(t); code != exitOK {
+			t.Errorf("serve: exit %d after SIGTERM\n%s", code, p.stderr.String())
+		}
+	}()
+	testenv.WaitFor(t, "clock ready and broken failed", 30*time.Second, func() bool {
+		_, body := p.do(t, "GET", "/health", "")
+		return strings.Contains(body, `"clock": {
+      "state": "ready"`) && strings.Contains(body, `"broken": {
+      "state": "failed"`)
+	})
+	local := s.without()
+	trap, marker := trapConfig(t, s)
+	s.env["SWITCHBOARD_CONFIG"] = trap
+	s.env[serverEnv] = p.url
+	defer wantNoServerStarted(t, marker)
+
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"status"}, exitFailed},
+		{[]string{"status", "--json"}, exitFailed},
+		{[]string{"tools"}, exitOK},
+		{[]string{"search", "time"}, exitOK},
+	} {
+		want := local.run(append([]string{"--config", cfg}, c.args...)...)
+		want.wantCode(t, c.code)
+		got := s.run(c.args...)
+		got.wantCode(t, c.code)
+		if got.stdout != want.stdout {
+			t.Errorf("switchboard %s: the service's answer differs from the local one:\n--- remote:\n%s--- local:\n%s", strings.Join(c.args, " "), got.stdout, want.stdout)
+		}
+		if c.args[0] == "search" {
+			got.wantStderr(t, "switchboard search: searching 3 tools from 1 of 2 servers (1 failed: broken)")
+		}
+	}
+	r := s.run("chat", "-m", "hi")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "the switchboard service at "+p.url+" has no model configured")
+	if code, body := p.do(t, "GET", "/v1/sessions", ""); code != 200 || !strings.Contains(body, `"sessions": []`) {
+		t.Errorf("chat without a model made a session: %d %s", code, body)
+	}
 }

@@ -54,6 +54,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if a.remote != nil {
+		a.remote.close()
+	}
 	if a.endTraces != nil {
 		// The command's spans are queued: send them before the process exits, a
 		// collector that does not answer holding it up for a few seconds at most.
