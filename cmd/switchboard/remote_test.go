@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -347,4 +348,50 @@ func TestRemoteNotReady(t *testing.T) {
 	if code, body := p.do(t, "GET", "/v1/sessions", ""); code != 200 || !strings.Contains(body, `"sessions": []`) {
 		t.Errorf("chat without a model made a session: %d %s", code, body)
 	}
+}
+
+// TestRemoteChatInterrupted: Ctrl-C while the service's turn runs a tool ends chat
+// with exit 130 and the line of a local chat; the request's end cancels the turn at
+// the service, whose session keeps the user's message and the model's call and is
+// free for the next turn.
+func TestRemoteChatInterrupted(t *testing.T) {
+	t.Parallel()
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	s := newSandbox(t)
+	s.env["OPENAI_API_KEY"] = testKey
+	cfg := chatConfig(t, s, "openai", fake.URL, `, "slow": {"command": `+jsonString(testserver.Build(t))+`}`)
+	p := startServe(t, s, cfg, "", "--store", "memory")
+	p.waitHealthy(t)
+	defer func() {
+		if code := p.stop(t); code != exitOK {
+			t.Errorf("serve: exit %d after SIGTERM\n%s", code, p.stderr.String())
+		}
+	}()
+	trap, marker := trapConfig(t, s)
+	s.env["SWITCHBOARD_CONFIG"] = trap
+	s.env[serverEnv] = p.url
+	defer wantNoServerStarted(t, marker)
+
+	s.onStart = func(cli *os.Process, stderr *testenv.Buffer) {
+		testenv.WaitFor(t, "the sleep call to start", 30*time.Second, func() bool {
+			return strings.Contains(p.stderr.String(), "testserver: sleep started")
+		})
+		if err := cli.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := s.run("chat", "--session", "cut", "-m", `call sleep {"ms": 600000}`)
+	s.onStart = nil
+	r.wantCode(t, 130)
+	r.wantStderr(t, "→ sleep ", "switchboard: turn interrupted: session cut keeps its history up to the interruption (your message and every step that finished); continue it with --session cut\n")
+	testenv.WaitFor(t, "the service's turn to end", 30*time.Second, func() bool {
+		_, body := p.do(t, "GET", "/v1/sessions/cut", "")
+		return strings.Contains(body, `"busy": false`)
+	})
+	r = s.run("sessions", "show", "cut")
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, `user: call sleep {"ms": 600000}`, "→ sleep ")
+	r = s.run("chat", "--session", "cut", "-m", "thanks")
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "You said: thanks")
 }
