@@ -30,13 +30,19 @@ const remoteKey = "switchboard/remote"
 // quietAboutServerEnv are the commands that ignore $SWITCHBOARD_SERVER without a
 // word: serve is the service itself (a shell that points its CLI at it starts it
 // too), and the others touch no server.
-var quietAboutServerEnv = map[string]bool{"serve": true, "version": true, "help": true, "completion": true, "demo-server": true, "fake-llm": true}
+var quietAboutServerEnv = map[string]bool{"serve": true, "version": true, "demo-server": true, "fake-llm": true}
+
+// cobraOwn are cobra's own commands, which take every persistent flag as it comes.
+var cobraOwn = map[string]bool{"help": true, "completion": true, cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true}
 
 // serviceURL is where cmd should ask, or "" to run locally: --server, else
 // $SWITCHBOARD_SERVER. --server on a command that cannot ask a service is a usage
 // error; $SWITCHBOARD_SERVER there is ignored, with a warning when the command starts
 // servers of its own.
 func (a *app) serviceURL(cmd *cobra.Command) (string, error) {
+	if cobraOwn[cmd.Name()] {
+		return "", nil // help and completion: whatever the other flags
+	}
 	flag := cmd.Flags().Lookup("server")
 	given := flag != nil && flag.Changed
 	if cmd.Annotations[remoteKey] == "" {
@@ -226,7 +232,8 @@ func (r *remote) getBytes(ctx context.Context, path string) ([]byte, error) {
 	return b, nil
 }
 
-// postJSON POSTs body to path and decodes the answer into v (nil: drops it).
+// send sends a request with body (nil: none) and decodes the answer into v (nil:
+// drops it).
 func (r *remote) send(ctx context.Context, method, path string, body, v any) error {
 	res, err := r.do(ctx, method, path, body, "")
 	if err != nil {

@@ -235,6 +235,7 @@ func TestRemoteUsage(t *testing.T) {
 		{[]string{"--server", url, "chat", "--model", "m", "--store", "memory", "-m", "hi"}, exitUsage, "--model, --store would be the service's to set"},
 		{[]string{"--server", "ftp://host", "tools"}, exitUsage, `--server "ftp://host" is not the URL of a switchboard service`},
 		{[]string{"--server", " ", "tools"}, exitUsage, "--server: the URL is empty"},
+		{[]string{"--server", url, "help", "call"}, exitOK, ""},
 	} {
 		r := runInProcess(t, c.args...)
 		r.wantCode(t, c.code)
