@@ -36,36 +36,37 @@ var quietAboutServerEnv = map[string]bool{"serve": true, "version": true, "demo-
 var cobraOwn = map[string]bool{"help": true, "completion": true, cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true}
 
 // serviceURL is where cmd should ask, or "" to run locally: --server, else
-// $SWITCHBOARD_SERVER. --server on a command that cannot ask a service is a usage
-// error; $SWITCHBOARD_SERVER there is ignored, with a warning when the command starts
-// servers of its own.
-func (a *app) serviceURL(cmd *cobra.Command) (string, error) {
+// $SWITCHBOARD_SERVER; from names which of the two. --server on a command that cannot
+// ask a service is a usage error; $SWITCHBOARD_SERVER there is ignored, with a warning
+// when the command starts servers of its own.
+func (a *app) serviceURL(cmd *cobra.Command) (addr, from string, err error) {
 	if cobraOwn[cmd.Name()] {
-		return "", nil // help and completion: whatever the other flags
+		return "", "", nil // help and completion: whatever the other flags
 	}
 	flag := cmd.Flags().Lookup("server")
 	given := flag != nil && flag.Changed
 	if cmd.Annotations[remoteKey] == "" {
 		if given {
-			return "", commandLineError("%s does not take --server: only tools, call, status, search, sessions and chat ask a running service", cmd.CommandPath())
+			return "", "", commandLineError("%s does not take --server: only tools, call, status, search, sessions and chat ask a running service", cmd.CommandPath())
 		}
 		if os.Getenv(serverEnv) != "" && !quietAboutServerEnv[cmd.Name()] {
 			a.log.Warn(fmt.Sprintf("$%s is ignored: %s runs here, on the local config (only tools, call, status, search, sessions and chat ask a running service)", serverEnv, cmd.CommandPath()))
 		}
-		return "", nil
+		return "", "", nil
 	}
 	if given {
 		if strings.TrimSpace(a.server) == "" {
-			return "", commandLineError("--server: the URL is empty (e.g. --server http://127.0.0.1:7300)")
+			return "", "", commandLineError("--server: the URL is empty (e.g. --server http://127.0.0.1:7300)")
 		}
-		return a.server, nil
+		return a.server, "--server", nil
 	}
-	return os.Getenv(serverEnv), nil
+	return os.Getenv(serverEnv), "$" + serverEnv, nil
 }
 
 // localOnly refuses the flags of cmd that only mean something when it runs here (a
-// config, a data directory, a model, a store): the service has its own.
-func localOnly(cmd *cobra.Command) error {
+// data directory, a model, a store): the service has its own. from names where the
+// service's URL came from.
+func localOnly(cmd *cobra.Command, from string) error {
 	var given []string
 	visit := func(f *pflag.Flag) {
 		if f.Changed && f.Annotations[localOnlyKey] != nil {
@@ -76,8 +77,17 @@ func localOnly(cmd *cobra.Command) error {
 	if len(given) == 0 {
 		return nil
 	}
-	return commandLineError("%s with a running service (--server or $%s): %s would be the service's to set, not the command's; leave %s out, or set it on 'switchboard serve'",
-		cmd.CommandPath(), serverEnv, strings.Join(given, ", "), map[bool]string{true: "them", false: "it"}[len(given) > 1])
+	return commandLineError("%s with a running service (%s): %s would be the service's to set, not the command's; leave %s out (or set %s on 'switchboard serve')%s",
+		cmd.CommandPath(), from, strings.Join(given, ", "), map[bool]string{true: "them", false: "it"}[len(given) > 1],
+		map[bool]string{true: "them", false: "it"}[len(given) > 1], runHere(from))
+}
+
+// runHere is how to run a command here rather than at the service of from.
+func runHere(from string) string {
+	if from == "--server" {
+		return ", or run it without --server"
+	}
+	return ", or unset $" + serverEnv + " to run it here"
 }
 
 // localOnlyKey annotates the flags that localOnly refuses.
@@ -282,14 +292,14 @@ func pathEscape(s string) string { return url.PathEscape(s) }
 // can ask one, after refusing what only a local run takes (--config, a model, a
 // store, a data directory).
 func (a *app) setupRemote(cmd *cobra.Command) error {
-	srv, err := a.serviceURL(cmd)
+	srv, from, err := a.serviceURL(cmd)
 	if err != nil || srv == "" {
 		return err
 	}
 	if cmd.Flags().Changed("config") {
-		return commandLineError("%s: --config and a running service (--server or $%s) do not go together: the service reads its own config", cmd.CommandPath(), serverEnv)
+		return commandLineError("%s: --config and a running service (%s) do not go together: the service reads its own config%s", cmd.CommandPath(), from, runHere(from))
 	}
-	if err := localOnly(cmd); err != nil {
+	if err := localOnly(cmd, from); err != nil {
 		return err
 	}
 	a.remote, err = a.newRemote(srv)

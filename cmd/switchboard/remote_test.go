@@ -253,6 +253,13 @@ func TestRemoteServerEnvIgnored(t *testing.T) {
 	r := s.run("--config", cfg, "check")
 	r.wantCode(t, exitOK)
 	r.wantStderr(t, "$SWITCHBOARD_SERVER is ignored: switchboard check runs here")
+	// A command that asks the service says how to run it here instead.
+	r = s.run("--config", cfg, "tools")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "switchboard tools: --config and a running service ($SWITCHBOARD_SERVER) do not go together", "or unset $SWITCHBOARD_SERVER to run it here")
+	r = s.run("sessions", "--store", "memory")
+	r.wantCode(t, exitUsage)
+	r.wantStderr(t, "switchboard sessions with a running service ($SWITCHBOARD_SERVER): --store would be the service's to set")
 }
 
 // TestRemoteChatTerminal: at a terminal, a call that needs approval and the server's
