@@ -99,6 +99,7 @@ func TestRemote(t *testing.T) {
 		{[]string{"call", "convert_time", "-"}, convert, exitOK},
 		{[]string{"call", "convert_time", `{"time": "x", "to": "Nowhere/Else"}`}, "", exitFailed},
 		{[]string{"call", "convert_tim"}, "", exitUsage},
+		{[]string{"call", "convert_time", strings.Repeat(`{"a": `, 70) + "1" + strings.Repeat("}", 70)}, "", exitUsage},
 		{[]string{"search", "convert", "a", "time", "zone"}, "", exitOK},
 		{[]string{"search", "--json", "--limit", "2", "note"}, "", exitOK},
 		{[]string{"search", "--regex", "^(get|put)_note$"}, "", exitOK},
