@@ -417,17 +417,23 @@ func serverRows(h *hub.Hub, sts []upstream.Status) []serverStatusJSON {
 	}
 	rows := make([]serverStatusJSON, 0, len(sts))
 	for _, st := range sts {
-		stderr := st.Stderr
-		if stderr == nil {
-			stderr = []string{}
-		}
-		why := st.LastError
-		if r := h.NotReadyReason(st); r != "" {
-			why = r
-		}
-		rows = append(rows, serverStatusJSON{st.Name, string(st.State), string(st.Transport), exposed[st.Name], st.Tools, st.Restarts, why, stderr})
+		rows = append(rows, statusRow(st, exposed[st.Name], h.NotReadyReason(st)))
 	}
 	return rows
+}
+
+// statusRow is one server's row: its status, the tools it exposes in the catalog, and
+// why it is not ready (reason, else its last error).
+func statusRow(st upstream.Status, exposed int, reason string) serverStatusJSON {
+	stderr := st.Stderr
+	if stderr == nil {
+		stderr = []string{}
+	}
+	why := st.LastError
+	if reason != "" {
+		why = reason
+	}
+	return serverStatusJSON{st.Name, string(st.State), string(st.Transport), exposed, st.Tools, st.Restarts, why, stderr}
 }
 
 // notReady lists the servers that are neither ready nor disabled.

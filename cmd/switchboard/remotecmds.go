@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/switchboard-mcp/switchboard/api"
@@ -163,15 +161,7 @@ func (a *app) remoteStatus(ctx context.Context, asJSON bool) error {
 	}
 	rows := make([]serverStatusJSON, 0, len(infos))
 	for _, s := range infos {
-		stderr := s.Stderr
-		if stderr == nil {
-			stderr = []string{}
-		}
-		why := s.LastError
-		if s.Reason != "" {
-			why = s.Reason
-		}
-		rows = append(rows, serverStatusJSON{s.Name, string(s.State), string(s.Transport), exposed[s.Name], s.Tools, s.Restarts, why, stderr})
+		rows = append(rows, statusRow(s.Status, exposed[s.Name], s.Reason))
 	}
 	if err := a.writeStatus(rows, len(tools), asJSON); err != nil {
 		return err
@@ -262,48 +252,14 @@ func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]search.Resu
 	return out, nil
 }
 
-// stdin is searcher.stdin against the service: one JSON line per query of r.
+// stdin is searcher.stdin against the service: a query that the command line or
+// the service refuses (a usage error) is its line's error; the service failing ends
+// the run.
 func (s *remoteSearcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q searchQuery) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	enc := json.NewEncoder(w)
-	matched, queries := false, 0
-	for sc.Scan() {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		queries++
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		q.text = text
-		var line any
-		found, err := s.find(ctx, q)
+	return answerQueries(ctx, r, w, q, s.find, func(err error) bool {
 		var ee *exitError
-		switch {
-		case errors.As(err, &ee) && ee.code == exitUsage:
-			line = searchError{text, ee.err.Error()}
-		case err != nil:
-			return err
-		default:
-			matched = matched || len(found) > 0
-			line = searchLine{text, resultsJSON(found)}
-		}
-		if err := enc.Encode(line); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("reading queries from stdin: %w", err)
-	}
-	if queries == 0 {
-		return usageError("no query: give QUERY (switchboard search what time is it), or one query per line on stdin")
-	}
-	if !matched {
-		return silentExit(exitFailed)
-	}
-	return nil
+		return errors.As(err, &ee) && ee.code == exitUsage
+	})
 }
 
 // remoteSessions is `sessions` against the service: its /v1/sessions routes, which

@@ -225,6 +225,15 @@ func resultsJSON(found []search.Result) []foundJSON {
 // query that cannot run gets its error on its line and the run goes on; the exit
 // code is 1 when no query matched anything.
 func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q searchQuery) error {
+	return answerQueries(ctx, r, w, q, s.find, func(error) bool { return true })
+}
+
+// answerQueries runs find for each query on a line of r and writes one JSON line
+// each on w, in order: the results, or the error of a query that cannot run (own
+// says which errors are the query's own; any other ends the run). The exit code is 1
+// when no query matched anything.
+func answerQueries(ctx context.Context, r io.Reader, w io.Writer, q searchQuery,
+	find func(context.Context, searchQuery) ([]search.Result, error), own func(error) bool) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	enc := json.NewEncoder(w)
@@ -240,10 +249,13 @@ func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q search
 		}
 		q.text = text
 		var line any
-		found, err := s.find(ctx, q)
-		if err != nil {
+		found, err := find(ctx, q)
+		switch {
+		case err != nil && own(err):
 			line = searchError{text, err.Error()}
-		} else {
+		case err != nil:
+			return err
+		default:
 			matched = matched || len(found) > 0
 			line = searchLine{text, resultsJSON(found)}
 		}
