@@ -26,8 +26,9 @@ func (a *app) chatCommand() *cobra.Command {
 		flags              agentFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "chat",
-		Short: "Talk to the configured model, which calls the servers' tools",
+		Use:         "chat",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Talk to the configured model, which calls the servers' tools",
 		Long: `Chat starts the configured servers and runs turns of the chat + tool loop: your
 message goes to the model with the catalog's tools, the tools it calls run (each shown
 on stderr as it happens, with its duration and whether it failed), and its answer is
@@ -47,6 +48,12 @@ lists them under "approve" are asked about on the terminal before they run.
 Ctrl-C (SIGINT), in a turn or at the prompt, ends chat: it says which session keeps
 what was said so far, and exits 130 (143 for SIGTERM).
 
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) the turns
+run at that running 'switchboard serve' instead (POST /v1/sessions/ID/messages), with
+its model, servers and sessions, and nothing starts here; the calls that need approval
+and the servers' questions are still asked on this terminal. Only -m, --session,
+--system and --json go with it.
+
 Exit codes: 0 the turn finished, 1 the model could not be reached (the message names
 the base URL and the HTTP status), 2 usage or configuration error (a --data-dir that
 cannot hold the sessions too), 130 interrupted.`,
@@ -59,6 +66,9 @@ cannot hold the sessions too), 130 interrupted.`,
 				if err := session.CheckID(sessionID); err != nil {
 					return commandLineError("--session %q: %v", sessionID, err)
 				}
+			}
+			if a.remote != nil {
+				return a.remoteChat(cmd, message, sessionID, flags.system, asJSON)
 			}
 			s, err := a.openService(0, &flags, nil)
 			if err != nil {
@@ -134,6 +144,7 @@ cannot hold the sessions too), 130 interrupted.`,
 	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
 	flags.addModel(cmd)
 	flags.addStore(cmd, true)
+	markLocalOnly(cmd, "message", "session", "json", "system")
 	return cmd
 }
 

@@ -118,9 +118,11 @@ func (a *app) toolsCommand() *cobra.Command {
 		strict   bool
 	)
 	cmd := &cobra.Command{
-		Use:   "tools",
-		Short: "Start every server, print the merged tool catalog, and stop them",
-		Long: `Tools starts the servers itself (it does not ask a running switchboard), waits for
+		Use:         "tools",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start every server, print the merged tool catalog, and stop them",
+		Long: `Tools starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), waits for
 each to be ready, failed or past its init timeout, prints the merged catalog and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
 The summary line names the servers that are not ready.
@@ -130,6 +132,10 @@ The summary line names the servers that are not ready.
   openai            OpenAI Chat Completions {"type":"function","function":{...}}
   openai-responses  OpenAI Responses API {"type":"function","name",...}
   anthropic         Anthropic Messages API {name, description, input_schema}
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) it asks
+that running 'switchboard serve' instead (GET /v1/tools) and starts nothing: the
+service's catalog as it is now, printed the same way.
+
 --strict converts schemas to OpenAI strict mode (openai and openai-responses).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -145,6 +151,9 @@ The summary line names the servers that are not ready.
 					return commandLineError("--strict needs --format openai or openai-responses")
 				}
 				return commandLineError("--strict needs --format openai or openai-responses, not %s", provider)
+			}
+			if a.remote != nil {
+				return a.remoteTools(cmd.Context(), p, asJSON, strict)
 			}
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				tools := h.Tools()
@@ -171,21 +180,28 @@ The summary line names the servers that are not ready.
 	cmd.Flags().StringVar(&provider, "format", "", "print the catalog in a provider's tool format: mcp, openai, openai-responses, anthropic")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --format openai or openai-responses: OpenAI strict-mode schemas")
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "json", "format", "strict")
 	return cmd
 }
 
 func (a *app) callCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "call TOOL [ARGS]",
-		Short: "Start the servers, call one tool, print its result, and stop them",
-		Long: `Call starts the servers itself (it does not ask a running switchboard), calls TOOL
+		Use:         "call TOOL [ARGS]",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start the servers, call one tool, print its result, and stop them",
+		Long: `Call starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), calls TOOL
 with ARGS (a JSON object; '-' reads it from stdin; default {}) as soon as the server that
 owns TOOL is ready, prints the result as text, and closes everything. It waits for the
 other servers only while TOOL is not found yet.
 
 ARGS may nest objects and arrays 64 levels deep (the config's
 "switchboard.maxArgumentDepth"); deeper ARGS are refused before any server sees them.
+
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) the call
+goes to that running 'switchboard serve' instead (POST /v1/tools/TOOL/call), which
+starts nothing here; the output and exit codes are the same.
 
 Exit codes: 0 the tool succeeded, 1 the tool returned an error, 2 bad arguments (deeper
 than the bound too) or an unknown tool.`,
@@ -200,6 +216,9 @@ than the bound too) or an unknown tool.`,
 			if err != nil {
 				return err
 			}
+			if a.remote != nil {
+				return a.remoteCall(cmd.Context(), args[0], callArgs, asJSON)
+			}
 			return a.withLaunchedHost(cmd.Context(), func(hs *host.Host) error {
 				return a.call(cmd.Context(), hs, args[0], callArgs, asJSON)
 			})
@@ -207,6 +226,7 @@ than the bound too) or an unknown tool.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole MCP result as JSON")
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "json")
 	return cmd
 }
 
@@ -318,37 +338,32 @@ func jsonKind(v any) string {
 func (a *app) statusCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Start every server, print each one's state, and stop them",
-		Long: `Status starts the servers itself (it does not ask a running switchboard), waits for
+		Use:         "status",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start every server, print each one's state, and stop them",
+		Long: `Status starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), waits for
 each to be ready, failed or past its init timeout, prints their states and closes
 everything. After a couple of seconds it says on stderr which servers it still waits for.
 
 TOOLS is the number of tools the server offers to the catalog; "2/5" when its
 allow/deny list hides 3 of its 5. ERROR says why a server is not ready.
 
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) it shows
+the servers of that running 'switchboard serve' instead (GET /v1/servers), as they are
+now, and starts nothing.
+
 Exit codes: 0 every server is ready (or disabled), 1 a server is not ready (failed,
 or still connecting after its init timeout), 2 usage or configuration error.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.remote != nil {
+				return a.remoteStatus(cmd.Context(), asJSON)
+			}
 			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
 				sts := h.Status()
-				rows := serverRows(h, sts)
-				if asJSON {
-					if err := writeJSON(a.stdout, map[string]any{"servers": rows, "tools": len(h.Tools())}); err != nil {
-						return err
-					}
-				} else {
-					tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tRESTARTS\tERROR")
-					for _, r := range rows {
-						tools := fmt.Sprint(r.Tools)
-						if r.Tools != r.ToolsTotal {
-							tools = fmt.Sprintf("%d/%d", r.Tools, r.ToolsTotal)
-						}
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.State, r.Transport, tools, r.Restarts, firstLine(r.Error, errorWidth))
-					}
-					tw.Flush()
+				if err := a.writeStatus(serverRows(h, sts), len(h.Tools()), asJSON); err != nil {
+					return err
 				}
 				if len(notReady(sts)) > 0 {
 					return silentExit(exitFailed)
@@ -359,7 +374,26 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"servers": [...], "tools": N}`)
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "json")
 	return cmd
+}
+
+// writeStatus prints the servers' rows as status does: a table, or with asJSON
+// {"servers": rows, "tools": tools}.
+func (a *app) writeStatus(rows []serverStatusJSON, tools int, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, map[string]any{"servers": rows, "tools": tools})
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tSTATE\tTRANSPORT\tTOOLS\tRESTARTS\tERROR")
+	for _, r := range rows {
+		tools := fmt.Sprint(r.Tools)
+		if r.Tools != r.ToolsTotal {
+			tools = fmt.Sprintf("%d/%d", r.Tools, r.ToolsTotal)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", r.Name, r.State, r.Transport, tools, r.Restarts, firstLine(r.Error, errorWidth))
+	}
+	return tw.Flush()
 }
 
 type serverStatusJSON struct {
@@ -383,17 +417,23 @@ func serverRows(h *hub.Hub, sts []upstream.Status) []serverStatusJSON {
 	}
 	rows := make([]serverStatusJSON, 0, len(sts))
 	for _, st := range sts {
-		stderr := st.Stderr
-		if stderr == nil {
-			stderr = []string{}
-		}
-		why := st.LastError
-		if r := h.NotReadyReason(st); r != "" {
-			why = r
-		}
-		rows = append(rows, serverStatusJSON{st.Name, string(st.State), string(st.Transport), exposed[st.Name], st.Tools, st.Restarts, why, stderr})
+		rows = append(rows, statusRow(st, exposed[st.Name], h.NotReadyReason(st)))
 	}
 	return rows
+}
+
+// statusRow is one server's row: its status, the tools it exposes in the catalog, and
+// why it is not ready (reason, else its last error).
+func statusRow(st upstream.Status, exposed int, reason string) serverStatusJSON {
+	stderr := st.Stderr
+	if stderr == nil {
+		stderr = []string{}
+	}
+	why := st.LastError
+	if reason != "" {
+		why = reason
+	}
+	return serverStatusJSON{st.Name, string(st.State), string(st.Transport), exposed, st.Tools, st.Restarts, why, stderr}
 }
 
 // notReady lists the servers that are neither ready nor disabled.

@@ -393,7 +393,7 @@ func TestHelp(t *testing.T) {
 		for _, c := range []string{"tools", "call", "status"} {
 			r := runInProcess(t, c, "--help")
 			r.wantCode(t, exitOK)
-			r.wantStdout(t, "starts the servers itself (it does not ask a running switchboard)")
+			r.wantStdout(t, "starts the servers itself (it does not ask a running switchboard,\nunless --server or $SWITCHBOARD_SERVER names one: see below)")
 		}
 		r = runInProcess(t, "status", "--help")
 		r.wantStdout(t, "Exit codes: 0 every server is ready (or disabled), 1 a server is not ready", `"2/5"`)

@@ -26,6 +26,11 @@ type app struct {
 	logLevel  string
 	logFormat string
 	logFile   string
+	// server is --server: the URL of a running service to ask (remote.go).
+	server string
+	// remote is the client of that service (--server, else $SWITCHBOARD_SERVER) for
+	// a command that can ask one; nil: the command runs here.
+	remote *remote
 
 	stdout, stderr io.Writer
 	log            *slog.Logger
@@ -49,6 +54,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if a.remote != nil {
+		a.remote.close()
+	}
 	if a.endTraces != nil {
 		// The command's spans are queued: send them before the process exits, a
 		// collector that does not answer holding it up for a few seconds at most.
@@ -103,7 +111,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 				return &exitError{code: exitUsage, err: err}
 			}
 			a.endTraces = end
-			return nil
+			return a.setupRemote(cmd)
 		},
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -114,6 +122,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 	pf.StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn, error (default warn, so that a one-shot command prints its answer and warnings only; info for serve and mcp)")
 	pf.StringVar(&a.logFormat, "log-format", "text", "log format: text or json")
 	pf.StringVar(&a.logFile, "log-file", "", "write logs to this file (rotated by size) instead of stderr")
+	pf.StringVar(&a.server, "server", "", "ask the switchboard service at this URL (what 'switchboard serve' serves) instead of starting the servers: tools, call, status, search, sessions and chat (default $"+serverEnv+"; its token from $"+tokenEnv+")")
 
 	root.AddCommand(
 		a.checkCommand(),

@@ -25,9 +25,11 @@ func (a *app) searchCommand() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "search [QUERY]",
-		Short: "Start every server, search the merged tool catalog, and stop them",
-		Long: `Search starts the servers itself (it does not ask a running switchboard), waits for
+		Use:         "search [QUERY]",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "Start every server, search the merged tool catalog, and stop them",
+		Long: `Search starts the servers itself (it does not ask a running switchboard,
+unless --server or $SWITCHBOARD_SERVER names one: see below), waits for
 each to be ready, failed or past its init timeout, and ranks the catalog against QUERY,
 a task in words ("what time is it in Tokyo"), as the tool_search tool of deferred mode
 does. With --regex, QUERY is a regular expression (Go RE2 syntax, case-insensitive)
@@ -47,6 +49,10 @@ When the config has "switchboard": {"search": {"embeddings": {...}}}, word searc
 combine the ranking with the similarity of embeddings from that OpenAI-compatible
 endpoint (no flag needed); when the endpoint fails, the lexical ranking answers alone.
 
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) it
+searches the catalog of that running 'switchboard serve' instead (GET /v1/search) and
+starts nothing; the service ranks words lexically, without the embeddings.
+
 Exit codes: 0 a tool matched (with stdin: some query matched), 1 nothing matched, or a
 required server did not start, 2 usage or configuration error (a bad pattern or --limit).`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -65,6 +71,9 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 				if stdinIsTerminal() {
 					fmt.Fprintln(a.stderr, "switchboard search: no QUERY given; reading one query per line (end with Ctrl-D)")
 				}
+				if a.remote != nil {
+					return a.remoteSearch(cmd.Context(), q, cmd.InOrStdin(), false)
+				}
 				return a.withSearcher(cmd.Context(), func(s *searcher) error {
 					return s.stdin(cmd.Context(), cmd.InOrStdin(), a.stdout, q)
 				})
@@ -74,6 +83,9 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 			// A bad query is a usage error before any server starts.
 			if err := q.check(); err != nil {
 				return usageError("%v", err)
+			}
+			if a.remote != nil {
+				return a.remoteSearch(cmd.Context(), q, nil, asJSON)
 			}
 			return a.withSearcher(cmd.Context(), func(s *searcher) error {
 				found, err := s.find(cmd.Context(), q)
@@ -98,6 +110,7 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many results, 1 to %d (default %d, or %d with --regex)", search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit))
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"query", "results": [{"name", "server", "score"}]} (stdin mode always prints JSON lines)`)
 	a.addDataDir(cmd)
+	markLocalOnly(cmd, "regex", "limit", "json")
 	return cmd
 }
 
@@ -212,6 +225,15 @@ func resultsJSON(found []search.Result) []foundJSON {
 // query that cannot run gets its error on its line and the run goes on; the exit
 // code is 1 when no query matched anything.
 func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q searchQuery) error {
+	return answerQueries(ctx, r, w, q, s.find, func(error) bool { return true })
+}
+
+// answerQueries runs find for each query on a line of r and writes one JSON line
+// each on w, in order: the results, or the error of a query that cannot run (own
+// says which errors are the query's own; any other ends the run). The exit code is 1
+// when no query matched anything.
+func answerQueries(ctx context.Context, r io.Reader, w io.Writer, q searchQuery,
+	find func(context.Context, searchQuery) ([]search.Result, error), own func(error) bool) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	enc := json.NewEncoder(w)
@@ -227,10 +249,13 @@ func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q search
 		}
 		q.text = text
 		var line any
-		found, err := s.find(ctx, q)
-		if err != nil {
+		found, err := find(ctx, q)
+		switch {
+		case err != nil && own(err):
 			line = searchError{text, err.Error()}
-		} else {
+		case err != nil:
+			return err
+		default:
 			matched = matched || len(found) > 0
 			line = searchLine{text, resultsJSON(found)}
 		}
@@ -252,12 +277,18 @@ func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q search
 
 // writeText prints found as a table, or a line that says nothing matched.
 func (s *searcher) writeText(w io.Writer, q searchQuery, found []search.Result) {
+	writeFound(w, q, found, s.ix.Len())
+}
+
+// writeFound prints found as a table, or a line that says nothing matched among the
+// catalog's tools.
+func writeFound(w io.Writer, q searchQuery, found []search.Result, tools int) {
 	if len(found) == 0 {
 		what := "query"
 		if q.regex {
 			what = "pattern"
 		}
-		fmt.Fprintf(w, "No tools match the %s %q (searched %d tools).\n", what, q.text, s.ix.Len())
+		fmt.Fprintf(w, "No tools match the %s %q (searched %d tools).\n", what, q.text, tools)
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -198,7 +198,7 @@ func TestSearch(t *testing.T) {
 		r := runInProcess(t, "search", "--help")
 		r.wantCode(t, exitOK)
 		r.wantStdout(t, "search [QUERY]", "--regex", "--limit", "--json", "stdin",
-			"starts the servers itself (it does not ask a running switchboard)",
+			"starts the servers itself (it does not ask a running switchboard,\nunless --server or $SWITCHBOARD_SERVER names one: see below)",
 			`"switchboard": {"search": {"embeddings"`,
 			"Exit codes: 0 a tool matched (with stdin: some query matched), 1 nothing matched")
 		if !commandList(runInProcess(t, "--help").stdout)["search"] {

@@ -50,14 +50,19 @@ func (a *app) sessionsCommand() *cobra.Command {
 		return err
 	}
 	cmd := &cobra.Command{
-		Use:   "sessions [list | show ID | rm ID]",
-		Short: "List, show or remove the stored chat sessions",
+		Use:         "sessions [list | show ID | rm ID]",
+		Annotations: map[string]string{remoteKey: "yes"},
+		Short:       "List, show or remove the stored chat sessions",
 		Long: `Sessions reads the session store that chat writes (SQLite under --data-dir by
 default, or the config's "switchboard": {"sessions": {...}}); it starts no server.
 
   sessions [list]   every session: id, messages, created, last active
   sessions show ID  one session's whole history, tool calls and results included
-  sessions rm ID    remove one session`,
+  sessions rm ID    remove one session
+
+With --server URL (or $SWITCHBOARD_SERVER; its token from $SWITCHBOARD_TOKEN) they are
+the sessions of that running 'switchboard serve' instead (/v1/sessions): with identities
+on, the token's person's own.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) == 0, len(args) == 1 && args[0] == "list":
@@ -69,6 +74,9 @@ default, or the config's "switchboard": {"sessions": {...}}); it starts no serve
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if a.remote != nil {
+				return a.remoteSessions(ctx, args, asJSON)
+			}
 			return withStore(ctx, func(st session.Store) error {
 				switch {
 				case len(args) == 2 && args[0] == "show":
@@ -92,40 +100,46 @@ default, or the config's "switchboard": {"sessions": {...}}); it starts no serve
 				if err != nil {
 					return err
 				}
-				if asJSON {
-					if list == nil {
-						list = []session.Summary{}
-					}
-					return writeJSON(a.stdout, list)
+				if asJSON && list == nil {
+					list = []session.Summary{}
 				}
-				// The store holds everyone's sessions (serve's people own theirs): an
-				// OWNER column when any has an owner, "-" for one without.
-				owners := slices.ContainsFunc(list, func(s session.Summary) bool { return s.Owner != "" })
-				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-				if owners {
-					fmt.Fprintln(tw, "SESSION\tOWNER\tMESSAGES\tCREATED\tLAST ACTIVE")
-				} else {
-					fmt.Fprintln(tw, "SESSION\tMESSAGES\tCREATED\tLAST ACTIVE")
-				}
-				for _, s := range list {
-					if owners {
-						owner := s.Owner
-						if owner == "" {
-							owner = "-"
-						}
-						fmt.Fprintf(tw, "%s\t%s\t", s.ID, owner)
-					} else {
-						fmt.Fprintf(tw, "%s\t", s.ID)
-					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\n", s.Messages, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime))
-				}
-				return tw.Flush()
+				return a.writeSessions(list, asJSON)
 			})
 		},
 	}
 	flags.addStore(cmd, false)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the list of summaries, or the whole session")
+	markLocalOnly(cmd, "json")
 	return cmd
+}
+
+// writeSessions prints the list of sessions: a table, or with asJSON the summaries.
+func (a *app) writeSessions(list []session.Summary, asJSON bool) error {
+	if asJSON {
+		return writeJSON(a.stdout, list)
+	}
+	// The store holds everyone's sessions (serve's people own theirs): an
+	// OWNER column when any has an owner, "-" for one without.
+	owners := slices.ContainsFunc(list, func(s session.Summary) bool { return s.Owner != "" })
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	if owners {
+		fmt.Fprintln(tw, "SESSION\tOWNER\tMESSAGES\tCREATED\tLAST ACTIVE")
+	} else {
+		fmt.Fprintln(tw, "SESSION\tMESSAGES\tCREATED\tLAST ACTIVE")
+	}
+	for _, s := range list {
+		if owners {
+			owner := s.Owner
+			if owner == "" {
+				owner = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t", s.ID, owner)
+		} else {
+			fmt.Fprintf(tw, "%s\t", s.ID)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\n", s.Messages, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime))
+	}
+	return tw.Flush()
 }
 
 // printSession writes a session's history for a person: who said what, each tool call
