@@ -636,3 +636,30 @@ func layout(v *hujson.Value, ind, unit string) {
 		}
 	}
 }
+
+// WithoutMasked returns a merge patch without the "env" and "headers" values that
+// are Masked: a form that sends back what MaskEntry showed leaves those values as
+// they are.
+func WithoutMasked(patch json.RawMessage) json.RawMessage {
+	root, err := hujson.Parse(patch)
+	if err != nil {
+		return patch
+	}
+	obj, ok := root.Value.(*hujson.Object)
+	if !ok {
+		return patch
+	}
+	for _, field := range []string{"env", "headers"} {
+		i := memberIndex(obj, field)
+		if i < 0 {
+			continue
+		}
+		if vals, ok := obj.Members[i].Value.Value.(*hujson.Object); ok {
+			vals.Members = slices.DeleteFunc(vals.Members, func(m hujson.ObjectMember) bool {
+				s, ok := asString(&m.Value)
+				return ok && s == Masked
+			})
+		}
+	}
+	return json.RawMessage(root.Pack())
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -263,5 +264,16 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if err := WriteFileAtomic(filepath.Join(dir, "no", "such", "dir.json"), nil); err == nil {
 		t.Error("writing into a missing directory: no error")
+	}
+}
+
+// TestWithoutMasked: masked values sent back are no change.
+func TestWithoutMasked(t *testing.T) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, WithoutMasked(json.RawMessage(`{"env": {"A": "********", "B": "new"}, "headers": {"X": "********"}, "disabled": true}`))); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := buf.String(), `{"env":{"B":"new"},"headers":{},"disabled":true}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }
