@@ -61,6 +61,11 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
 		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer},
 		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn},
+		// Servers changed at run time, and written to the config file (serveredit.go).
+		{pattern: "POST /v1/servers", handler: s.addServer},
+		{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer},
+		{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer},
+		{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig},
 		// The authorization server's answer to a sign-in, brought by the person's
 		// browser, which has no token: it is taken only for a sign-in started here and
 		// still waiting, by its state (signin.go).

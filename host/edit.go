@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
 )
 
@@ -327,4 +329,48 @@ func (h *Host) applyIfNew(path string, data []byte, trigger string, force bool) 
 	}
 	h.ed.applied = data
 	h.reload(path, data, trigger)
+}
+
+// apiServers are the Host's edits as the API takes them (api.Options.Servers).
+type apiServers struct{ h *Host }
+
+var _ api.ServerEditor = apiServers{}
+
+func (a apiServers) AddServer(ctx context.Context, name string, entry json.RawMessage) (api.ServerChange, error) {
+	return apiChange(a.h.AddServer(ctx, name, entry))
+}
+
+func (a apiServers) PatchServer(ctx context.Context, name string, patch json.RawMessage) (api.ServerChange, error) {
+	return apiChange(a.h.PatchServer(ctx, name, patch))
+}
+
+func (a apiServers) RemoveServer(ctx context.Context, name string) (api.ServerChange, error) {
+	return apiChange(a.h.RemoveServer(ctx, name))
+}
+
+func (a apiServers) ServerConfig(name string) (json.RawMessage, bool, error) {
+	entry, saved, err := a.h.ServerConfig(name)
+	return entry, saved, apiEditError(err)
+}
+
+func apiChange(res EditResult, err error) (api.ServerChange, error) {
+	return api.ServerChange{Saved: res.Saved, Warnings: res.Warnings}, apiEditError(err)
+}
+
+// apiEditError is an EditError as the API answers it: 404 for a server that is
+// not there, 409 for one that is or a file to fix first, 400 for an entry the
+// config does not take.
+func apiEditError(err error) error {
+	var ee *EditError
+	if !errors.As(err, &ee) {
+		return err
+	}
+	status := http.StatusBadRequest
+	switch ee.Kind {
+	case EditNotFound:
+		status = http.StatusNotFound
+	case EditExists, EditBrokenFile:
+		status = http.StatusConflict
+	}
+	return &api.ServerEditError{Status: status, Field: ee.Field, Servers: ee.Servers, Err: err}
 }
