@@ -153,7 +153,10 @@ func TestEditErrors(t *testing.T) {
 			return err
 		}, host.EditInvalid, "type", `unknown transport "pigeon"`},
 		{"patch breaks it", func() error { _, err := h.PatchServer(ctx, "a", json.RawMessage(`{"command": null}`)); return err }, host.EditInvalid, "command", "required"},
-		{"gateway's name", func() error { _, err := h.AddServer(ctx, "switchboard-2", json.RawMessage(`{"command": "x"}`)); return err }, host.EditInvalid, "name", `begin with "switchboard"`},
+		{"gateway's name", func() error {
+			_, err := h.AddServer(ctx, "switchboard-2", json.RawMessage(`{"command": "x"}`))
+			return err
+		}, host.EditInvalid, "name", `begin with "switchboard"`},
 		{"not an object", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`[1]`)); return err }, host.EditInvalid, "", "JSON object"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
