@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/identity"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // The servers changed at run time (Options.Servers): POST /v1/servers adds one,
@@ -151,6 +152,7 @@ func (s *Server) removeServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logOf(r.Context()).Info("server removed over the API", "server", name, "saved", ch.Saved)
+	s.live.servers.notify(upstream.Event{Server: name, State: upstream.Closed, Reason: "removed over the API"})
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -169,11 +171,14 @@ func (s *Server) serverConfig(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"config": entry, "saved": saved})
 }
 
-// writeChanged answers a change with the server's info now.
+// writeChanged answers a change with the server's info now, and tells the event
+// streams of it: a server that a change leaves disabled has no state change of its
+// own to report (it never starts), and the dashboard's card would keep the last.
 func (s *Server) writeChanged(w http.ResponseWriter, r *http.Request, status int, name string, ch ServerChange) {
 	out := serverChanged{Saved: ch.Saved, Warnings: ch.Warnings}
 	if st, e := s.findServer(name); e == nil {
 		out.serverInfo = s.ownSignIn(r, s.serverInfo(st))
+		s.live.servers.notify(upstream.Event{Server: name, State: st.State, Reason: "config changed over the API"})
 	} else {
 		out.Name = name
 	}
