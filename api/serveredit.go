@@ -48,7 +48,10 @@ type ServerChange struct {
 // its status: 400 (Field names the entry's field at fault), 404 (Servers are those
 // there are), 409 (the server exists; the config file must be fixed first).
 type ServerEditError struct {
-	Status  int
+	Status int
+	// Code is the error's code; "" is the status's: bad_request, not_found,
+	// exists.
+	Code    string
 	Field   string
 	Servers []string
 	Err     error
@@ -201,11 +204,13 @@ func (s *Server) writeEditError(w http.ResponseWriter, r *http.Request, err erro
 	}
 	var body editErrorBody
 	body.Error.Message, body.Error.Field, body.Error.Suggestions = ee.Error(), ee.Field, ee.Servers
-	switch ee.Status {
-	case http.StatusNotFound:
+	switch {
+	case ee.Code != "":
+		body.Error.Code = ee.Code
+	case ee.Status == http.StatusNotFound:
 		body.Error.Code = "not_found"
-	case http.StatusConflict:
-		body.Error.Code = "conflict"
+	case ee.Status == http.StatusConflict:
+		body.Error.Code = "exists"
 	default:
 		body.Error.Code = "bad_request"
 	}

@@ -197,7 +197,7 @@ func TestServerEditErrors(t *testing.T) {
 		{"gateway's name", "POST", "/v1/servers", `{"name": "switchboard", "command": "x"}`, 400, []string{`"field": "name"`}},
 		{"not an object", "POST", "/v1/servers", `[1]`, 400, []string{`"bad_json"`}},
 		{"malformed", "POST", "/v1/servers", `{"name": `, 400, []string{`"bad_json"`}},
-		{"taken", "POST", "/v1/servers", `{"name": "clock", "command": "x"}`, 409, []string{`"conflict"`, "exists already"}},
+		{"taken", "POST", "/v1/servers", `{"name": "clock", "command": "x"}`, 409, []string{`"exists"`, "exists already"}},
 		{"patch unknown", "PATCH", "/v1/servers/nope", `{"disabled": true}`, 404, []string{`"not_found"`, `"clock"`}},
 		{"patch renames", "PATCH", "/v1/servers/clock", `{"name": "clock2"}`, 400, []string{`"field": "name"`}},
 		{"patch breaks it", "PATCH", "/v1/servers/clock", `{"command": null}`, 400, []string{`"field": "command"`}},
@@ -223,7 +223,7 @@ func TestServerEditErrors(t *testing.T) {
 	if err := os.WriteFile(path, []byte(broken), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e.do("POST", "/v1/servers", `{"name": "x", "command": "x"}`).want(t, http.StatusConflict, "fix it first")
+	e.do("POST", "/v1/servers", `{"name": "x", "command": "x"}`).want(t, http.StatusConflict, `"config_invalid"`, "fix it first")
 	if got := fileText(t, path); got != broken {
 		t.Errorf("the broken file changed:\n%s", got)
 	}

@@ -365,12 +365,14 @@ func apiEditError(err error) error {
 	if !errors.As(err, &ee) {
 		return err
 	}
-	status := http.StatusBadRequest
+	status, code := http.StatusBadRequest, ""
 	switch ee.Kind {
 	case EditNotFound:
 		status = http.StatusNotFound
-	case EditExists, EditBrokenFile:
+	case EditExists:
 		status = http.StatusConflict
+	case EditBrokenFile:
+		status, code = http.StatusConflict, "config_invalid"
 	}
-	return &api.ServerEditError{Status: status, Field: ee.Field, Servers: ee.Servers, Err: err}
+	return &api.ServerEditError{Status: status, Code: code, Field: ee.Field, Servers: ee.Servers, Err: err}
 }
