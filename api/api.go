@@ -113,7 +113,8 @@ type Options struct {
 	// Servers changes the configured servers at run time (host.Host's, which writes
 	// each change to the config file): POST /v1/servers, PATCH and DELETE
 	// /v1/servers/{name}, GET /v1/servers/{name}/config (serveredit.go); admins only
-	// when the service has identities. nil: those endpoints answer 501.
+	// when the service has identities. nil: those endpoints are not there (405 on
+	// /v1/servers and /v1/servers/{name}, 404 on .../config).
 	Servers ServerEditor
 	// PublicURL is the URL browsers reach the service at when a proxy sits in front
 	// ("https://switchboard.example.com", a path allowed): a sign-in's redirect comes

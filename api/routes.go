@@ -61,11 +61,6 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
 		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer},
 		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn},
-		// Servers changed at run time, and written to the config file (serveredit.go).
-		{pattern: "POST /v1/servers", handler: s.addServer},
-		{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer},
-		{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer},
-		{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig},
 		// The authorization server's answer to a sign-in, brought by the person's
 		// browser, which has no token: it is taken only for a sign-in started here and
 		// still waiting, by its state (signin.go).
@@ -99,6 +94,16 @@ func (s *Server) routes() []route {
 
 		// Any other path is a JSON 404, and another method on a path here a JSON 405
 		// (noRoute), behind the token: it tells nothing for free.
+	}
+	if s.opts.Servers != nil {
+		// Servers changed at run time, and written to the config file (serveredit.go);
+		// without an editor these methods are 405 on the paths of the servers.
+		rs = append(rs,
+			route{pattern: "POST /v1/servers", handler: s.addServer},
+			route{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer},
+			route{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer},
+			route{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig},
+		)
 	}
 	if gw := s.opts.Gateway; gw != nil {
 		// GET opens a server-to-client stream (Streamable HTTP) or the session itself

@@ -78,14 +78,9 @@ type editErrorBody struct {
 	} `json:"error"`
 }
 
-// editor is Options.Servers, or false after answering 501 (no editor), or 403 to
-// a person who is not an admin.
+// editor is Options.Servers (the routes are there only with one), or false after
+// answering 403 to a person who is not an admin.
 func (s *Server) editor(w http.ResponseWriter, r *http.Request) (ServerEditor, bool) {
-	if s.opts.Servers == nil {
-		writeError(w, r, http.StatusNotImplemented, "not_supported",
-			"this service's servers cannot be changed at run time (api.Options.Servers is not set): change its config instead")
-		return nil, false
-	}
 	if p, ok := identity.FromContext(r.Context()); ok && !p.Admin {
 		writeError(w, r, http.StatusForbidden, "forbidden", "only an admin may change the servers")
 		return nil, false

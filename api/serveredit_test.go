@@ -231,7 +231,7 @@ func TestServerEditErrors(t *testing.T) {
 
 // TestServerEditAccess: with identities, only admins change the servers (403
 // otherwise), and a request without a token is a 401; with a token, the token.
-// An API without Options.Servers answers 501.
+// An API without Options.Servers has no such routes: 405 with the methods there are.
 func TestServerEditAccess(t *testing.T) {
 	t.Parallel()
 	e, path := startFileHost(t, api.Options{Identify: testPeople})
@@ -253,8 +253,9 @@ func TestServerEditAccess(t *testing.T) {
 	tok.do("GET", "/v1/servers/clock/config", nil).want(t, http.StatusOK, `"config"`)
 
 	plain := start(t, setup{})
-	plain.do("POST", "/v1/servers", `{"name": "x", "command": "x"}`).want(t, http.StatusNotImplemented, `"not_supported"`)
-	plain.do("DELETE", "/v1/servers/clock", nil).want(t, http.StatusNotImplemented)
+	plain.do("POST", "/v1/servers", `{"name": "x", "command": "x"}`).want(t, http.StatusMethodNotAllowed, `"method_not_allowed"`)
+	plain.do("DELETE", "/v1/servers/clock", nil).want(t, http.StatusMethodNotAllowed)
+	plain.do("GET", "/v1/servers/clock/config", nil).want(t, http.StatusNotFound)
 }
 
 // TestServerEditDemo: with the built-in demo config (no file), a change applies
