@@ -165,10 +165,17 @@ var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]* )?$`)
 
 // IsReference reports whether an env or header value is made of ${VAR} references
 // only, after an authorization scheme at most ("${TOKEN}", "Bearer ${TOKEN}"):
-// such a value tells no secret, and is shown; any other is masked.
+// such a value tells no secret, and is shown; any other is masked, a reference
+// with a default ("${TOKEN:-…}") too, as the default may be one.
 func IsReference(v string) bool {
-	if !refRE.MatchString(v) {
+	refs := refRE.FindAllString(v, -1)
+	if len(refs) == 0 {
 		return false
+	}
+	for _, r := range refs {
+		if strings.Contains(r, ":-") {
+			return false
+		}
 	}
 	return schemeRE.MatchString(refRE.ReplaceAllString(v, ""))
 }

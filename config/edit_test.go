@@ -204,14 +204,14 @@ func TestEditRoundTrip(t *testing.T) {
 // references shown.
 func TestServerEntryMasked(t *testing.T) {
 	data := []byte(`{"mcpServers": {"a": {"command": "a", // c
-		"env": {"TOKEN": "${TOKEN}", "PLAIN": "hunter2", "MIXED": "x${Y}"},
+		"env": {"TOKEN": "${TOKEN}", "PLAIN": "hunter2", "MIXED": "x${Y}", "DEFAULT": "${K:-hunter2}", "ENV": "${env:K}"},
 		"headers": {"Authorization": "Bearer ${T}", "X-Key": "Bearer abc"}}}}`)
 	e, err := ServerEntry(data, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := string(MaskEntry(e))
-	want := `{"command":"a","env":{"TOKEN":"${TOKEN}","PLAIN":"********","MIXED":"********"},"headers":{"Authorization":"Bearer ${T}","X-Key":"********"}}`
+	want := `{"command":"a","env":{"TOKEN":"${TOKEN}","PLAIN":"********","MIXED":"********","DEFAULT":"********","ENV":"${env:K}"},"headers":{"Authorization":"Bearer ${T}","X-Key":"********"}}`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

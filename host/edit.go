@@ -89,7 +89,7 @@ func (h *Host) AddServer(ctx context.Context, name string, entry json.RawMessage
 	if err := checkName(name); err != nil {
 		return EditResult{}, err
 	}
-	return h.edit(name, func(data []byte) ([]byte, error) { return config.AddServer(data, name, entry) })
+	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.AddServer(data, name, entry) })
 }
 
 // PatchServer applies the merge patch (RFC 7396, a JSON object) to the entry of
@@ -99,12 +99,12 @@ func (h *Host) AddServer(ctx context.Context, name string, entry json.RawMessage
 // (what ServerConfig shows for them) are left as they are.
 func (h *Host) PatchServer(ctx context.Context, name string, patch json.RawMessage) (EditResult, error) {
 	patch = config.WithoutMasked(patch)
-	return h.edit(name, func(data []byte) ([]byte, error) { return config.PatchServer(data, name, patch) })
+	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.PatchServer(data, name, patch) })
 }
 
 // RemoveServer removes the server name from the config, and stops it.
 func (h *Host) RemoveServer(ctx context.Context, name string) (EditResult, error) {
-	return h.edit(name, func(data []byte) ([]byte, error) { return config.RemoveServer(data, name) })
+	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.RemoveServer(data, name) })
 }
 
 // ServerConfig is the entry of server name as the config file has it (standard
@@ -130,10 +130,14 @@ func (h *Host) ServerConfig(name string) (entry json.RawMessage, saved bool, err
 	return config.MaskEntry(e), path != "", nil
 }
 
-// edit makes one change of server name's entry.
-func (h *Host) edit(name string, change func([]byte) ([]byte, error)) (EditResult, error) {
+// edit makes one change of server name's entry, unless ctx ends while it waits
+// for the one before.
+func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byte, error)) (EditResult, error) {
 	h.ed.mu.Lock()
 	defer h.ed.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return EditResult{}, err
+	}
 	data, path, err := h.current()
 	if err != nil {
 		return EditResult{}, err
