@@ -223,11 +223,19 @@ func (h *Host) editPath() string {
 	return ""
 }
 
-// checkName refuses a name the config would not take as a server's.
+// nameRE is what a server added at run time may be called: a name that a URL
+// path, a tool's prefix and a log line take as it is.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// checkName refuses a name the config would not take as a server's, or one that
+// the routes could not name.
 func checkName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return &EditError{Kind: EditInvalid, Field: "name", Err: errors.New(`"name" is required`)}
+	case !nameRE.MatchString(name):
+		return &EditError{Kind: EditInvalid, Server: name, Field: "name",
+			Err: fmt.Errorf(`name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)`, name)}
 	case isSkipped(name):
 		return &EditError{Kind: EditInvalid, Server: name, Field: "name",
 			Err: fmt.Errorf(`name %q: names that begin with "switchboard" are left out of the config (they name the gateway itself): choose another`, name)}

@@ -157,6 +157,7 @@ func TestEditErrors(t *testing.T) {
 			_, err := h.AddServer(ctx, "switchboard-2", json.RawMessage(`{"command": "x"}`))
 			return err
 		}, host.EditInvalid, "name", `begin with "switchboard"`},
+		{"odd name", func() error { _, err := h.AddServer(ctx, "a/b", json.RawMessage(`{"command": "x"}`)); return err }, host.EditInvalid, "name", "use letters, digits"},
 		{"not an object", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`[1]`)); return err }, host.EditInvalid, "", "JSON object"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
