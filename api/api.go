@@ -110,6 +110,12 @@ type Options struct {
 	// and returns its status. POST /v1/servers/{name}/login starts it; nil: that
 	// endpoint answers 501.
 	SignIn func(ctx context.Context, server string, r signin.Redirect) (upstream.Status, error)
+	// Servers changes the configured servers at run time (host.Host's, which writes
+	// each change to the config file): POST /v1/servers, PATCH and DELETE
+	// /v1/servers/{name}, GET /v1/servers/{name}/config (serveredit.go); admins only
+	// when the service has identities. nil: those endpoints are not there (405 on
+	// /v1/servers and /v1/servers/{name}, 404 on .../config).
+	Servers ServerEditor
 	// PublicURL is the URL browsers reach the service at when a proxy sits in front
 	// ("https://switchboard.example.com", a path allowed): a sign-in's redirect comes
 	// back to PublicURL + "/oauth/callback". "": the scheme and host the login request

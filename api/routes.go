@@ -102,6 +102,16 @@ func (s *Server) routes() []route {
 		// Any other path is a JSON 404, and another method on a path here a JSON 405
 		// (noRoute), behind the token: it tells nothing for free.
 	}
+	if s.opts.Servers != nil {
+		// Servers changed at run time, and written to the config file (serveredit.go);
+		// without an editor these methods are 405 on the paths of the servers.
+		rs = append(rs,
+			route{pattern: "POST /v1/servers", handler: s.addServer},
+			route{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer},
+			route{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer},
+			route{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig},
+		)
+	}
 	if gw := s.opts.Gateway; gw != nil {
 		// GET opens a server-to-client stream (Streamable HTTP) or the session itself
 		// (legacy SSE); the other methods are requests that finish.

@@ -62,6 +62,12 @@ func (h *Host) Follow(path string, opts *FollowOptions) {
 	if fo.Data == nil {
 		fo.Data, _ = os.ReadFile(path)
 	}
+	h.ed.mu.Lock()
+	h.ed.path = path
+	if h.ed.applied == nil {
+		h.ed.applied = fo.Data
+	}
+	h.ed.mu.Unlock()
 	if fo.Trigger == "" {
 		fo.Trigger = "request"
 	}
@@ -84,7 +90,6 @@ func (h *Host) followLoop(ctx context.Context, f *follower, path string, fo Foll
 		defer t.Stop()
 		tick = t.C
 	}
-	applied := fo.Data  // the content last applied, or last found not to load
 	var pending []byte  // a new content seen once, applied when seen again
 	unreadable := false // the last check could not read the file (logged once)
 	for {
@@ -97,8 +102,8 @@ func (h *Host) followLoop(ctx context.Context, f *follower, path string, fo Foll
 				h.log.Error("config not reloaded: the servers stay as they are", "trigger", fo.Trigger, "err", err)
 				continue
 			}
-			applied, pending = data, nil
-			h.reload(path, data, fo.Trigger)
+			pending = nil
+			h.applyIfNew(path, data, fo.Trigger, true)
 		case <-tick:
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -115,16 +120,24 @@ func (h *Host) followLoop(ctx context.Context, f *follower, path string, fo Foll
 				// written yet (a writer stalled on a loaded machine can leave it so
 				// for two checks). Wait for its content.
 				pending = nil
-			case bytes.Equal(data, applied):
+			case h.isApplied(data):
 				pending = nil
 			case !bytes.Equal(data, pending):
 				pending = data
 			default:
-				applied, pending = data, nil
-				h.reload(path, data, "file changed")
+				pending = nil
+				h.applyIfNew(path, data, "file changed", false)
 			}
 		}
 	}
+}
+
+// isApplied reports whether data is the content last applied (or found not to
+// load), by the follower or an edit.
+func (h *Host) isApplied(data []byte) bool {
+	h.ed.mu.Lock()
+	defer h.ed.mu.Unlock()
+	return bytes.Equal(data, h.ed.applied)
 }
 
 // reload loads data, read from path, and applies it to the hub by difference.

@@ -78,6 +78,7 @@ type Host struct {
 	model   *modelOnce
 	store   *session.Janitor
 	follow  *follower
+	ed      editor // the edits of the servers, and what the follower applied (edit.go)
 }
 
 // New makes the Host of cfg: the hub of its servers (none started yet: Start) and

@@ -125,9 +125,11 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // gateway at /mcp and /sse; the server requests of the agent's calls answered by
 // the model (ServerRequests), their questions by the person of each session's turn;
 // the sign-in of a server that waits for one (SignIn, through the API's
-// /oauth/callback). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
+// /oauth/callback); the servers changed at run time and written to the config file
+// (AddServer, PatchServer, RemoveServer, behind POST, PATCH and DELETE
+// /v1/servers). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
 // PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
-// Catalog, Sessions, Agent, Gateway, Model, SignIn, Version, Logger) it fills in, and
+// Catalog, Sessions, Agent, Gateway, Model, SignIn, Servers, Version, Logger) it fills in, and
 // RequestsPerMinute from "serve.limits" unless set. With the config's "serve":
 // {"auth"} and no opts.Identify, every request but the public ones needs a token of
 // that provider (Verifier; the Issuer is the provider's): an error when the provider
@@ -174,6 +176,10 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		h.signins.SetHow(func(name string) string {
 			return fmt.Sprintf("sign in with the dashboard's Sign in button or POST /v1/servers/%s/login, or run 'switchboard login %s'", name, name)
 		})
+	}
+	if o.Servers == nil {
+		// POST, PATCH and DELETE /v1/servers: written to the config file (edit.go).
+		o.Servers = apiServers{h}
 	}
 	if o.Identify == nil && h.cfg.Settings.Serve.Auth != nil {
 		// The people of "serve": {"auth"}: the provider is asked at once, so that a

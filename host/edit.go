@@ -1,0 +1,390 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/config"
+)
+
+// A running Host's servers change at run time, as they do when its config file
+// changes: AddServer, PatchServer and RemoveServer edit the entry in the file
+// (config.AddServer and the others: the file's comments, order and formatting
+// kept, the values written as given, ${VAR} references unexpanded), check the
+// result as a file is checked (config.Parse), write it atomically, and apply it by
+// difference (hub.Reload), one edit or reload at a time. The file is the one
+// followed (Follow), else the config's Source when it names a file; the follower
+// does not reload what an edit applied. A config without a file (the built-in
+// demo's) is changed at run time only: EditResult.Saved is false, and the change
+// lasts until the process ends.
+
+// EditKind says what kept an edit from being made.
+type EditKind int
+
+const (
+	// EditNotFound: no server of that name.
+	EditNotFound EditKind = iota + 1
+	// EditExists: a server of that name exists already.
+	EditExists
+	// EditInvalid: the entry (or the patched one) is not one the config takes.
+	EditInvalid
+	// EditBrokenFile: the config file does not load as it is now; it must be
+	// fixed first.
+	EditBrokenFile
+)
+
+// EditError is why AddServer, PatchServer or RemoveServer changed nothing.
+type EditError struct {
+	Kind   EditKind
+	Server string
+	// Field is the entry's field at fault (EditInvalid): "command", "env.TOKEN",
+	// "name"; "" when the problem is the entry as a whole.
+	Field string
+	// Servers are the servers there are (EditNotFound).
+	Servers []string
+	Err     error
+}
+
+func (e *EditError) Error() string { return e.Err.Error() }
+func (e *EditError) Unwrap() error { return e.Err }
+
+// EditResult is what an edit did.
+type EditResult struct {
+	// Saved says the change was written to the config file (Source); false: the
+	// config has no file, and the change holds until the process ends.
+	Saved  bool
+	Source string
+	// Warnings are the config's warnings about the server ("unknown field
+	// (ignored)"), as a file's load logs them.
+	Warnings []string
+}
+
+// editor serializes the edits and the follower's reloads, and keeps what they
+// applied last.
+type editor struct {
+	mu sync.Mutex
+	// path is the file followed ("": the config's Source, when a file).
+	path string
+	// applied is the file's content last applied, or last found not to load: the
+	// follower reloads only a content other than it.
+	applied []byte
+	// doc is the config of a Host without a file, as a document of its own.
+	doc []byte
+}
+
+// AddServer adds the server name with entry, a JSON object of the fields a config
+// file's entry has ("command", "args", "env", "url", "headers", "disabled", ...),
+// and starts it. Names that begin with "switchboard" are refused: the config
+// leaves them out (they name the gateway itself).
+func (h *Host) AddServer(ctx context.Context, name string, entry json.RawMessage) (EditResult, error) {
+	if err := checkName(name); err != nil {
+		return EditResult{}, err
+	}
+	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.AddServer(data, name, entry) })
+}
+
+// PatchServer applies the merge patch (RFC 7396, a JSON object) to the entry of
+// server name: the fields it names change ("disabled": true stops the server, a
+// null removes a field, "env" and "headers" are merged key by key), the server
+// restarts when its config changed. env and header values sent as config.Masked
+// (what ServerConfig shows for them) are left as they are.
+func (h *Host) PatchServer(ctx context.Context, name string, patch json.RawMessage) (EditResult, error) {
+	patch = config.WithoutMasked(patch)
+	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.PatchServer(data, name, patch) })
+}
+
+// RemoveServer removes the server name from the config, and stops it.
+func (h *Host) RemoveServer(ctx context.Context, name string) (EditResult, error) {
+	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.RemoveServer(data, name) })
+}
+
+// ServerConfig is the entry of server name as the config file has it (standard
+// JSON, comments left out), its env and header values masked unless they are
+// ${VAR} references (config.MaskEntry); saved says it comes from a file.
+func (h *Host) ServerConfig(name string) (entry json.RawMessage, saved bool, err error) {
+	h.ed.mu.Lock()
+	defer h.ed.mu.Unlock()
+	data, path, err := h.current()
+	if err != nil {
+		return nil, false, err
+	}
+	if isSkipped(name) {
+		return nil, false, h.notFound(name, data, path)
+	}
+	e, err := config.ServerEntry(data, name)
+	if err != nil {
+		if nf := (*config.NotFoundError)(nil); errors.As(err, &nf) {
+			return nil, false, h.notFound(name, data, path)
+		}
+		return nil, false, &EditError{Kind: EditBrokenFile, Server: name, Err: brokenFile(path, err)}
+	}
+	return config.MaskEntry(e), path != "", nil
+}
+
+// edit makes one change of server name's entry, unless ctx ends while it waits
+// for the one before.
+func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byte, error)) (EditResult, error) {
+	h.ed.mu.Lock()
+	defer h.ed.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return EditResult{}, err
+	}
+	data, path, err := h.current()
+	if err != nil {
+		return EditResult{}, err
+	}
+	source := path
+	if source == "" {
+		source = h.cfg.Source
+	}
+	if path != "" {
+		if _, err := config.Parse(data, path, h.opts.ConfigOptions); err != nil {
+			return EditResult{}, &EditError{Kind: EditBrokenFile, Server: name, Err: brokenFile(path, err)}
+		}
+	}
+	if isSkipped(name) {
+		// The file may have it, but it is no server of the config's.
+		return EditResult{}, h.notFound(name, data, path)
+	}
+	out, err := change(data)
+	var (
+		nf *config.NotFoundError
+		ex *config.ExistsError
+	)
+	switch {
+	case errors.As(err, &nf):
+		return EditResult{}, h.notFound(name, data, path)
+	case errors.As(err, &ex):
+		return EditResult{}, &EditError{Kind: EditExists, Server: name, Err: err}
+	case err != nil:
+		return EditResult{}, &EditError{Kind: EditInvalid, Server: name, Err: err}
+	}
+	cfg, err := config.Parse(out, source, h.opts.ConfigOptions)
+	if err != nil {
+		return EditResult{}, invalidEntry(name, err)
+	}
+	res := EditResult{Saved: path != "", Source: source, Warnings: serverWarnings(cfg.Warnings, name)}
+	if path != "" {
+		if err := config.WriteFileAtomic(path, out); err != nil {
+			return EditResult{}, fmt.Errorf("the change is not made: writing %s: %w", path, err)
+		}
+		h.ed.applied = out
+	} else {
+		h.ed.doc = out
+		cfg.Settings = h.cfg.Settings // a config made in code keeps its own
+	}
+	Adopt(cfg, h.log, h.red)
+	h.log.Info("servers changed", "server", name, "source", source, "saved", res.Saved)
+	if err := h.hub.Reload(cfg); err != nil {
+		return res, fmt.Errorf("the change is saved, but applying it failed: %w", err)
+	}
+	return res, nil
+}
+
+// current is the config as a document, and the file it is from ("" for a config
+// without one: its own document, made from the servers the Host started with).
+func (h *Host) current() (data []byte, path string, err error) {
+	path = h.editPath()
+	if path == "" {
+		if h.ed.doc == nil {
+			for _, s := range h.cfg.Servers {
+				if h.ed.doc, err = config.AddServer(h.ed.doc, s.Name, config.EntryOf(s)); err != nil {
+					return nil, "", err
+				}
+			}
+		}
+		return h.ed.doc, "", nil
+	}
+	data, err = os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading the config file: %w", err)
+	}
+	return data, path, nil
+}
+
+// editPath is the file that edits change: the one followed, else the config's
+// Source when it is a file; "" when there is none.
+func (h *Host) editPath() string {
+	if h.ed.path != "" {
+		return h.ed.path
+	}
+	if fi, err := os.Stat(h.cfg.Source); err == nil && fi.Mode().IsRegular() {
+		return h.cfg.Source
+	}
+	return ""
+}
+
+// nameRE is what a server added at run time may be called: a name that a URL
+// path, a tool's prefix and a log line take as it is.
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// checkName refuses a name the config would not take as a server's, or one that
+// the routes could not name.
+func checkName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return &EditError{Kind: EditInvalid, Field: "name", Err: errors.New(`"name" is required`)}
+	case !nameRE.MatchString(name):
+		return &EditError{Kind: EditInvalid, Server: name, Field: "name",
+			Err: fmt.Errorf(`name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)`, name)}
+	case isSkipped(name):
+		return &EditError{Kind: EditInvalid, Server: name, Field: "name",
+			Err: fmt.Errorf(`name %q: names that begin with "switchboard" are left out of the config (they name the gateway itself): choose another`, name)}
+	}
+	return nil
+}
+
+// isSkipped reports whether the config leaves a server of that name out.
+func isSkipped(name string) bool {
+	return strings.HasPrefix(strings.ToLower(name), "switchboard")
+}
+
+// notFound is the EditNotFound of name, naming the config's servers.
+func (h *Host) notFound(name string, data []byte, path string) error {
+	names, _ := config.ServerNames(data)
+	var servers []string
+	for _, n := range names {
+		if !isSkipped(n) {
+			servers = append(servers, n)
+		}
+	}
+	where := "the config"
+	if path != "" {
+		where = path
+	}
+	msg := fmt.Sprintf("no server %q in %s", name, where)
+	if len(servers) > 0 {
+		msg += " (it has " + strings.Join(servers, ", ") + ")"
+	}
+	return &EditError{Kind: EditNotFound, Server: name, Servers: servers, Err: errors.New(msg)}
+}
+
+// brokenFile says that the file must be fixed before it is edited.
+func brokenFile(path string, err error) error {
+	return fmt.Errorf("the config file does not load as it is now; fix it first (servers stay as they are):\n%w", err)
+}
+
+// quotedRE finds the first quoted word of a message: the field an entry's own
+// problem names (`"command" or "url" is required`).
+var quotedRE = regexp.MustCompile(`"([A-Za-z]+)"`)
+
+// invalidEntry is the EditInvalid of the config's errors after an edit of server
+// name: each as "field: message", the field the first one names.
+func invalidEntry(name string, err error) error {
+	var errs config.Errors
+	if !errors.As(err, &errs) || len(errs) == 0 {
+		return &EditError{Kind: EditInvalid, Server: name, Err: err}
+	}
+	var msgs []string
+	field := ""
+	for _, e := range errs {
+		f := fieldOf(e.Path, name)
+		if field == "" {
+			field = f
+			if field == "" {
+				if m := quotedRE.FindStringSubmatch(e.Msg); m != nil {
+					field = m[1]
+				}
+			}
+		}
+		if f != "" {
+			msgs = append(msgs, f+": "+e.Msg)
+		} else {
+			msgs = append(msgs, e.Msg)
+		}
+	}
+	return &EditError{Kind: EditInvalid, Server: name, Field: field, Err: fmt.Errorf("server %q: %s", name, strings.Join(msgs, "; "))}
+}
+
+// fieldOf is the part of a config path within server name's entry
+// ("mcpServers.x.env.A" → "env.A", "x.command" in a bare map → "command"); "" for
+// the entry itself or another place.
+func fieldOf(path, name string) string {
+	if rest, ok := strings.CutPrefix(path, name+"."); ok {
+		return rest
+	}
+	if i := strings.Index(path, "."+name+"."); i >= 0 {
+		return path[i+len(name)+2:]
+	}
+	return ""
+}
+
+// serverWarnings are the warnings about server name's entry.
+func serverWarnings(warns []string, name string) []string {
+	var out []string
+	for _, w := range warns {
+		path, _, _ := strings.Cut(w, ": ")
+		if path == name || strings.HasSuffix(path, "."+name) || fieldOf(path, name) != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// applyIfNew applies data, the file's content, unless it is what was applied last
+// (by an edit, say) and force is false: the follower's reload, under the edits'
+// lock.
+func (h *Host) applyIfNew(path string, data []byte, trigger string, force bool) {
+	h.ed.mu.Lock()
+	defer h.ed.mu.Unlock()
+	if !force && bytes.Equal(data, h.ed.applied) {
+		return
+	}
+	h.ed.applied = data
+	h.reload(path, data, trigger)
+}
+
+// apiServers are the Host's edits as the API takes them (api.Options.Servers).
+type apiServers struct{ h *Host }
+
+var _ api.ServerEditor = apiServers{}
+
+func (a apiServers) AddServer(ctx context.Context, name string, entry json.RawMessage) (api.ServerChange, error) {
+	return apiChange(a.h.AddServer(ctx, name, entry))
+}
+
+func (a apiServers) PatchServer(ctx context.Context, name string, patch json.RawMessage) (api.ServerChange, error) {
+	return apiChange(a.h.PatchServer(ctx, name, patch))
+}
+
+func (a apiServers) RemoveServer(ctx context.Context, name string) (api.ServerChange, error) {
+	return apiChange(a.h.RemoveServer(ctx, name))
+}
+
+func (a apiServers) ServerConfig(name string) (json.RawMessage, bool, error) {
+	entry, saved, err := a.h.ServerConfig(name)
+	return entry, saved, apiEditError(err)
+}
+
+func apiChange(res EditResult, err error) (api.ServerChange, error) {
+	return api.ServerChange{Saved: res.Saved, Warnings: res.Warnings}, apiEditError(err)
+}
+
+// apiEditError is an EditError as the API answers it: 404 for a server that is
+// not there, 409 for one that is or a file to fix first, 400 for an entry the
+// config does not take.
+func apiEditError(err error) error {
+	var ee *EditError
+	if !errors.As(err, &ee) {
+		return err
+	}
+	status, code := http.StatusBadRequest, ""
+	switch ee.Kind {
+	case EditNotFound:
+		status = http.StatusNotFound
+	case EditExists:
+		status = http.StatusConflict
+	case EditBrokenFile:
+		status, code = http.StatusConflict, "config_invalid"
+	}
+	return &api.ServerEditError{Status: status, Code: code, Field: ee.Field, Servers: ee.Servers, Err: err}
+}
