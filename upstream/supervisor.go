@@ -76,6 +76,11 @@ type Options struct {
 	// when it asks (signin.Handlers.For); nil for a server that needs none. nil: no
 	// server is signed in to, and a 401 is an error that names the "headers".
 	OAuth func(config.Server) auth.OAuthHandler
+	// Log, if set, is where the supervisor logs the server's stderr, its state
+	// changes and the rest ([Log]): a hub passes one per server name, which outlives
+	// the supervisor when the server is restarted. nil: a new one of
+	// [DefaultLogEntries].
+	Log *Log
 }
 
 func (o *Options) withDefaults() Options {
@@ -120,6 +125,7 @@ type Supervisor struct {
 	opts Options
 	log  *slog.Logger
 	tail *ring
+	logs *Log     // Options.Log, or the supervisor's own
 	junk *junkLog // stdout lines dropped, across connections
 
 	mu       sync.Mutex
@@ -162,6 +168,7 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 		opts:    o,
 		log:     log,
 		tail:    newRing(100),
+		logs:    o.Log,
 		junk:    newJunkLog(log, junkBurst, junkInterval),
 		state:   Connecting,
 		since:   time.Now(),
@@ -172,6 +179,9 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 		caps:    o.Capabilities,
 		subs:    map[string]struct{}{},
 		retry:   make(chan struct{}, 1),
+	}
+	if s.logs == nil {
+		s.logs = NewLog(DefaultLogEntries)
 	}
 	if cfg.Disabled {
 		s.state = Disabled
@@ -205,6 +215,7 @@ func (s *Supervisor) Start() {
 		return
 	}
 	s.log.Info("connecting", "transport", s.cfg.Transport)
+	s.logState("", Connecting, "starting ("+string(s.cfg.Transport)+")")
 	go s.run()
 }
 
@@ -321,6 +332,7 @@ func (s *Supervisor) setStateAt(st State, reason string, level slog.Level) {
 	s.mu.Unlock()
 	s.changed.Notify()
 	s.log.Log(context.Background(), level, "state "+string(prev)+" → "+string(st), "reason", reason)
+	s.logState(prev, st, reason)
 	// Entering Ready always follows a fresh tools/list.
 	s.emit(Event{Server: s.cfg.Name, State: st, Reason: reason, ToolsChanged: st == Ready})
 }
@@ -361,8 +373,10 @@ func (s *Supervisor) run() {
 			final := isPermanent(err)
 			if final {
 				s.log.Warn("connection attempt failed; not retrying, the next attempt would fail the same way", "attempt", failures, "err", msg)
+				s.logNotice(fmt.Sprintf("connection attempt %d failed (not retried: the next would fail the same way): %s", failures, msg))
 			} else {
 				s.log.Warn("connection attempt failed", "attempt", failures, "of", s.opts.Attempts, "err", msg)
+				s.logNotice(fmt.Sprintf("connection attempt %d of %d failed: %s", failures, s.opts.Attempts, msg))
 			}
 			if failures < s.opts.Attempts && !final {
 				if !s.sleep(s.backoff(failures)) {
