@@ -164,13 +164,95 @@ func (s *Supervisor) stderrLine(line string) {
 	s.logs.Add(LogEntry{Kind: LogStderr, Text: line})
 }
 
-// logMessage records a log message the server sent (notifications/message), masked:
-// its logger's name, a colon and its data, as text when a string, else as JSON.
+// logMessage queues a log message the server sent (notifications/message) for the
+// log: masking a long one takes long (tens of milliseconds), and the call whose
+// message it is waits until its messages are handled (order.go), so the supervisor's
+// logWriter masks and adds it. Past maxPendingMessages waiting, a message is dropped
+// and counted.
 func (s *Supervisor) logMessage(params any) {
 	p, ok := params.(*mcp.LoggingMessageParams)
 	if !ok || p == nil {
 		return
 	}
+	s.pending.push(pendingMessage{at: time.Now(), params: p})
+}
+
+// maxPendingMessages bounds the log messages waiting for the logWriter.
+const maxPendingMessages = 256
+
+// pendingMessage is a log message waiting to be masked and logged, and when it came.
+type pendingMessage struct {
+	at     time.Time
+	params *mcp.LoggingMessageParams
+}
+
+// messageQueue holds the log messages the logWriter has yet to log. The zero value is
+// ready to use.
+type messageQueue struct {
+	mu      sync.Mutex
+	msgs    []pendingMessage
+	dropped int
+	wake    chan struct{} // a token when messages were queued; made by logWriter
+}
+
+func (q *messageQueue) push(m pendingMessage) {
+	q.mu.Lock()
+	if len(q.msgs) < maxPendingMessages {
+		q.msgs = append(q.msgs, m)
+	} else {
+		q.dropped++
+	}
+	wake := q.wake
+	q.mu.Unlock()
+	if wake != nil {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (q *messageQueue) take() (msgs []pendingMessage, dropped int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	msgs, dropped = q.msgs, q.dropped
+	q.msgs, q.dropped = nil, 0
+	return msgs, dropped
+}
+
+// logWriter starts the goroutine that logs the server's log messages; it ends with
+// the supervisor's context, and the returned function waits for it.
+func (s *Supervisor) logWriter() (wait func()) {
+	wake := make(chan struct{}, 1)
+	s.pending.mu.Lock()
+	s.pending.wake = wake
+	s.pending.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-wake:
+			}
+			msgs, dropped := s.pending.take()
+			if dropped > 0 {
+				s.logNotice(fmt.Sprintf("%d log messages of the server were not logged: it sent them faster than they could be", dropped))
+			}
+			for _, m := range msgs {
+				s.logs.Add(LogEntry{Time: m.at, Kind: LogMCP, Level: string(m.params.Level), Text: s.messageText(m.params)})
+			}
+		}
+	}()
+	return func() { <-done }
+}
+
+// messageText is a log message as the log shows it, masked: its logger's name, a
+// colon and its data, as text when a string, else as JSON. Twice what an entry keeps
+// is masked, then cut to what it keeps, so that no cut leaves the start of a secret
+// unmasked.
+func (s *Supervisor) messageText(p *mcp.LoggingMessageParams) string {
 	text, isString := p.Data.(string)
 	if !isString {
 		b, err := json.Marshal(p.Data)
@@ -183,11 +265,7 @@ func (s *Supervisor) logMessage(params any) {
 	if p.Logger != "" {
 		text = p.Logger + ": " + text
 	}
-	// Masking a long message takes long, and the call whose message it is waits
-	// (order.go): twice what is kept is masked, then cut to what is kept, so that no
-	// cut leaves the start of a secret unmasked.
-	text = s.redact(truncate(text, 2*MaxLogText))
-	s.logs.Add(LogEntry{Kind: LogMCP, Level: string(p.Level), Text: text})
+	return s.redact(truncate(text, 2*MaxLogText))
 }
 
 // Log is the server's log: its stderr, its state changes, the failed connection

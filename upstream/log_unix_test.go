@@ -70,8 +70,12 @@ func TestLogOfStdioServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustText(t, s, "log", map[string]any{"bytes": 5})
-	if e, ok := find(l, upstream.LogMCP, "testserver: lllll"); !ok || e.Level != "info" {
-		t.Errorf("MCP log message: %+v (found %v), want level info", e, ok)
+	testenv.WaitFor(t, "the MCP log message in the log", 5*time.Second, func() bool {
+		_, ok := find(l, upstream.LogMCP, "testserver: lllll")
+		return ok
+	})
+	if e, _ := find(l, upstream.LogMCP, "testserver: lllll"); e.Level != "info" {
+		t.Errorf("MCP log message: %+v, want level info", e)
 	}
 
 	pid := pidOf(t, s)

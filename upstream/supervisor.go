@@ -126,6 +126,8 @@ type Supervisor struct {
 	log  *slog.Logger
 	tail *ring
 	logs *Log     // Options.Log, or the supervisor's own
+	// pending are the server's log messages waiting for the logWriter (log.go).
+	pending messageQueue
 	junk *junkLog // stdout lines dropped, across connections
 
 	mu       sync.Mutex
@@ -346,6 +348,7 @@ func (s *Supervisor) emit(e Event) {
 // run is the supervisor's one goroutine: connect, watch, reconnect, until Close.
 func (s *Supervisor) run() {
 	defer close(s.done)
+	defer s.logWriter()()
 	failures := 0
 	for s.ctx.Err() == nil {
 		c, err := s.connect()
