@@ -126,9 +126,9 @@ type Supervisor struct {
 	log  *slog.Logger
 	tail *ring
 	logs *Log     // Options.Log, or the supervisor's own
+	junk *junkLog // stdout lines dropped, across connections
 	// pending are the server's log messages waiting for the logWriter (log.go).
 	pending messageQueue
-	junk *junkLog // stdout lines dropped, across connections
 
 	mu       sync.Mutex
 	state    State
