@@ -147,9 +147,9 @@ func (l *Log) Entries(after uint64, limit int) (entries []LogEntry, missed uint6
 	return entries, missed
 }
 
-// logState records a change of state from prev to st, for reason.
+// logState records a change of state from prev to st, for reason (masked).
 func (s *Supervisor) logState(prev, st State, reason string) {
-	s.logs.Add(LogEntry{Kind: LogState, State: st, From: prev, Text: reason})
+	s.logs.Add(LogEntry{Kind: LogState, State: st, From: prev, Text: s.redact(reason)})
 }
 
 // logNotice records what the supervisor has to say, masked.

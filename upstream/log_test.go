@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
@@ -97,5 +98,17 @@ func TestLogChanged(t *testing.T) {
 	case <-ch:
 	default:
 		t.Fatal("Changed is still open after an entry")
+	}
+}
+
+// A disabled server's log says so, and nothing else.
+func TestLogOfDisabledServer(t *testing.T) {
+	t.Parallel()
+	s := upstream.New(config.Server{Name: "off", Transport: config.Stdio, Command: "never-run", Disabled: true}, nil)
+	s.Start()
+	defer s.Close()
+	es, _ := s.Log().Entries(0, 0)
+	if len(es) != 1 || es[0].Kind != upstream.LogState || es[0].State != upstream.Disabled {
+		t.Errorf("entries %+v, want one: disabled", es)
 	}
 }

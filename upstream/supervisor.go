@@ -212,6 +212,7 @@ func (s *Supervisor) Start() {
 	}
 	s.started = true
 	if s.cfg.Disabled {
+		s.logState("", Disabled, "disabled in the config")
 		close(s.done)
 		s.settle()
 		return
@@ -345,7 +346,8 @@ func (s *Supervisor) emit(e Event) {
 	}
 }
 
-// run is the supervisor's one goroutine: connect, watch, reconnect, until Close.
+// run is the supervisor's goroutine: connect, watch, reconnect, until Close (and its
+// logWriter's, which logs the server's log messages).
 func (s *Supervisor) run() {
 	defer close(s.done)
 	defer s.logWriter()()
