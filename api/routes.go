@@ -61,6 +61,8 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
 		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer},
 		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn},
+		// A server's log (serverlog.go): an answer, or with ?follow=1 a stream.
+		{pattern: "GET /v1/servers/{name}/log", handler: s.getServerLog, stream: true},
 		// The authorization server's answer to a sign-in, brought by the person's
 		// browser, which has no token: it is taken only for a sign-in started here and
 		// still waiting, by its state (signin.go).

@@ -124,6 +124,8 @@ type Hub struct {
 	audit   atomic.Pointer[auditor] // SetAudit
 
 	people *people // the persons' own connections (peruser.go); nil without Options.PerUser
+
+	logs map[string]*upstream.Log // each server's log, by name, across restarts (log.go); h.mu
 }
 
 // catalog is an immutable snapshot: routing reads it without locks.
@@ -182,7 +184,7 @@ func New(cfg *config.Config, opts *Options) *Hub {
 	h.cat.Store(&catalog{routes: map[string]route{}})
 	h.ext.Store(emptyExtras())
 	for _, s := range cfg.Servers {
-		h.sups[s.Name] = upstream.New(s, &h.upOpts)
+		h.sups[s.Name] = h.newSupervisor(s)
 		h.order = append(h.order, s.Name)
 	}
 	return h

@@ -23,7 +23,7 @@ func (h *Hub) Add(s config.Server) error {
 		return fmt.Errorf("hub: server %q already exists", s.Name)
 	}
 	h.red.Add((&config.Config{Servers: []config.Server{s}}).Secrets()...)
-	sup := upstream.New(s, &h.upOpts)
+	sup := h.newSupervisor(s)
 	h.sups[s.Name] = sup
 	h.order = append(h.order, s.Name)
 	level := h.logLevel
@@ -64,6 +64,7 @@ func (h *Hub) remove(name string, forget bool) error {
 	h.detach(name)
 	if forget {
 		h.forget(name)
+		h.dropLog(name)
 	}
 	h.mu.Unlock()
 	sup.Close()
@@ -96,7 +97,7 @@ func (h *Hub) Restart(name string) error {
 		h.mu.Unlock()
 		return fmt.Errorf("hub: no server %q", name)
 	}
-	sup := upstream.New(old.Config(), &h.upOpts)
+	sup := h.newSupervisor(old.Config())
 	h.sups[name] = sup
 	delete(h.launched, old)
 	level := h.logLevel
@@ -161,6 +162,7 @@ func (h *Hub) Reload(cfg *config.Config) error {
 		h.detach(name)
 		if !keep {
 			h.forget(name)
+			h.dropLog(name)
 		}
 	}
 	for _, s := range cfg.Servers {

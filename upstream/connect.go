@@ -100,7 +100,7 @@ func (s *Supervisor) attemptError(c *conn, ctx context.Context, err error) error
 func (s *Supervisor) transport(c *conn) (mcp.Transport, error) {
 	switch s.cfg.Transport {
 	case config.Stdio:
-		p, err := startProcess(&s.cfg, s.log, s.tail, s.opts.Redactor)
+		p, err := startProcess(&s.cfg, s.log, s.stderrLine, s.opts.Redactor)
 		if err != nil {
 			return nil, err
 		}

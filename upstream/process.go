@@ -27,8 +27,8 @@ type process struct {
 	exited     chan struct{} // closed when the child has been reaped
 	waitErr    error         // set before exited is closed
 	stderrDone chan struct{} // closed when the stderr reader returns
-	// recent are this process's last lines of stderr (tail has those of every
-	// attempt), for the reason it failed.
+	// recent are this process's last lines of stderr (the supervisor's tail has
+	// those of every attempt), for the reason it failed.
 	recent *ring
 	log    *slog.Logger
 	red    *redact.Redactor // masks the stderr lines
@@ -36,12 +36,12 @@ type process struct {
 
 // startProcess starts cfg's command with the environment policy, working directory and
 // process group of docs/architecture.md ("Connection lifecycle"). Lines on stderr,
-// masked by red, go to log and to tail.
+// masked by red, go to log and to onLine (the supervisor's stderr tail and log).
 //
 // A relative cwd or command path is taken from the config's project directory, where
 // a server without a cwd runs (config.Server.WorkDir); the errors name the path that
 // was not found and that directory.
-func startProcess(cfg *config.Server, log *slog.Logger, tail *ring, red *redact.Redactor) (*process, error) {
+func startProcess(cfg *config.Server, log *slog.Logger, onLine func(string), red *redact.Redactor) (*process, error) {
 	// A missing directory or program, or one that is not executable: the same at
 	// every attempt.
 	if err := cfg.CheckDir(); err != nil {
@@ -101,7 +101,7 @@ func startProcess(cfg *config.Server, log *slog.Logger, tail *ring, red *redact.
 		red:        red,
 	}
 	go p.wait()
-	go p.readStderr(tail)
+	go p.readStderr(onLine)
 	return p, nil
 }
 
@@ -126,13 +126,13 @@ func (p *process) wait() {
 	close(p.exited)
 }
 
-func (p *process) readStderr(tail *ring) {
+func (p *process) readStderr(onLine func(string)) {
 	defer close(p.stderrDone)
 	sc := bufio.NewScanner(p.stderr)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
 		line := p.red.String(sc.Text())
-		tail.add(line)
+		onLine(line)
 		p.recent.add(line)
 		p.log.Info("stderr", "line", line)
 	}

@@ -76,6 +76,11 @@ type Options struct {
 	// when it asks (signin.Handlers.For); nil for a server that needs none. nil: no
 	// server is signed in to, and a 401 is an error that names the "headers".
 	OAuth func(config.Server) auth.OAuthHandler
+	// Log, if set, is where the supervisor logs the server's stderr, its state
+	// changes and the rest ([Log]): a hub passes one per server name, which outlives
+	// the supervisor when the server is restarted. nil: a new one of
+	// [DefaultLogEntries].
+	Log *Log
 }
 
 func (o *Options) withDefaults() Options {
@@ -120,7 +125,10 @@ type Supervisor struct {
 	opts Options
 	log  *slog.Logger
 	tail *ring
+	logs *Log     // Options.Log, or the supervisor's own
 	junk *junkLog // stdout lines dropped, across connections
+	// pending are the server's log messages waiting for the logWriter (log.go).
+	pending messageQueue
 
 	mu       sync.Mutex
 	state    State
@@ -162,6 +170,7 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 		opts:    o,
 		log:     log,
 		tail:    newRing(100),
+		logs:    o.Log,
 		junk:    newJunkLog(log, junkBurst, junkInterval),
 		state:   Connecting,
 		since:   time.Now(),
@@ -172,6 +181,9 @@ func New(cfg config.Server, opts *Options) *Supervisor {
 		caps:    o.Capabilities,
 		subs:    map[string]struct{}{},
 		retry:   make(chan struct{}, 1),
+	}
+	if s.logs == nil {
+		s.logs = NewLog(DefaultLogEntries)
 	}
 	if cfg.Disabled {
 		s.state = Disabled
@@ -200,11 +212,13 @@ func (s *Supervisor) Start() {
 	}
 	s.started = true
 	if s.cfg.Disabled {
+		s.logState("", Disabled, "disabled in the config")
 		close(s.done)
 		s.settle()
 		return
 	}
 	s.log.Info("connecting", "transport", s.cfg.Transport)
+	s.logState("", Connecting, "starting ("+string(s.cfg.Transport)+")")
 	go s.run()
 }
 
@@ -321,6 +335,7 @@ func (s *Supervisor) setStateAt(st State, reason string, level slog.Level) {
 	s.mu.Unlock()
 	s.changed.Notify()
 	s.log.Log(context.Background(), level, "state "+string(prev)+" → "+string(st), "reason", reason)
+	s.logState(prev, st, reason)
 	// Entering Ready always follows a fresh tools/list.
 	s.emit(Event{Server: s.cfg.Name, State: st, Reason: reason, ToolsChanged: st == Ready})
 }
@@ -331,9 +346,11 @@ func (s *Supervisor) emit(e Event) {
 	}
 }
 
-// run is the supervisor's one goroutine: connect, watch, reconnect, until Close.
+// run is the supervisor's goroutine: connect, watch, reconnect, until Close (and its
+// logWriter's, which logs the server's log messages).
 func (s *Supervisor) run() {
 	defer close(s.done)
+	defer s.logWriter()()
 	failures := 0
 	for s.ctx.Err() == nil {
 		c, err := s.connect()
@@ -361,8 +378,10 @@ func (s *Supervisor) run() {
 			final := isPermanent(err)
 			if final {
 				s.log.Warn("connection attempt failed; not retrying, the next attempt would fail the same way", "attempt", failures, "err", msg)
+				s.logNotice(fmt.Sprintf("connection attempt %d failed (not retried: the next would fail the same way): %s", failures, msg))
 			} else {
 				s.log.Warn("connection attempt failed", "attempt", failures, "of", s.opts.Attempts, "err", msg)
+				s.logNotice(fmt.Sprintf("connection attempt %d of %d failed: %s", failures, s.opts.Attempts, msg))
 			}
 			if failures < s.opts.Attempts && !final {
 				if !s.sleep(s.backoff(failures)) {

@@ -30,7 +30,12 @@ func (s *Supervisor) middleware(c *conn) mcp.Middleware {
 				if p := s.opts.Peer; p != nil {
 					return p.Request(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}
-			case relay.NotificationLog, relay.NotificationProgress, relay.NotificationResourceUpdated, relay.NotificationElicitComplete:
+			case relay.NotificationLog:
+				if p := s.opts.Peer; p != nil {
+					p.Notify(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
+				}
+				s.logMessage(req.GetParams())
+			case relay.NotificationProgress, relay.NotificationResourceUpdated, relay.NotificationElicitComplete:
 				if p := s.opts.Peer; p != nil {
 					p.Notify(s.inflight.context(ctx), s.cfg.Name, method, req.GetParams())
 				}

@@ -1,0 +1,153 @@
+package api
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/identity"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
+
+// GET /v1/servers/{name}/log is a server's log (upstream.Log, kept by the hub across
+// restarts): its stderr lines, its state changes, its failed connection attempts and
+// the MCP log messages it sent, each with its time and sequence number, masked of the
+// config's secrets. ?since=SEQ keeps the entries after that sequence number (an
+// entry's "seq", or a previous answer's "last"), ?limit=N the newest N of them.
+//
+// The answer is {"server", "entries": [...], "last", "missed"}: last is the newest
+// entry's sequence number (since=last asks for what comes next), missed counts the
+// entries after since that are not in the answer (the ring dropped them, or limit
+// left them out).
+//
+// With ?follow=1 it is a text/event-stream instead: the same backlog, then each new
+// entry as it comes, each as an event "log" with the entry as its data; when the
+// stream fell behind by more than the log keeps, an event "missed" ({"count": N})
+// says how many entries it lost. An idle stream gets a comment as /v1/events does;
+// it ends when the client leaves, at Shutdown, and (with an event "end") when the
+// server leaves the service.
+//
+// A "perUser" server's log is the service's own connection's: the persons' own
+// connections keep none. With identities on, a log is for admins (it may quote what
+// anyone's calls sent): others get 403.
+
+// serverLog is the answer of GET /v1/servers/{name}/log without follow.
+type serverLog struct {
+	Server  string              `json:"server"`
+	Entries []upstream.LogEntry `json:"entries"`
+	Last    uint64              `json:"last"`
+	Missed  uint64              `json:"missed"`
+}
+
+// logQuery is what GET /v1/servers/{name}/log asks for.
+type logQuery struct {
+	since  uint64
+	limit  int
+	follow bool
+}
+
+// parseLogQuery reads since, limit and follow; a bad one is a 400 naming it.
+func parseLogQuery(r *http.Request) (logQuery, *apiError) {
+	var q logQuery
+	v := r.URL.Query()
+	if s := v.Get("since"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return q, errorf(http.StatusBadRequest, "bad_request", "since=%s: want the sequence number of an entry (a whole number, as an entry's \"seq\" or an answer's \"last\")", s)
+		}
+		q.since = n
+	}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return q, errorf(http.StatusBadRequest, "bad_request", "limit=%s: want a whole number of entries, 1 or more (a log keeps %d)", s, upstream.DefaultLogEntries)
+		}
+		q.limit = n
+	}
+	var e *apiError
+	q.follow, e = boolParam(v.Get("follow"), "follow")
+	return q, e
+}
+
+// getServerLog serves GET /v1/servers/{name}/log (see above).
+func (s *Server) getServerLog(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	l, ok := s.hub.Log(name)
+	if !ok {
+		_, e := s.findServer(name)
+		writeAPIError(w, r, e)
+		return
+	}
+	if p, ok := identity.FromContext(r.Context()); ok && !p.Admin {
+		writeError(w, r, http.StatusForbidden, "forbidden", "a server's log is for admins: it may quote what anyone's calls sent")
+		return
+	}
+	q, e := parseLogQuery(r)
+	if e != nil {
+		writeAPIError(w, r, e)
+		return
+	}
+	if q.follow {
+		s.followLog(w, r, name, l, q)
+		return
+	}
+	last := l.Last()
+	entries, missed := l.Entries(q.since, q.limit)
+	if entries == nil {
+		entries = []upstream.LogEntry{}
+	} else {
+		last = entries[len(entries)-1].Seq
+	}
+	writeJSON(w, http.StatusOK, serverLog{Server: name, Entries: entries, Last: last, Missed: missed})
+}
+
+// followLog streams the log l of the server name: the backlog q asks for, then every
+// new entry, until the client leaves, the API shuts down or the server leaves.
+func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, l *upstream.Log, q logQuery) {
+	sw := newSSEWriter(w)
+	// A since past the log's end (a service that started again numbers from 1) is
+	// its end: what comes next is new.
+	after := min(q.since, l.Last())
+	changed := l.Changed()
+	send := func(limit int) error {
+		entries, missed := l.Entries(after, limit)
+		if missed > 0 {
+			if err := sw.send("missed", map[string]uint64{"count": missed}); err != nil {
+				return err
+			}
+		}
+		for _, e := range entries {
+			if err := sw.send("log", e); err != nil {
+				return err
+			}
+			after = e.Seq
+		}
+		sw.start() // an empty backlog starts the stream too
+		return sw.flush()
+	}
+	if send(q.limit) != nil {
+		return
+	}
+	tick := time.NewTicker(s.live.heartbeatEvery())
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+			if cur, ok := s.hub.Log(name); !ok || cur != l {
+				_ = sw.send("end", map[string]string{"reason": "the server " + strconv.Quote(name) + " was removed"})
+				_ = sw.flush()
+				return
+			}
+			if sw.keepAlive() != nil {
+				return
+			}
+		case <-changed:
+			changed = l.Changed()
+			if send(0) != nil {
+				return
+			}
+		}
+	}
+}
