@@ -190,13 +190,12 @@ func readEvents(r io.Reader, fn func(name string, data []byte) (last bool, err e
 }
 
 // remoteTurnState is what a turn's stream needs to remember: the calls' arguments
-// (a result's event has none), the turn's usage (sent before its end).
+// (a result's event has none).
 type remoteTurnState struct {
-	a     *app
-	id    string
-	out   *chatOutput
-	args  map[string]string
-	usage llm.Usage
+	a    *app
+	id   string
+	out  *chatOutput
+	args map[string]string
 }
 
 // turnEvent is the data of a turn's event, whichever it is (docs/api.md, "Turns").
