@@ -40,7 +40,11 @@
 // ready or the session store does not answer within 2 s ("store" gives its error):
 // point liveness and readiness probes at them (they need no token). GET /v1/servers and /v1/servers/{name} tell each server's state,
 // transport, tools, restarts, last error and stderr tail; POST
-// /v1/servers/{name}/restart starts it afresh.
+// /v1/servers/{name}/restart starts it afresh, and GET /v1/servers/{name}/log is its
+// log (stderr lines, state changes, MCP log messages; ?follow=1 streams it). With
+// Options.Servers set (host.Host.API sets it), POST /v1/servers adds a server, PATCH
+// and DELETE /v1/servers/{name} change and remove one, each written to the config
+// file. GET /v1/resources and /v1/prompts list every server's resources and prompts.
 //
 // A remote server that wants an OAuth sign-in only a person can make is
 // needs_sign_in. With Options.SignIn set (host.Host.API sets it), POST

@@ -31,11 +31,12 @@
   // ---- HTTP ----
 
   class APIError extends Error {
-    constructor(status, code, message, suggestions) {
+    constructor(status, code, message, suggestions, field) {
       super(message);
       this.status = status;
       this.code = code;
       this.suggestions = suggestions || [];
+      this.field = field || ""; // the request's field a 400 names, when it names one
     }
     describe() {
       let s = this.status ? `${this.status} ${this.code || ""}: ${this.message}` : this.message;
@@ -59,15 +60,16 @@
       throw new APIError(0, "network", "cannot reach the server (" + e.message + ")");
     }
     if (!res.ok) {
-      let code = "", message = res.status + " " + res.statusText, suggestions;
+      let code = "", message = res.status + " " + res.statusText, suggestions, field;
       try {
         const b = await res.json();
-        ({ code, message, suggestions } = b.error);
+        ({ code, message, suggestions, field } = b.error);
       } catch (_) { /* not our JSON: keep the status line */ }
       if (res.status === 401) askToken(token ? "The server refused this token." : "");
-      throw new APIError(res.status, code, message, suggestions);
+      throw new APIError(res.status, code, message, suggestions, field);
     }
     if (stream) return res;
+    if (res.status === 204) return null; // no content: a DELETE's answer
     return res.json();
   }
 
@@ -832,8 +834,7 @@
     for (const b of ask.querySelectorAll("button")) b.disabled = true;
     sessionsNote("");
     try {
-      // stream: the Response as it comes, for a 204 has no JSON to decode.
-      await api(`/v1/sessions/${encodeURIComponent(id)}`, { method: "DELETE", stream: true });
+      await api(`/v1/sessions/${encodeURIComponent(id)}`, { method: "DELETE" });
     } catch (e) {
       if (my !== epoch) return;
       if (e.status === 404) noSuchSession(id);

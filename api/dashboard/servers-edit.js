@@ -9,32 +9,12 @@
   const { el } = sb;
   const $ = (id) => document.getElementById(id);
   const MASKED = "********"; // config.Masked: a secret the service does not send
-  const TOKEN_KEY = "switchboard.token"; // app.js keeps the token there
 
   let allowed = false; // may this person change the servers
   const cards = new Map(); // name → {card, controls, toggle, error}
 
-  // send is a request whose error keeps the field a 400 names ({"error": {"field"}}).
-  async function send(method, path, body) {
-    const headers = {};
-    const token = sessionStorage.getItem(TOKEN_KEY);
-    if (token) headers.Authorization = "Bearer " + token;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    let res;
-    try {
-      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    } catch (e) {
-      throw Object.assign(new Error("cannot reach the server (" + e.message + ")"), { field: "" });
-    }
-    if (res.status === 204) return null;
-    let data = null;
-    try { data = await res.json(); } catch (_) { /* not JSON: the status line says it */ }
-    if (!res.ok) {
-      const e = (data && data.error) || {};
-      throw Object.assign(new Error(e.message || `${res.status} ${res.statusText}`), { status: res.status, field: e.field || "" });
-    }
-    return data;
-  }
+  // send is app.js's api: its error keeps the field a 400 names (APIError.field).
+  const send = (method, path, body) => sb.api(path, { method, body });
 
   const path = (name) => "/v1/servers/" + encodeURIComponent(name);
 

@@ -44,13 +44,17 @@ func (a *app) serveCommand() *cobra.Command {
   GET  /v1/me                               who calls: subject, name, admin
   GET  /.well-known/oauth-protected-resource  where MCP hosts sign in (with --oidc-issuer)
   GET  /v1/servers[/{name}]                 each server's state, tools, restarts, stderr
+  POST /v1/servers, PATCH|DELETE /v1/servers/{name}   add, change, remove (written to the config file)
+  GET  /v1/servers/{name}/log[?follow=1]    its stderr, state changes and MCP log messages
   POST /v1/servers/{name}/restart
   POST /v1/servers/{name}/login             sign in to a server that needs it: {"url": ...}
   GET  /oauth/callback                      where that sign-in's browser comes back to
   GET  /v1/tools?format=openai              the catalog (as 'switchboard tools --format')
   POST /v1/tools/{name}/call                {"arguments": {...}}
   GET  /v1/search?q=...                     find tools by what they do
-  POST /v1/sessions, GET|DELETE /v1/sessions/{id}
+  GET  /v1/resources[/templates], /v1/resources/read?uri=...   every server's resources
+  GET  /v1/prompts, POST /v1/prompts/{name}/get                every server's prompts
+  POST /v1/sessions, GET /v1/sessions?q=&limit=, GET|DELETE /v1/sessions/{id}
   POST /v1/sessions/{id}/messages           {"content": "..."}: a turn with the model
   POST /v1/sessions/{id}/approvals/{call}   {"allow": true}: approve a call that asks
   POST /v1/sessions/{id}/inputs/{request}  {"action": "accept", "content": {...}}: answer a server's question
