@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
+	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/signin"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -47,6 +48,10 @@ type Options struct {
 	// with the agent's deferred mode and the gateway's (deferred.Follow of the hub);
 	// nil: one of its own.
 	Catalog *deferred.Catalog
+	// Embeddings, when set, ranks GET /v1/search's queries in words by meaning too,
+	// as the model's tool_search and switchboard search do (not ?regex=1); nil: by
+	// words alone.
+	Embeddings *search.Embeddings
 	// NoModel says why there is no model and how to configure one (503 on a turn).
 	NoModel string
 	// Model names the configured model where OpenAI's API shows one (GET /v1/models,

@@ -310,9 +310,12 @@ func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
 		found []search.Result
 		err   error
 	)
-	if regex {
+	switch {
+	case regex:
 		found, err = ix.ToolSearchRegex(q.Get("q"), limit)
-	} else {
+	case s.opts.Embeddings != nil:
+		found, err = s.opts.Embeddings.ToolSearch(r.Context(), ix, q.Get("q"), limit)
+	default:
 		found, err = ix.ToolSearch(q.Get("q"), limit)
 	}
 	if err != nil {

@@ -168,6 +168,12 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		return nil, err
 	}
 	o.Catalog, o.Sessions = h.cat, janitor
+	if o.Embeddings == nil {
+		// GET /v1/search ranks as the model's tool_search does.
+		if o.Embeddings, err = h.Embeddings(); err != nil {
+			return nil, err
+		}
+	}
 	if o.SignIn == nil {
 		// POST /v1/servers/{name}/login: the sign-in through the API's own callback.
 		o.SignIn = h.SignIn

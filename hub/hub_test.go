@@ -1319,3 +1319,32 @@ func TestReadyMeansListed(t *testing.T) {
 		t.Errorf("only_here not listed after Start: %v", namesOf(h))
 	}
 }
+
+// A server a reload disables is told to the subscribers as disabled once its old
+// connection's close has been: a disabled server never changes state on its own, so
+// a dashboard showed it "closed" until the next snapshot.
+func TestReloadDisabledIsTold(t *testing.T) {
+	t.Parallel()
+	srv := testserver.Stdio(t, "ts")
+	h, _ := startHub(t, cfgOf(srv), nil)
+	var mu sync.Mutex
+	var states []upstream.State
+	cancel := h.Subscribe(func(e upstream.Event) {
+		if e.Server == "ts" {
+			mu.Lock()
+			states = append(states, e.State)
+			mu.Unlock()
+		}
+	})
+	defer cancel()
+	off := srv
+	off.Disabled = true
+	if err := h.Reload(cfgOf(off)); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(states) == 0 || states[len(states)-1] != upstream.Disabled {
+		t.Errorf("the events of the disabled server = %v, want the last to be disabled", states)
+	}
+}

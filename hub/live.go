@@ -32,6 +32,11 @@ func (h *Hub) Add(s config.Server) error {
 	// a reload restarts keeps the subscriptions made on the one it replaces.
 	sup.Preset(level, h.heldURIs(s.Name))
 	sup.Start()
+	if s.Disabled {
+		// A disabled server never changes state, so nothing would tell the
+		// subscribers that the one it replaces (whose close they heard) is now this.
+		h.onEvent(upstream.Event{Server: s.Name, State: upstream.Disabled, Reason: "disabled in the config"})
+	}
 	return nil
 }
 

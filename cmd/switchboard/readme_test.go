@@ -109,6 +109,10 @@ func TestREADMEWalk(t *testing.T) {
 		{`curl localhost:7300/health`, "out", regexp.MustCompile(`(?s)"mcp_tools": 8,.*"clock": \{\s*"state": "ready",\s*"tools": 3\s*\}.*"status": "ok"`)},
 		{`/v1/sessions -d '{"id": "tokyo"}'`, "out", regexp.MustCompile(`"id": "tokyo"`)},
 		{`/v1/sessions/tokyo/messages`, "out", regexp.MustCompile(`(?s)event: tool_call\n.*event: tool_result\n.*event: text\n.*event: usage\n.*event: done\n`)},
+		{`SWITCHBOARD_SERVER=`, "out", regexp.MustCompile(`(?m)^- todo\b`)},
+		{`/v1/resources/read?uri=notes://index`, "out", regexp.MustCompile(`"text": "# Notes\\n\\n- todo \(`)},
+		{`/v1/servers/clock/log?limit=5`, "out", regexp.MustCompile(`"kind": "state"`)},
+		{`/v1/servers/notes -d '{"disabled": true}'`, "out", regexp.MustCompile(`"state": "disabled"`)},
 	} {
 		i := stepOf(steps, c.command)
 		if i < 0 {

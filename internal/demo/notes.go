@@ -234,6 +234,8 @@ func addNotesTools(s *mcp.Server, o Options) {
 		}
 		return textResult(text), out, nil
 	})
+
+	addNotesExtras(s, st)
 }
 
 func textResult(text string) *mcp.CallToolResult {
