@@ -92,7 +92,7 @@ func TestDashboardServerEdits(t *testing.T) {
 }
 
 // TestDashboardServerEditsAdmins: with identities, a person who is not an admin is
-// offered no change of the servers; an admin, signing in after them in the same
+// offered no change of the servers, nor their logs; an admin, signing in after them in the same
 // tab, is.
 func TestDashboardServerEditsAdmins(t *testing.T) {
 	ctx := browser(t)
@@ -104,8 +104,14 @@ func TestDashboardServerEditsAdmins(t *testing.T) {
 	if shown := eval[bool](t, ctx, `!document.getElementById("server-add").hidden || !document.querySelector("article.server .server-edit").hidden`); shown {
 		t.Error("alice, not an admin, is offered to change the servers")
 	}
+	// Nor a server's log (GET /v1/servers/{name}/log is an admin's with identities).
+	waitJS(t, ctx, "alice signed in", `document.getElementById("who-name").textContent.includes("alice")`)
+	if shown := eval[bool](t, ctx, `!document.querySelector('article.server[data-server="clock"] .log-open').hidden`); shown {
+		t.Error("alice, not an admin, is offered the servers' logs")
+	}
 	do(t, ctx, "signing out", chromedp.Click(chromedp.CSS("#sign-out")), chromedp.WaitVisible(chromedp.CSS("#token-form")))
 	do(t, ctx, "giving carol's token", chromedp.SendKeys(chromedp.CSS("#token"), "carol-token\r"))
 	waitJS(t, ctx, "the Add server button for carol", `!document.getElementById("server-add").hidden`)
 	waitJS(t, ctx, "clock's controls for carol", `!document.querySelector('article.server[data-server="clock"] .server-edit').hidden`)
+	waitJS(t, ctx, "clock's log for carol", `!document.querySelector('article.server[data-server="clock"] .log-open').hidden`)
 }

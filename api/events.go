@@ -209,6 +209,11 @@ type serverEvent struct {
 	// Change says why the state changed (an error, "process exited", …).
 	Change       string `json:"change,omitempty"`
 	ToolsChanged bool   `json:"toolsChanged,omitempty"`
+	// ResourcesChanged and PromptsChanged: the server re-listed its resources or
+	// prompts after it said they changed (a server entering ready says toolsChanged
+	// alone, for every list).
+	ResourcesChanged bool `json:"resourcesChanged,omitempty"`
+	PromptsChanged   bool `json:"promptsChanged,omitempty"`
 }
 
 type snapshot struct {
@@ -241,7 +246,8 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 // serverEventOf fills in a queued change with the server's current status. A server
 // removed since (a reload) is reported as closed.
 func (s *Server) serverEventOf(c serverChange) serverEvent {
-	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged}
+	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged,
+		ResourcesChanged: c.event.ResourcesChanged, PromptsChanged: c.event.PromptsChanged}
 	st := upstream.Status{Name: c.event.Server, State: upstream.Closed}
 	for _, x := range s.hub.Status() {
 		if x.Name == c.event.Server {

@@ -288,3 +288,30 @@ func TestServersFlapping(t *testing.T) {
 	}
 	e.do("GET", "/v1/servers", nil).want(t, http.StatusOK, `"flapping": true`)
 }
+
+// A server that re-lists its resources after saying they changed is a server event
+// with resourcesChanged (and not toolsChanged), so that a client re-reads that list.
+func TestEventsResourcesChanged(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{servers: []config.Server{extrasServer(t, "ts", 5*time.Second)}})
+	s := e.watch()
+	if ev, ok := s.next(); !ok || ev.name != "snapshot" {
+		t.Fatalf("first event %v (ok %v), want a snapshot", ev, ok)
+	}
+	e.do("POST", "/v1/tools/add_extra/call", map[string]any{"arguments": map[string]string{"name": "fresh"}}).want(t, http.StatusOK, "added fresh")
+	for {
+		ev := decodeEvent[struct {
+			eventServer
+			ResourcesChanged bool `json:"resourcesChanged"`
+			PromptsChanged   bool `json:"promptsChanged"`
+		}](t, last(s.until(t, "server")))
+		if !ev.ResourcesChanged {
+			continue
+		}
+		if ev.Name != "ts" || ev.ToolsChanged || ev.PromptsChanged {
+			t.Errorf("the event of the new resource: %+v", ev)
+		}
+		break
+	}
+	e.do("GET", "/v1/resources", nil).want(t, http.StatusOK, "test://extras/added/fresh")
+}

@@ -140,6 +140,7 @@
     if (my !== epoch) return;
     me = who;
     renderWho();
+    hooks.me.forEach((f) => f(me));
   }
 
   function renderWho() {
@@ -1304,8 +1305,8 @@
   // hooks are what those scripts ask to be told: card(name, actions, card) when a
   // server's card is made (actions is its row of buttons), forget() when the person
   // changes (drop what was shown), snapshot(data) and server(data) with the events of
-  // /v1/events.
-  const hooks = { card: [], forget: [], snapshot: [], server: [] };
+  // /v1/events, me(who) when GET /v1/me has answered (null: it did not).
+  const hooks = { card: [], forget: [], snapshot: [], server: [], me: [] };
   window.switchboard = {
     el, api, APIError, readEvents, clock, when, count,
     me: () => me, // GET /v1/me's answer, or null

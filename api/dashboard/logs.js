@@ -93,13 +93,26 @@
     }
   }
 
+  // A server's log is for admins when the service knows who calls (a line may quote
+  // anyone's call): the button shows once GET /v1/me says so (without identities
+  // everyone is; a server without /v1/me answers for itself, 403 or the log).
+  let mayRead = false;
+  const buttons = new Set();
+  sb.on("me", (who) => {
+    mayRead = !who || !!who.admin;
+    for (const b of buttons) b.hidden = !mayRead;
+  });
+
   sb.on("card", (name, actions) => {
-    const b = el("button", { type: "button", class: "log-open", "aria-label": "Log of " + name, text: "Log" });
+    const b = el("button", { type: "button", class: "log-open", "aria-label": "Log of " + name, text: "Log", hidden: !mayRead });
     b.addEventListener("click", () => open(name));
     actions.append(b);
+    buttons.add(b);
   });
 
   sb.on("forget", () => {
+    mayRead = false;
+    buttons.clear(); // the cards go too
     stop();
     if (view) {
       view.lines.textContent = "";

@@ -96,7 +96,8 @@ func TestChatTurn(t *testing.T) {
 
 			r = s.run("--config", cfg, "sessions")
 			r.wantCode(t, exitOK)
-			r.wantStdout(t, id)
+			// Its title, last: the first message, cut to 60 characters.
+			r.wantStdout(t, id, `TITLE`, `call convert_time {"time": "2026-01-02T03:04:05Z", "to": "A…`)
 			r = s.run("--config", cfg, "sessions", "show", id)
 			r.wantCode(t, exitOK)
 			r.wantStdout(t, "user: call convert_time", "→ convert_time ", "← convert_time: 2026-01-02T12:04:05+09:00", "user: thanks")

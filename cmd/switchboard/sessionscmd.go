@@ -123,9 +123,9 @@ func (a *app) writeSessions(list []session.Summary, asJSON bool) error {
 	owners := slices.ContainsFunc(list, func(s session.Summary) bool { return s.Owner != "" })
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	if owners {
-		fmt.Fprintln(tw, "SESSION\tOWNER\tMESSAGES\tCREATED\tLAST ACTIVE")
+		fmt.Fprintln(tw, "SESSION\tOWNER\tMESSAGES\tCREATED\tLAST ACTIVE\tTITLE")
 	} else {
-		fmt.Fprintln(tw, "SESSION\tMESSAGES\tCREATED\tLAST ACTIVE")
+		fmt.Fprintln(tw, "SESSION\tMESSAGES\tCREATED\tLAST ACTIVE\tTITLE")
 	}
 	for _, s := range list {
 		if owners {
@@ -137,7 +137,8 @@ func (a *app) writeSessions(list []session.Summary, asJSON bool) error {
 		} else {
 			fmt.Fprintf(tw, "%s\t", s.ID)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\n", s.Messages, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime))
+		// The title (its first message, say) last: it has spaces, and is cut.
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", s.Messages, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime), firstLine(s.Title, 60))
 	}
 	return tw.Flush()
 }

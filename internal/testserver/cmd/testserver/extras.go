@@ -29,6 +29,8 @@ const (
 //   - the template items/{id}: "item ID of NAME"
 //   - the prompt greet (who, required; mood, optional): a user and an assistant message
 //   - the prompt plain (no arguments): one user message
+//   - the tool add_extra (name): a text resource added/NAME, added at run time (the
+//     server then says its resource list changed)
 func registerExtras(s *mcp.Server, name string) {
 	textOf := func(mime, text string) mcp.ResourceHandler {
 		return func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -85,5 +87,13 @@ func registerExtras(s *mcp.Server, name string) {
 	s.AddPrompt(&mcp.Prompt{Name: "plain", Description: "a prompt without arguments"},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "plain prompt of " + name}}}}, nil
+		})
+	type addIn struct {
+		Name string `json:"name" jsonschema:"the new resource's name"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "add_extra", Description: "add the text resource " + extrasURI + "added/NAME at run time"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in addIn) (*mcp.CallToolResult, any, error) {
+			s.AddResource(&mcp.Resource{URI: extrasURI + "added/" + in.Name, Name: in.Name, MIMEType: "text/plain"}, textOf("text/plain", "added "+in.Name))
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "added " + in.Name}}}, nil, nil
 		})
 }
