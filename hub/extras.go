@@ -165,8 +165,9 @@ func (h *Hub) Resources() []*mcp.Resource { return h.ext.Load().resources }
 // ResourceTemplates returns every server's resource templates, exposed.
 func (h *Hub) ResourceTemplates() []*mcp.ResourceTemplate { return h.ext.Load().templates }
 
-// GetPrompt gets a prompt by exposed name from the server that has it. Resource
-// URIs in its messages come back exposed (see exposeURI).
+// GetPrompt gets a prompt by exposed name from the server that has it, over the
+// connection a tool call from ctx would use (doRoute: a person's own to a "perUser"
+// server). Resource URIs in its messages come back exposed (see exposeURI).
 func (h *Hub) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	r, ok := h.ext.Load().promptRoutes[params.Name]
 	if !ok {
@@ -175,7 +176,7 @@ func (h *Hub) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.
 	p := *params
 	p.Name = r.original
 	var res *mcp.GetPromptResult
-	err := r.sup.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+	err := h.doRoute(ctx, r.sup, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
 		res, err = cs.GetPrompt(ctx, &p)
 		return err
 	})
@@ -190,8 +191,8 @@ func (h *Hub) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.
 	return res, nil
 }
 
-// ReadResource reads a resource from the server that has it (see resolveURI). The
-// contents' URIs come back in the exposed form the client asked with (others the
+// ReadResource reads a resource from the server that has it (see resolveURI), over
+// the connection a tool call from ctx would use (doRoute). The contents' URIs come back in the exposed form the client asked with (others the
 // read returns, exposed as by exposeURI).
 func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	sup, original, err := h.resolveURI(params.URI)
@@ -201,7 +202,7 @@ func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) 
 	p := *params
 	p.URI = original
 	var res *mcp.ReadResourceResult
-	err = sup.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+	err = h.doRoute(ctx, sup, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
 		res, err = cs.ReadResource(ctx, &p)
 		return err
 	})
@@ -220,7 +221,8 @@ func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) 
 	return res, nil
 }
 
-// Complete asks the server behind a prompt or resource template for completions.
+// Complete asks the server behind a prompt or resource template for completions,
+// over the connection a tool call from ctx would use (doRoute).
 func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
 	if params.Ref == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete: missing ref"}
@@ -254,7 +256,7 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: unknown ref type %q", ref.Type)}
 	}
 	var res *mcp.CompleteResult
-	err := sup.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+	err := h.doRoute(ctx, sup, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
 		res, err = cs.Complete(ctx, &p)
 		return err
 	})

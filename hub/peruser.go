@@ -27,7 +27,9 @@ import (
 // error result that says so). A person who has not signed in gets an error result at
 // once that says how to ("server linear needs your sign-in: ..."), and no connection
 // is made. A call without a person (the CLI, mcp, a service without identities)
-// goes to the server's own connection, as for any server.
+// goes to the server's own connection, as for any server. Prompts got, resources
+// read and completions go the same way as tool calls (doRoute); the lists of
+// prompts and resources are the server's own connection's.
 //
 // The catalog: the tools are the server's, the same for everyone. They come from
 // the service's own connection when it is up (the service signed in too), else from
@@ -117,8 +119,8 @@ func newPeople(o *PerUserOptions) *people {
 // perUser reports whether each person signs in to s for themselves.
 func perUser(s config.Server) bool { return s.OAuth != nil && s.OAuth.PerUser }
 
-// personOf is the subject whose own connection a call from ctx to a tool of the
-// server of shared goes to; "" for the server's own connection.
+// personOf is the subject whose own connection a call from ctx to the server of
+// shared (a tool, a prompt, a resource, a completion) goes to; "" for the server's own connection.
 func (h *Hub) personOf(ctx context.Context, shared *upstream.Supervisor) string {
 	if h.people == nil || !perUser(shared.Config()) {
 		return ""
@@ -127,19 +129,37 @@ func (h *Hub) personOf(ctx context.Context, shared *upstream.Supervisor) string 
 	return p.Subject
 }
 
-// callRoute runs a call of r's tool on the connection it goes to: the caller's own
-// for a "perUser" server, else the server's.
+// callRoute runs a call of r's tool on the connection it goes to (see connOf).
 func (h *Hub) callRoute(ctx context.Context, r route, args json.RawMessage) (*mcp.CallToolResult, error) {
-	subject := h.personOf(ctx, r.sup)
-	if subject == "" {
-		return r.sup.Call(ctx, r.original, args)
-	}
-	sup, release, err := h.people.acquire(ctx, h, r.sup, subject)
+	sup, release, err := h.connOf(ctx, r.sup)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	return sup.Call(ctx, r.original, args)
+}
+
+// doRoute runs fn, a request other than tools/call (prompts/get, resources/read,
+// completion/complete), on the connection a call from ctx to the server of shared
+// goes to (see connOf).
+func (h *Hub) doRoute(ctx context.Context, shared *upstream.Supervisor, fn func(context.Context, *mcp.ClientSession) error) error {
+	sup, release, err := h.connOf(ctx, shared)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return sup.Do(ctx, fn)
+}
+
+// connOf is the connection a call from ctx to the server of shared goes to, with
+// the function that ends its use: the caller's own for a "perUser" server (an error
+// that says how to sign in when they have not), else the server's.
+func (h *Hub) connOf(ctx context.Context, shared *upstream.Supervisor) (*upstream.Supervisor, func(), error) {
+	subject := h.personOf(ctx, shared)
+	if subject == "" {
+		return shared, func() {}, nil
+	}
+	return h.people.acquire(ctx, h, shared, subject)
 }
 
 // acquire returns the connection of subject to the server of shared, opened when it

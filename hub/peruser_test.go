@@ -4,11 +4,13 @@ package hub_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/hub"
@@ -253,4 +255,101 @@ func TestPerUserAfterRestart(t *testing.T) {
 	if res := callAs(t, h, "alice", "person"); tool.Text(res) != "person: alice" {
 		t.Fatalf("alice's call: %q", tool.Text(res))
 	}
+}
+
+// TestPerUserExtras: a person's prompts/get, resources/read and completion/complete
+// on a "perUser" server go over their own connection, as their tool calls do: the
+// server sees their token (alice's read says alice, not the service); a person not
+// signed in is refused at once with how to sign in, and no connection is made; a
+// request without a person goes over the service's own connection (signed in here
+// as "service", which also lists the prompt and the resource for the catalog).
+func TestPerUserExtras(t *testing.T) {
+	t.Parallel()
+	h, hs, notes, _ := perUserHub(t, hub.PerUserOptions{})
+	service := fakeauth.NewPerson("notes")
+	service.Who = "service"
+	if err := hs.Handler(notes).SignIn(t.Context(), service); err != nil {
+		t.Fatalf("the service's sign-in: %v", err)
+	}
+	if _, err := h.Retry("notes"); err != nil {
+		t.Fatalf("Retry: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if st, err := h.WaitServer(ctx, "notes"); err != nil || st.State != upstream.Ready {
+		t.Fatalf("notes once the service signed in: %s, %v; want ready", st.State, err)
+	}
+	testenv.WaitFor(t, "the prompt and the resource of notes in the catalog", 10*time.Second, func() bool {
+		_, ok := h.ResourceServer(fakeauth.PersonURI)
+		return ok && len(h.Prompts()) > 0
+	})
+	signInAs(t, hs, notes, "alice")
+
+	for _, tc := range []struct{ who, want string }{{"alice", "person: alice"}, {"", "person: service"}} {
+		rctx := ctx
+		if tc.who != "" {
+			rctx = as(t, tc.who)
+		}
+		got, err := extrasOf(rctx, h)
+		if err != nil {
+			t.Fatalf("as %q: %v", tc.who, err)
+		}
+		for what, text := range got {
+			if text != tc.want {
+				t.Errorf("%s as %q: %q, want %q", what, tc.who, text, tc.want)
+			}
+		}
+	}
+	if n := notesStatus(t, h).People; n != 1 {
+		t.Errorf("%d people connected, want 1 (alice)", n)
+	}
+
+	want := "server notes needs your sign-in: use the dashboard's Sign in button or POST /v1/servers/notes/login"
+	bob := as(t, "bob")
+	_, err := h.ReadResource(bob, &mcp.ReadResourceParams{URI: fakeauth.PersonURI})
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("bob's read before his sign-in: %v, want an error saying %q", err, want)
+	}
+	_, err = h.GetPrompt(bob, &mcp.GetPromptParams{Name: "person"})
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("bob's prompt before his sign-in: %v, want an error saying %q", err, want)
+	}
+	_, err = h.Complete(bob, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "person"}, Argument: mcp.CompleteParamsArgument{Name: "topic"}})
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("bob's completion before his sign-in: %v, want an error saying %q", err, want)
+	}
+	if n := notesStatus(t, h).People; n != 1 {
+		t.Errorf("after bob's refusals: %d people connected, want 1 (alice)", n)
+	}
+}
+
+// extrasOf reads fakeauth's resource PersonURI, gets its prompt "person" and asks
+// for a completion of it from ctx: the texts, by what gave them.
+func extrasOf(ctx context.Context, h *hub.Hub) (map[string]string, error) {
+	out := map[string]string{}
+	rr, err := h.ReadResource(ctx, &mcp.ReadResourceParams{URI: fakeauth.PersonURI})
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	if len(rr.Contents) != 1 {
+		return nil, fmt.Errorf("read: %d contents, want 1", len(rr.Contents))
+	}
+	out["read"] = rr.Contents[0].Text
+	pr, err := h.GetPrompt(ctx, &mcp.GetPromptParams{Name: "person"})
+	if err != nil {
+		return nil, fmt.Errorf("prompt: %w", err)
+	}
+	if len(pr.Messages) != 1 {
+		return nil, fmt.Errorf("prompt: %d messages, want 1", len(pr.Messages))
+	}
+	out["prompt"] = tool.Text(&tool.Result{Content: []mcp.Content{pr.Messages[0].Content}})
+	cr, err := h.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "person"}, Argument: mcp.CompleteParamsArgument{Name: "topic"}})
+	if err != nil {
+		return nil, fmt.Errorf("completion: %w", err)
+	}
+	if len(cr.Completion.Values) != 1 {
+		return nil, fmt.Errorf("completion: %v, want one value", cr.Completion.Values)
+	}
+	out["completion"] = cr.Completion.Values[0]
+	return out, nil
 }

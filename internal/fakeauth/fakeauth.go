@@ -91,7 +91,9 @@ type Options struct {
 	// People adds the tools "person": who the caller's token was issued to (see
 	// BrowseAs), and "hold", which answers only once ReleaseHolds is called, or its
 	// call is cancelled (Count Hold counts those that began), for tests of
-	// per-person sign-ins.
+	// per-person sign-ins. The resource PersonURI, the prompt "person" and every
+	// completion say who the caller's token was issued to as the tool does
+	// ("person: WHO").
 	People bool
 }
 
@@ -563,7 +565,13 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 // --- the MCP server ---
 
 func (s *Server) mcpMux() http.Handler {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "fakeauth", Version: "1.0.0"}, nil)
+	var so *mcp.ServerOptions
+	if s.opts.People {
+		so = &mcp.ServerOptions{CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{personText(req.Extra)}}}, nil
+		}}
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "fakeauth", Version: "1.0.0"}, so)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Say the text back."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in struct {
 			Text string `json:"text"`
@@ -579,7 +587,16 @@ func (s *Server) mcpMux() http.Handler {
 	if s.opts.People {
 		mcp.AddTool(srv, &mcp.Tool{Name: "person", Description: "Who the caller's token was issued to."},
 			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "person: " + req.Extra.Header.Get(PersonHeader)}}}, nil, nil
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: personText(req.Extra)}}}, nil, nil
+			})
+		srv.AddResource(&mcp.Resource{URI: PersonURI, Name: "person", Description: "Who the caller's token was issued to.", MIMEType: "text/plain"},
+			func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: personText(req.Extra)}}}, nil
+			})
+		srv.AddPrompt(&mcp.Prompt{Name: "person", Description: "Who the caller's token was issued to.",
+			Arguments: []*mcp.PromptArgument{{Name: "topic"}}},
+			func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: personText(req.Extra)}}}}, nil
 			})
 		mcp.AddTool(srv, &mcp.Tool{Name: "hold", Description: "Answer when the call is cancelled."},
 			func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -623,6 +640,19 @@ func (s *Server) mcpMux() http.Handler {
 	mux.Handle("/mcp", s.guard(mcp.NewStreamableHTTPHandler(get, nil)))
 	mux.Handle("/sse", s.guard(mcp.NewSSEHandler(get, nil)))
 	return mux
+}
+
+// PersonURI is the resource of Options.People that says who the caller's token was
+// issued to.
+const PersonURI = "fakeauth://person"
+
+// personText says who the token of a request was issued to: "person: WHO" (the
+// guard put WHO in the request's PersonHeader).
+func personText(e *mcp.RequestExtra) string {
+	if e == nil {
+		return "person: "
+	}
+	return "person: " + e.Header.Get(PersonHeader)
 }
 
 // guard lets through the requests that carry a valid token with the scopes they
