@@ -68,6 +68,13 @@ func TestPerUserSignIn(t *testing.T) {
 		t.Fatalf("bob's call ran with alice's token: %s", r.body)
 	}
 
+	// A resource read and a prompt are each person's too: alice's as alice, and bob is
+	// told to sign in (403, not a 401, which would be about this API's token).
+	do("alice", "GET", "/v1/resources/read?uri=fakeauth://person", nil).want(t, 200, "person: alice")
+	do("bob", "GET", "/v1/resources/read?uri=fakeauth://person", nil).want(t, http.StatusForbidden, `"code": "sign_in_needed"`, "server notes needs your sign-in")
+	do("alice", "POST", "/v1/prompts/person/get", map[string]any{}).want(t, 200, "person: alice")
+	do("bob", "POST", "/v1/prompts/person/get", map[string]any{}).want(t, http.StatusForbidden, `"code": "sign_in_needed"`)
+
 	signIn("bob")
 	call("bob").want(t, 200, `"text": "person: bob"`)
 	call("alice").want(t, 200, `"text": "person: alice"`)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/signin"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
@@ -246,6 +247,11 @@ func promptArguments(p promptInfo, given map[string]any) (map[string]string, *ap
 // answering (503). The message names the server and what failed; the hub has
 // masked the secrets it knows of.
 func serverError(err error, server, what string, read bool) *apiError {
+	if ns := (*signin.NeedsSignInError)(nil); errors.As(err, &ns) {
+		// The caller's own sign-in (a "perUser" server), or the service's: the
+		// message says how to make it. Not a 401, which is about this API's token.
+		return errorf(http.StatusForbidden, "sign_in_needed", "%s: %v", what, ns)
+	}
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) {
 		return errorf(http.StatusServiceUnavailable, "unavailable", "%s: server %q did not answer: %v", what, server, err)

@@ -79,7 +79,7 @@ type people struct {
 
 	mu      sync.Mutex
 	conns   map[personKey]*personConn
-	known   map[*upstream.Supervisor][]*mcp.Tool // the last tools a person's connection listed, by server
+	known   map[*upstream.Supervisor]upstream.Lists // the last lists a person's connection listed, by server
 	closed  bool
 	running bool          // the janitor
 	stop    chan struct{} // closed by close: the janitor returns
@@ -105,7 +105,7 @@ func newPeople(o *PerUserOptions) *people {
 	if o == nil || o.OAuth == nil {
 		return nil
 	}
-	p := &people{opts: *o, conns: map[personKey]*personConn{}, known: map[*upstream.Supervisor][]*mcp.Tool{},
+	p := &people{opts: *o, conns: map[personKey]*personConn{}, known: map[*upstream.Supervisor]upstream.Lists{},
 		stop: make(chan struct{})}
 	if p.opts.Idle <= 0 {
 		p.opts.Idle = DefaultPerUserIdle
@@ -227,36 +227,37 @@ func (p *people) acquire(ctx context.Context, h *Hub, shared *upstream.Superviso
 	}, nil
 }
 
-// personEvent follows a person's connection to the server of shared: the tools it
-// lists are the server's, for the catalog when the server's own connection is not up.
+// personEvent follows a person's connection to the server of shared: the lists it
+// lists (tools, prompts, resources, templates) are the server's, for the catalog
+// when the server's own connection is not up.
 func (h *Hub) personEvent(shared *upstream.Supervisor, e upstream.Event) {
-	if !e.ToolsChanged {
+	if !e.ToolsChanged && !e.ResourcesChanged && !e.PromptsChanged {
 		return
 	}
 	p := h.people
 	p.mu.Lock()
-	var tools []*mcp.Tool
+	var lists upstream.Lists
 	for k, c := range p.conns {
 		if k.shared == shared {
 			if l := c.sup.Lists(); l.State == upstream.Ready && l.Tools != nil {
-				tools = l.Tools
+				lists = l
 				break
 			}
 		}
 	}
-	if tools != nil {
-		p.known[shared] = tools
+	if lists.Tools != nil {
+		p.known[shared] = lists
 	}
 	p.mu.Unlock()
-	if tools != nil {
-		h.onEvent(upstream.Event{Server: e.Server, State: shared.State(), Reason: "a person's connection listed the tools", ToolsChanged: true})
+	if lists.Tools != nil {
+		h.onEvent(upstream.Event{Server: e.Server, State: shared.State(), Reason: "a person's connection listed the server's lists",
+			ToolsChanged: e.ToolsChanged, ResourcesChanged: e.ResourcesChanged, PromptsChanged: e.PromptsChanged})
 	}
 }
 
 // lists are the server's lists for the catalog, read under h.mu: its own
 // connection's, else, for a "perUser" server whose own connection is not up, the
-// tools its persons' connections last listed (tools only: prompts and resources
-// stay the server's own connection's).
+// lists its persons' connections last listed.
 func (h *Hub) lists(s *upstream.Supervisor) upstream.Lists {
 	l := s.Lists()
 	if l.State == upstream.Ready || l.State == upstream.Reconnecting || h.people == nil || !perUser(s.Config()) {
@@ -267,12 +268,13 @@ func (h *Hub) lists(s *upstream.Supervisor) upstream.Lists {
 		return l
 	}
 	h.people.mu.Lock()
-	tools := h.people.known[s]
+	known, ok := h.people.known[s]
 	h.people.mu.Unlock()
-	if tools == nil {
+	if !ok {
 		return l
 	}
-	return upstream.Lists{State: upstream.Ready, Tools: tools}
+	known.State = upstream.Ready
+	return known
 }
 
 // annotate adds to a "perUser" server's status how many people have a connection
