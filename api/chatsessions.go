@@ -49,7 +49,7 @@ func sessionOwner(ctx context.Context, store session.Store, id string) (string, 
 // admin gets a random id; an admin (who sees every session anyway) and a service
 // without identities may choose as before.
 func choosesNoID(ctx context.Context) string {
-	if p, ok := identity.FromContext(ctx); ok && !p.Admin {
+	if !identity.Admin(ctx) {
 		return `"id": with identities on, the service picks a session's id (a chosen one could tell whether someone else holds it): send none`
 	}
 	return ""

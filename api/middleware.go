@@ -238,6 +238,19 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 	})
 }
 
+// adminOnly answers 403 with why to a request whose person is not an admin
+// (identity.Admin); the others go on to next.
+func adminOnly(why string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !identity.Admin(r.Context()) {
+			httpguard.Unread(w, r)
+			writeError(w, r, http.StatusForbidden, "forbidden", why)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // unauthorized answers 401 with the challenge of Options.IdentifyChallenge.
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
 	httpguard.Unread(w, r)

@@ -22,6 +22,9 @@ type route struct {
 	// errors is the form of the route's errors, the middleware's (401, 403) as well
 	// as the handler's: the one its clients read.
 	errors errorForm
+	// admin, when set, keeps the route to admins when the service knows who calls
+	// (identity.Admin): another person gets 403 with this as the reason.
+	admin string
 }
 
 // errorForm is the JSON an error is written in (writeAPIError).
@@ -62,7 +65,7 @@ func (s *Server) routes() []route {
 		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer},
 		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn},
 		// A server's log (serverlog.go): an answer, or with ?follow=1 a stream.
-		{pattern: "GET /v1/servers/{name}/log", handler: s.getServerLog, stream: true},
+		{pattern: "GET /v1/servers/{name}/log", handler: s.getServerLog, stream: true, admin: "a server's log is for admins: it may quote what anyone's calls sent"},
 		// The authorization server's answer to a sign-in, brought by the person's
 		// browser, which has no token: it is taken only for a sign-in started here and
 		// still waiting, by its state (signin.go).
@@ -107,11 +110,12 @@ func (s *Server) routes() []route {
 	if s.opts.Servers != nil {
 		// Servers changed at run time, and written to the config file (serveredit.go);
 		// without an editor these methods are 405 on the paths of the servers.
+		const admins = "only an admin may change the servers"
 		rs = append(rs,
-			route{pattern: "POST /v1/servers", handler: s.addServer},
-			route{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer},
-			route{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer},
-			route{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig},
+			route{pattern: "POST /v1/servers", handler: s.addServer, admin: admins},
+			route{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer, admin: admins},
+			route{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer, admin: admins},
+			route{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig, admin: admins},
 		)
 	}
 	if gw := s.opts.Gateway; gw != nil {
@@ -129,8 +133,8 @@ func (s *Server) routes() []route {
 
 // buildHandler puts every route behind its middleware, outermost first: request id,
 // route and log line, DNS-rebinding check, CORS, then the route's own: request count,
-// cross-origin protection, token, rate limit (limits.go), the audit's context
-// (audit.go). A request that no route takes goes to noRoute,
+// cross-origin protection, token, rate limit (limits.go), admins only (the route's
+// admin), the audit's context (audit.go). A request that no route takes goes to noRoute,
 // behind the same middleware.
 func (s *Server) buildHandler() (http.Handler, error) {
 	cop := http.NewCrossOriginProtection()
@@ -142,6 +146,9 @@ func (s *Server) buildHandler() (http.Handler, error) {
 	lim := newLimiter(s.opts.RequestsPerMinute)
 	guard := func(rt route, h http.Handler) http.Handler {
 		h = s.auditContext(rt, h)
+		if rt.admin != "" {
+			h = adminOnly(rt.admin, h)
+		}
 		if !rt.public {
 			h = s.limit(lim, h)
 		}

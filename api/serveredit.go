@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/switchboard-mcp/switchboard/identity"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // The servers changed at run time (Options.Servers): POST /v1/servers adds one,
@@ -78,23 +75,10 @@ type editErrorBody struct {
 	} `json:"error"`
 }
 
-// editor is Options.Servers (the routes are there only with one), or false after
-// answering 403 to a person who is not an admin.
-func (s *Server) editor(w http.ResponseWriter, r *http.Request) (ServerEditor, bool) {
-	if p, ok := identity.FromContext(r.Context()); ok && !p.Admin {
-		writeError(w, r, http.StatusForbidden, "forbidden", "only an admin may change the servers")
-		return nil, false
-	}
-	return s.opts.Servers, true
-}
-
 // addServer answers POST /v1/servers {"name", ...the entry's fields}: 201 with the
 // new server's info (it starts at once).
 func (s *Server) addServer(w http.ResponseWriter, r *http.Request) {
-	ed, ok := s.editor(w, r)
-	if !ok {
-		return
-	}
+	ed := s.opts.Servers // the routes are there only with one, for admins (routes.go)
 	name, entry, err := s.entryBody(w, r)
 	if err != nil {
 		s.writeEditError(w, r, err)
@@ -113,10 +97,7 @@ func (s *Server) addServer(w http.ResponseWriter, r *http.Request) {
 // patchServer answers PATCH /v1/servers/{name} with a merge patch of its entry:
 // 200 with its info.
 func (s *Server) patchServer(w http.ResponseWriter, r *http.Request) {
-	ed, ok := s.editor(w, r)
-	if !ok {
-		return
-	}
+	ed := s.opts.Servers // the routes are there only with one, for admins (routes.go)
 	name := r.PathValue("name")
 	fields, patch, err := s.objectBody(w, r)
 	if err != nil {
@@ -139,10 +120,7 @@ func (s *Server) patchServer(w http.ResponseWriter, r *http.Request) {
 
 // removeServer answers DELETE /v1/servers/{name}: 204 once it is stopped.
 func (s *Server) removeServer(w http.ResponseWriter, r *http.Request) {
-	ed, ok := s.editor(w, r)
-	if !ok {
-		return
-	}
+	ed := s.opts.Servers // the routes are there only with one, for admins (routes.go)
 	name := r.PathValue("name")
 	ch, err := ed.RemoveServer(r.Context(), name)
 	if err != nil {
@@ -150,17 +128,13 @@ func (s *Server) removeServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logOf(r.Context()).Info("server removed over the API", "server", name, "saved", ch.Saved)
-	s.live.servers.notify(upstream.Event{Server: name, State: upstream.Closed, Reason: "removed over the API"})
 	w.WriteHeader(http.StatusNoContent)
 }
 
 // serverConfig answers GET /v1/servers/{name}/config: {"config": the entry as the
 // config file has it (secrets masked), "saved": whether it is in a file}.
 func (s *Server) serverConfig(w http.ResponseWriter, r *http.Request) {
-	ed, ok := s.editor(w, r)
-	if !ok {
-		return
-	}
+	ed := s.opts.Servers // the routes are there only with one, for admins (routes.go)
 	entry, saved, err := ed.ServerConfig(r.PathValue("name"))
 	if err != nil {
 		s.writeEditError(w, r, err)
@@ -169,14 +143,13 @@ func (s *Server) serverConfig(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"config": entry, "saved": saved})
 }
 
-// writeChanged answers a change with the server's info now, and tells the event
-// streams of it: a server that a change leaves disabled has no state change of its
-// own to report (it never starts), and the dashboard's card would keep the last.
+// writeChanged answers a change with the server's info now. The event streams hear
+// of the change from the hub, as of a reload's (a server it leaves disabled is told
+// as disabled there).
 func (s *Server) writeChanged(w http.ResponseWriter, r *http.Request, status int, name string, ch ServerChange) {
 	out := serverChanged{Saved: ch.Saved, Warnings: ch.Warnings}
 	if st, e := s.findServer(name); e == nil {
 		out.serverInfo = s.ownSignIn(r, s.serverInfo(st))
-		s.live.servers.notify(upstream.Event{Server: name, State: st.State, Reason: "config changed over the API"})
 	} else {
 		out.Name = name
 	}

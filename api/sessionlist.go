@@ -47,8 +47,7 @@ type sessionQuery struct {
 func parseSessionQuery(ctx context.Context, v url.Values) (sessionQuery, *apiError) {
 	var sq sessionQuery
 	sq.words = strings.Fields(strings.ToLower(v.Get("q")))
-	p, identified := identity.FromContext(ctx)
-	sq.owners = !identified || p.Admin
+	sq.owners = identity.Admin(ctx)
 	if l := v.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > maxSessionPage {

@@ -183,6 +183,20 @@ func IsReference(v string) bool {
 // MaskEntry returns a server entry (standard JSON) with the values of its "env"
 // and "headers" that are not references (IsReference) replaced by Masked.
 func MaskEntry(entry json.RawMessage) json.RawMessage {
+	return editSecretMaps(entry, func(vals *hujson.Object) {
+		for j := range vals.Members {
+			v := &vals.Members[j].Value
+			if s, ok := asString(v); !ok || !IsReference(s) {
+				v.Value = hujson.String(Masked)
+			}
+		}
+	})
+}
+
+// editSecretMaps is entry (a JSON object) after edit changed its "env" and
+// "headers" objects, the maps whose values may be secrets; entry as it is when it is
+// not an object.
+func editSecretMaps(entry json.RawMessage, edit func(*hujson.Object)) json.RawMessage {
 	root, err := hujson.Parse(entry)
 	if err != nil {
 		return entry
@@ -192,18 +206,9 @@ func MaskEntry(entry json.RawMessage) json.RawMessage {
 		return entry
 	}
 	for _, field := range []string{"env", "headers"} {
-		i := memberIndex(obj, field)
-		if i < 0 {
-			continue
-		}
-		vals, ok := obj.Members[i].Value.Value.(*hujson.Object)
-		if !ok {
-			continue
-		}
-		for j := range vals.Members {
-			v := &vals.Members[j].Value
-			if s, ok := asString(v); !ok || !IsReference(s) {
-				v.Value = hujson.String(Masked)
+		if i := memberIndex(obj, field); i >= 0 {
+			if vals, ok := obj.Members[i].Value.Value.(*hujson.Object); ok {
+				edit(vals)
 			}
 		}
 	}
@@ -648,25 +653,10 @@ func layout(v *hujson.Value, ind, unit string) {
 // are Masked: a form that sends back what MaskEntry showed leaves those values as
 // they are.
 func WithoutMasked(patch json.RawMessage) json.RawMessage {
-	root, err := hujson.Parse(patch)
-	if err != nil {
-		return patch
-	}
-	obj, ok := root.Value.(*hujson.Object)
-	if !ok {
-		return patch
-	}
-	for _, field := range []string{"env", "headers"} {
-		i := memberIndex(obj, field)
-		if i < 0 {
-			continue
-		}
-		if vals, ok := obj.Members[i].Value.Value.(*hujson.Object); ok {
-			vals.Members = slices.DeleteFunc(vals.Members, func(m hujson.ObjectMember) bool {
-				s, ok := asString(&m.Value)
-				return ok && s == Masked
-			})
-		}
-	}
-	return json.RawMessage(root.Pack())
+	return editSecretMaps(patch, func(vals *hujson.Object) {
+		vals.Members = slices.DeleteFunc(vals.Members, func(m hujson.ObjectMember) bool {
+			s, ok := asString(&m.Value)
+			return ok && s == Masked
+		})
+	})
 }

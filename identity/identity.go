@@ -33,6 +33,14 @@ func (p Person) Owns(owner string) bool {
 	return p.Admin || (owner != "" && owner == p.Subject)
 }
 
+// Admin reports whether the request of ctx may do what only admins may: its person
+// is an admin, or it carries none (a service without identities, where every
+// caller may).
+func Admin(ctx context.Context) bool {
+	p, ok := FromContext(ctx)
+	return !ok || p.Admin
+}
+
 type ctxKey struct{}
 
 // NewContext returns ctx carrying p.
