@@ -285,9 +285,6 @@ func failed(err error) error {
 	return err
 }
 
-// pathEscape is one segment of a path.
-func pathEscape(s string) string { return url.PathEscape(s) }
-
 // setupRemote points cmd at the service of --server or $SWITCHBOARD_SERVER when it
 // can ask one, after refusing what only a local run takes (--config, a model, a
 // store, a data directory).

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -91,7 +92,7 @@ func (a *app) remoteModel(ctx context.Context) error {
 func (a *app) remoteChatSession(ctx context.Context, id, system string) (string, error) {
 	r := a.remote
 	if id != "" {
-		err := r.send(ctx, http.MethodGet, "/v1/sessions/"+pathEscape(id), nil, nil)
+		err := r.send(ctx, http.MethodGet, "/v1/sessions/"+url.PathEscape(id), nil, nil)
 		var ae *apiError
 		if err == nil {
 			return id, nil
@@ -118,7 +119,7 @@ func (a *app) remoteChatSession(ctx context.Context, id, system string) (string,
 
 // remoteTurn runs one turn at the service and shows its events as they stream.
 func (a *app) remoteTurn(ctx context.Context, id, text string, out *chatOutput) error {
-	res, err := a.remote.do(ctx, http.MethodPost, "/v1/sessions/"+pathEscape(id)+"/messages", map[string]string{"content": text}, "text/event-stream")
+	res, err := a.remote.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/messages", map[string]string{"content": text}, "text/event-stream")
 	if err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) && ae.Code == "no_model" {
@@ -304,7 +305,7 @@ func (t *remoteTurnState) approve(ctx context.Context, e turnEvent) error {
 			decision["reason"] = "the user declined the call to " + e.Name
 		}
 	}
-	err := t.a.remote.send(ctx, http.MethodPost, "/v1/sessions/"+pathEscape(t.id)+"/approvals/"+pathEscape(e.CallID), decision, nil)
+	err := t.a.remote.send(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(t.id)+"/approvals/"+url.PathEscape(e.CallID), decision, nil)
 	return t.gone(err, "the call to "+e.Name)
 }
 
@@ -333,7 +334,7 @@ func (t *remoteTurnState) answer(ctx context.Context, e turnEvent) error {
 			p.RequestedSchema = schema
 		}
 	}
-	path := "/v1/sessions/" + pathEscape(t.id) + "/inputs/" + pathEscape(e.RequestID)
+	path := "/v1/sessions/" + url.PathEscape(t.id) + "/inputs/" + url.PathEscape(e.RequestID)
 	for {
 		res := &mcp.ElicitResult{Action: "decline"}
 		if stdinIsTerminal() {

@@ -107,7 +107,7 @@ func (a *app) remoteCall(ctx context.Context, name string, args json.RawMessage,
 	var body struct {
 		Text string `json:"text"`
 	}
-	res, err := a.remote.do(ctx, http.MethodPost, "/v1/tools/"+pathEscape(name)+"/call", map[string]json.RawMessage{"arguments": args}, "")
+	res, err := a.remote.do(ctx, http.MethodPost, "/v1/tools/"+url.PathEscape(name)+"/call", map[string]json.RawMessage{"arguments": args}, "")
 	if err != nil {
 		var ae *apiError
 		switch {
@@ -276,7 +276,7 @@ func (a *app) remoteSessions(ctx context.Context, args []string, asJSON bool) er
 	switch {
 	case len(args) == 2 && args[0] == "show":
 		var s session.Session
-		if err := r.getJSON(ctx, "/v1/sessions/"+pathEscape(args[1]), &s); err != nil {
+		if err := r.getJSON(ctx, "/v1/sessions/"+url.PathEscape(args[1]), &s); err != nil {
 			return notFound(err)
 		}
 		if asJSON {
@@ -285,7 +285,7 @@ func (a *app) remoteSessions(ctx context.Context, args []string, asJSON bool) er
 		a.printSession(&s)
 		return nil
 	case len(args) == 2 && args[0] == "rm":
-		if err := r.send(ctx, http.MethodDelete, "/v1/sessions/"+pathEscape(args[1]), nil, nil); err != nil {
+		if err := r.send(ctx, http.MethodDelete, "/v1/sessions/"+url.PathEscape(args[1]), nil, nil); err != nil {
 			return notFound(err)
 		}
 		fmt.Fprintf(a.stdout, "removed %s\n", args[1])
