@@ -3,21 +3,25 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/internal/fakeauth"
+	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // hostile is markup a person's subject, a name or a session's title may hold: the
@@ -36,83 +40,44 @@ func dashboardPeople(r *http.Request) (identity.Person, error) {
 	return testPeople(r)
 }
 
-// peopleFront serves e's API to the browser through a handler of the test's own, on
-// a loopback port of its own:
-//
-//   - GET /v1/servers: the API's answer with clock made a per-person server
-//     ("perUser": true; "signedIn" true for alice only), whatever the API said of it,
-//     so that the page's per-person sign-in state is tested without an
-//     authorization server per person. The other servers are as the API sends them.
-//
-// Every other request goes to the API as it is. logins records who asked to sign in
-// to which server (POST /v1/servers/{name}/login: "SUBJECT NAME").
-type peopleFront struct {
-	url    string
-	mu     sync.Mutex
-	logins []string
-}
-
-func servePeople(t *testing.T, e *env) *peopleFront {
+// startPeopleHost is startHost with a model: servers under a host (whose sign-ins,
+// a person's own among them, are real), the API over it with opts and a fake
+// OpenAI model running fakellm.Rules behind its chat.
+func startPeopleHost(t *testing.T, servers []config.Server, opts api.Options) *env {
 	t.Helper()
-	f := &peopleFront{}
-	apiHandler := e.srv.Handler()
-	mux := http.NewServeMux()
-	mux.Handle("/", apiHandler)
-	mux.HandleFunc("GET /v1/servers", func(w http.ResponseWriter, r *http.Request) {
-		rec := httptest.NewRecorder()
-		apiHandler.ServeHTTP(rec, r)
-		p, err := dashboardPeople(r)
-		if rec.Code != http.StatusOK || err != nil {
-			copyResponse(w, rec)
-			return
-		}
-		var body struct {
-			Servers []map[string]any `json:"servers"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
-			t.Errorf("GET /v1/servers: %v", err)
-		}
-		for _, s := range body.Servers {
-			if s["name"] == "clock" {
-				s["perUser"], s["signedIn"] = true, p.Subject == "alice"
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(body)
-	})
-	mux.HandleFunc("POST /v1/servers/{name}/login", func(w http.ResponseWriter, r *http.Request) {
-		if p, err := dashboardPeople(r); err == nil {
-			f.mu.Lock()
-			f.logins = append(f.logins, p.Subject+" "+r.PathValue("name"))
-			f.mu.Unlock()
-		}
-		apiHandler.ServeHTTP(w, r)
-	})
+	fake := fakellm.StartOpenAI(t, fakellm.Rules())
+	logs := &testenv.Buffer{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h := host.New(&config.Config{Source: "<test>", Servers: servers}, &host.Options{
+		Logger: log, DataDir: t.TempDir(), Sessions: &config.SessionSettings{Store: "memory"},
+		// The fake needs no key: an environment variable no one sets.
+		Model: &config.ModelSettings{Name: "test-model", BaseURL: fake.URL, APIKeyEnv: "SWITCHBOARD_TEST_UNSET_KEY"}})
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := h.Start(ctx, nil); err != nil {
+		h.Close()
+		t.Fatalf("host start: %v", err)
+	}
+	srv, err := h.API(ctx, &opts)
+	if err != nil {
+		h.Close()
+		t.Fatalf("host.API: %v", err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		h.Close()
 		t.Fatal(err)
 	}
-	f.url = "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: mux}
-	go func() { _ = srv.Serve(ln) }()
-	// Close, not Shutdown: the page's event streams never end by themselves (the
-	// API's own Shutdown, after, waits for their handlers).
-	t.Cleanup(func() { _ = srv.Close() })
-	return f
-}
-
-func (f *peopleFront) loginsSeen() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.logins...)
-}
-
-func copyResponse(w http.ResponseWriter, rec *httptest.ResponseRecorder) {
-	for k, v := range rec.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(rec.Code)
-	_, _ = w.Write(rec.Body.Bytes())
+	e := &env{t: t, url: "http://" + ln.Addr().String(), hub: h.Hub(), srv: srv, logs: logs, fake: fake, done: make(chan error, 1)}
+	go func() { e.done <- srv.Serve(ln) }()
+	t.Cleanup(func() {
+		_ = e.shutdown(5 * time.Second)
+		h.Close()
+		if t.Failed() {
+			t.Logf("log:\n%s", logs)
+		}
+	})
+	return e
 }
 
 // tab is a browser tab of a context of its own (its own sessionStorage and cookies):
@@ -154,8 +119,10 @@ func listed(t *testing.T, ctx context.Context) map[string]string {
 // the chat made is in her list with its first words as its title; opening it again
 // shows its history and continues it; a session deleted meanwhile says "No such
 // session" and leaves the list. bob, at another browser, sees his name and none of
-// alice's sessions; clock, a server each person signs in to, offers him Sign in
-// while alice is signed in. carol, an admin, sees every session with its owner.
+// alice's sessions; people, a server each person signs in to for themselves (at a
+// real authorization server), shows alice "You are signed in" as she has signed in
+// over the API, offers bob Sign in, and his click starts his own sign-in at that
+// authorization server, which the page links to. carol, an admin, sees every session with its owner.
 // Sign out forgets the token and asks again. Markup in a session's title, an owner
 // or a name shows as text.
 func TestDashboardPeople(t *testing.T) {
@@ -165,8 +132,21 @@ func TestDashboardPeople(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := start(t, setup{servers: demo.Config(exe).Servers, model: true, opts: api.Options{Identify: dashboardPeople}})
-	front := servePeople(t, e)
+	auth := fakeauth.Start(t, &fakeauth.Options{People: true})
+	people := notesServer(auth)
+	people.Name, people.OAuth = "people", &config.OAuth{PerUser: true}
+	e := startPeopleHost(t, append(demo.Config(exe).Servers, people), api.Options{Identify: dashboardPeople})
+	// alice signs in to people before her tab looks: the service has her sign-in.
+	var login struct {
+		URL string `json:"url"`
+	}
+	r0 := e.do("POST", "/v1/servers/people/login", nil, "Authorization: Bearer alice-token")
+	r0.want(t, http.StatusOK)
+	r0.decode(t, &login)
+	if err := fakeauth.BrowseAs(t.Context(), login.URL, "alice"); err != nil {
+		t.Fatalf("alice's sign-in: %v", err)
+	}
+	e.do("GET", "/v1/servers/people", nil, "Authorization: Bearer alice-token").want(t, http.StatusOK, `"perUser": true`, `"signedIn": true`)
 
 	// mallory's session, made over the API: its title and owner are markup.
 	var malloryS struct {
@@ -179,7 +159,7 @@ func TestDashboardPeople(t *testing.T) {
 	alice := ctx
 	var aliceS string
 	t.Run("alice", func(t *testing.T) {
-		giveToken(t, alice, front.url, "alice-token", "Signed in as alice")
+		giveToken(t, alice, e.url, "alice-token", "Signed in as alice")
 		if shown := eval[bool](t, alice, `!document.getElementById("sign-out").hidden`); !shown {
 			t.Errorf("no Sign out button")
 		}
@@ -188,13 +168,13 @@ func TestDashboardPeople(t *testing.T) {
 			t.Errorf("alice is shown mallory's session (%q): GET /v1/sessions is not filtered by owner", s)
 		}
 
-		waitJS(t, alice, "both demo servers ready", `document.querySelectorAll('article.server[data-state="ready"]').length === 2`)
-		clock, notes := `document.querySelector('article.server[data-server="clock"]')`, `document.querySelector('article.server[data-server="notes"]')`
-		waitJS(t, alice, "clock saying she is signed in", `!`+clock+`.querySelector(".signed-in-note").hidden`)
-		if got := eval[string](t, alice, clock+`.querySelector(".signed-in-note").textContent`); got != "You are signed in" {
-			t.Errorf("clock's note %q", got)
+		waitJS(t, alice, "both demo servers ready", `document.querySelectorAll('article.server[data-state="ready"]:is([data-server="clock"], [data-server="notes"])').length === 2`)
+		perUser, notes := `document.querySelector('article.server[data-server="people"]')`, `document.querySelector('article.server[data-server="notes"]')`
+		waitJS(t, alice, "people saying she is signed in", perUser+` && !`+perUser+`.querySelector(".signed-in-note").hidden`)
+		if got := eval[string](t, alice, perUser+`.querySelector(".signed-in-note").textContent`); got != "You are signed in" {
+			t.Errorf("people's note %q", got)
 		}
-		if shown := eval[bool](t, alice, `!`+clock+`.querySelector('button[aria-label="Sign in to clock"]').hidden`); shown {
+		if shown := eval[bool](t, alice, `!`+perUser+`.querySelector('button[aria-label="Sign in to people"]').hidden`); shown {
 			t.Errorf("a Sign in button on a per-person server alice is signed in to")
 		}
 		if shown := eval[bool](t, alice, `!`+notes+`.querySelector(".signed-in-note").hidden || !`+notes+`.querySelector('button[aria-label="Sign in to notes"]').hidden`); shown {
@@ -241,7 +221,7 @@ func TestDashboardPeople(t *testing.T) {
 
 	t.Run("bob", func(t *testing.T) {
 		bob := tab(t, ctx)
-		giveToken(t, bob, front.url, "bob-token", "Signed in as bob")
+		giveToken(t, bob, e.url, "bob-token", "Signed in as bob")
 		// Nor bob alice's and mallory's.
 		if got := listed(t, bob); len(got) != 0 {
 			t.Errorf("bob is shown sessions %v, want none of his own and none of anyone else's", got)
@@ -249,24 +229,46 @@ func TestDashboardPeople(t *testing.T) {
 		if empty := eval[bool](t, bob, `document.querySelectorAll("#sessions li").length > 0 || !document.getElementById("sessions-empty").hidden`); !empty {
 			t.Errorf("an empty list does not say so")
 		}
-		clock := `document.querySelector('article.server[data-server="clock"]')`
-		waitJS(t, bob, "clock offering him Sign in", clock+` && !`+clock+`.querySelector('button[aria-label="Sign in to clock"]').hidden`)
-		if shown := eval[bool](t, bob, `!`+clock+`.querySelector(".signed-in-note").hidden`); shown {
-			t.Errorf("clock tells bob he is signed in")
+		perUser := `document.querySelector('article.server[data-server="people"]')`
+		waitJS(t, bob, "people offering him Sign in", perUser+` && !`+perUser+`.querySelector('button[aria-label="Sign in to people"]').hidden`)
+		if shown := eval[bool](t, bob, `!`+perUser+`.querySelector(".signed-in-note").hidden`); shown {
+			t.Errorf("people tells bob he is signed in")
 		}
+		e.do("GET", "/v1/servers/people", nil, "Authorization: Bearer bob-token").want(t, http.StatusOK, `"perUser": true`, `"signedIn": false`)
 		screenshot(t, bob, "bob")
-		// The Sign in button is the one of a server waiting for a sign-in: it asks the
-		// API to sign this person in (clock, a stdio server, then says it cannot).
-		do(t, bob, "clicking Sign in", chromedp.Click(chromedp.CSS(`button[aria-label="Sign in to clock"]`)))
-		waitJS(t, bob, "the sign-in's outcome", `!`+clock+`.querySelector(".sign-in-note").hidden`)
-		if got := front.loginsSeen(); len(got) != 1 || got[0] != "bob clock" {
-			t.Errorf("sign-ins asked for: %q, want bob's to clock", got)
+		// The Sign in button asks the API to sign this person in: the page says it
+		// waits for the authorization server and links to it. (What the note shows
+		// is recorded as it changes: the sign-in may complete in its own tab at once.)
+		eval[bool](t, bob, `(note => {
+			window.seenNotes = [];
+			new MutationObserver(() => {
+				const a = note.querySelector("a");
+				if (!note.hidden) window.seenNotes.push({text: note.textContent, href: a ? a.href : ""});
+			}).observe(note, {attributes: true, childList: true, subtree: true, characterData: true});
+			return true;
+		})(`+perUser+`.querySelector(".sign-in-note"))`)
+		do(t, bob, "clicking Sign in", chromedp.Click(chromedp.CSS(`button[aria-label="Sign in to people"]`)))
+		waitJS(t, bob, "the sign-in note linking to the authorization server", `window.seenNotes.some(n => n.text.startsWith("Waiting for the sign-in at the authorization server") && n.href.startsWith(`+jsString(auth.Issuer+"/")+`))`)
+		// The sign-in the click started is bob's own at the service: the page's tab
+		// went to the authorization server, which sent it back to the service's
+		// callback, and the service now has bob signed in (alice was before).
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			r := e.do("GET", "/v1/servers/people", nil, "Authorization: Bearer bob-token")
+			if r.status == http.StatusOK && strings.Contains(r.body, `"signedIn": true`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("bob's sign-in through the page did not complete at the service: %s", r.body)
+			}
+		}
+		if n := auth.Count(fakeauth.Authorize); n != 2 {
+			t.Errorf("the authorization server was asked %d sign-ins, want alice's and bob's", n)
 		}
 	})
 
 	carol := tab(t, ctx)
 	t.Run("carol", func(t *testing.T) {
-		giveToken(t, carol, front.url, "carol-token", "Signed in as carol (admin)")
+		giveToken(t, carol, e.url, "carol-token", "Signed in as carol (admin)")
 		got := listed(t, carol)
 		if _, ok := got[aliceS]; !ok {
 			t.Fatalf("carol, an admin, is not shown alice's session: %v", got)
@@ -339,8 +341,7 @@ func TestDashboardSignOutMidTurn(t *testing.T) {
 	clock := clockServer(t)
 	clock.Approve = []string{"current_time"}
 	e := start(t, setup{servers: []config.Server{clock}, model: true, opts: api.Options{Identify: dashboardPeople}})
-	front := servePeople(t, e)
-	giveToken(t, ctx, front.url, "alice-token", "Signed in as alice")
+	giveToken(t, ctx, e.url, "alice-token", "Signed in as alice")
 	do(t, ctx, "asking for a call that needs approval", chromedp.WaitVisible(chromedp.CSS("#chat-input")),
 		chromedp.SendKeys(chromedp.CSS("#chat-input"), `call current_time {"zone": "UTC"}`+"\r"))
 	waitJS(t, ctx, "the approval request", `document.querySelector('button[data-decision="allow"]') !== null`)
