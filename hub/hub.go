@@ -511,6 +511,12 @@ func (h *Hub) rebuild() error {
 	var inputs []tool.NameInput
 	now := time.Now()
 	kept := h.keptNames(h.cat.Load(), now)
+	// The start-up's end is read before the servers' lists: a server that becomes
+	// ready between the two reads would otherwise count as served (not waited for)
+	// in a catalog built without its tools, and the next rebuild, finding the
+	// start-up over, would prefix its tools as a newcomer's (one server ready a
+	// millisecond after another took the shared names).
+	startEnd := h.startEnd(now)
 	var live []liveServer
 	seen := make(map[string]upstream.State, len(h.order))
 	defer func() { h.seen = seen }() // also when the names collide: the states were read
@@ -552,7 +558,7 @@ func (h *Hub) rebuild() error {
 		return err
 	}
 	h.warnPrefixed(inputs, names, kept)
-	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names)), startEnd: h.startEnd(now)}
+	cat := &catalog{routes: make(map[string]route, len(names)), tools: make([]tool.Tool, 0, len(names)), startEnd: startEnd}
 	converted := make(map[*mcp.Tool]tool.Tool, len(inputs))
 	for _, in := range inputs {
 		e, exposed := entries[in.Key], names[in.Key]
