@@ -122,7 +122,8 @@ func listed(t *testing.T, ctx context.Context) map[string]string {
 // alice's sessions; people, a server each person signs in to for themselves (at a
 // real authorization server), shows alice "You are signed in" as she has signed in
 // over the API, offers bob Sign in, and his click starts his own sign-in at that
-// authorization server, which the page links to. carol, an admin, sees every session with its owner.
+// authorization server, which the page links to; he is offered no Restart, an
+// admin's. carol, an admin, sees every session with its owner, and Restart.
 // Sign out forgets the token and asks again. Markup in a session's title, an owner
 // or a name shows as text.
 func TestDashboardPeople(t *testing.T) {
@@ -137,14 +138,10 @@ func TestDashboardPeople(t *testing.T) {
 	people.Name, people.OAuth = "people", &config.OAuth{PerUser: true}
 	e := startPeopleHost(t, append(demo.Config(exe).Servers, people), api.Options{Identify: dashboardPeople})
 	// alice signs in to people before her tab looks: the service has her sign-in.
-	var login struct {
-		URL string `json:"url"`
-	}
-	r0 := e.do("POST", "/v1/servers/people/login", nil, "Authorization: Bearer alice-token")
-	r0.want(t, http.StatusOK)
-	r0.decode(t, &login)
-	if err := fakeauth.BrowseAs(t.Context(), login.URL, "alice"); err != nil {
-		t.Fatalf("alice's sign-in: %v", err)
+	aliceBrowser := newBrowser(t)
+	loginURL, _ := e.loginIn(aliceBrowser, "people", "Authorization: Bearer alice-token")
+	if page, err := fakeauth.Visit(t.Context(), aliceBrowser, loginURL, "alice"); err != nil || page.Status != http.StatusOK {
+		t.Fatalf("alice's sign-in: %v %d %s", err, page.Status, page.Body)
 	}
 	e.do("GET", "/v1/servers/people", nil, "Authorization: Bearer alice-token").want(t, http.StatusOK, `"perUser": true`, `"signedIn": true`)
 
@@ -235,6 +232,10 @@ func TestDashboardPeople(t *testing.T) {
 			t.Errorf("people tells bob he is signed in")
 		}
 		e.do("GET", "/v1/servers/people", nil, "Authorization: Bearer bob-token").want(t, http.StatusOK, `"perUser": true`, `"signedIn": false`)
+		// A restart is an admin's (bob would get 403): no Restart button for him.
+		if n := eval[int](t, bob, `[...document.querySelectorAll('article.server button[aria-label^="Restart "]')].filter(b => !b.hidden).length`); n != 0 {
+			t.Errorf("bob, no admin, is offered %d Restart buttons", n)
+		}
 		screenshot(t, bob, "bob")
 		// The Sign in button asks the API to sign this person in: the page says it
 		// waits for the authorization server and links to it. (What the note shows
@@ -269,6 +270,9 @@ func TestDashboardPeople(t *testing.T) {
 	carol := tab(t, ctx)
 	t.Run("carol", func(t *testing.T) {
 		giveToken(t, carol, e.url, "carol-token", "Signed in as carol (admin)")
+		if hidden := eval[bool](t, carol, `document.querySelector('article.server[data-server="clock"] button[aria-label="Restart clock"]').hidden`); hidden {
+			t.Errorf("carol, an admin, is not offered Restart")
+		}
 		got := listed(t, carol)
 		if _, ok := got[aliceS]; !ok {
 			t.Fatalf("carol, an admin, is not shown alice's session: %v", got)

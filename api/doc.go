@@ -49,9 +49,11 @@
 // A remote server that wants an OAuth sign-in only a person can make is
 // needs_sign_in. With Options.SignIn set (host.Host.API sets it), POST
 // /v1/servers/{name}/login starts the sign-in and answers {"url"}: the
-// authorization server's page, to open in a browser, whose redirect comes back to
-// the API's own GET /oauth/callback (at Options.PublicURL behind a proxy); the
-// server then connects, and /v1/events tells each step.
+// authorization server's page, whose redirect comes back to the API's own GET
+// /oauth/callback (at Options.PublicURL behind a proxy), and a cookie that binds
+// the sign-in to the browser that asked (the dashboard's fetch): only that browser
+// completes it. The server then connects, and /v1/events tells each step. With
+// identities, a shared server's sign-in, and a restart, are an admin's.
 //
 // GET /v1/tools is the catalog, and ?format=mcp|openai|openai-responses|anthropic
 // gives it exactly as that API takes it (Catalog; `switchboard tools --format`

@@ -64,8 +64,8 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 type me struct {
 	identity.Person
 	// SignInsWaiting are the servers that wait for this caller's sign-in: a
-	// "perUser" server they have not signed in to for themselves, and a shared one
-	// that needs the service's sign-in (needs_sign_in). Never null.
+	// "perUser" server they have not signed in to for themselves, and, for an admin,
+	// a shared one that needs the service's sign-in (needs_sign_in). Never null.
 	SignInsWaiting []string `json:"signInsWaiting"`
 }
 
@@ -84,7 +84,7 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 			if !signedIn {
 				out.SignInsWaiting = append(out.SignInsWaiting, st.Name)
 			}
-		} else if st.State == upstream.NeedsSignIn {
+		} else if st.State == upstream.NeedsSignIn && p.Admin { // only an admin signs a shared server in
 			out.SignInsWaiting = append(out.SignInsWaiting, st.Name)
 		}
 	}

@@ -63,19 +63,12 @@ func notesServer(srv *fakeauth.Server) config.Server {
 	return config.Server{Name: "notes", Transport: config.HTTP, URL: srv.MCPURL}
 }
 
-// login starts the sign-in of a server over the API and returns its authorization URL.
-func (e *env) login(name string) string {
+// login starts the sign-in of a server over the API from the browser jar (see
+// loginIn) and returns its authorization URL.
+func (e *env) login(jar http.CookieJar, name string) string {
 	e.t.Helper()
-	var got struct {
-		URL string `json:"url"`
-	}
-	r := e.do("POST", "/v1/servers/"+name+"/login", nil)
-	r.want(e.t, http.StatusOK)
-	r.decode(e.t, &got)
-	if got.URL == "" {
-		e.t.Fatalf("POST /v1/servers/%s/login: no url", name)
-	}
-	return got.URL
+	u, _ := e.loginIn(jar, name)
+	return u
 }
 
 // authorize is the person at the authorization server: it opens authURL, which
@@ -97,10 +90,11 @@ func authorize(t *testing.T, authURL string) string {
 }
 
 // visit is the person's browser at a page of the service: no token, as a browser
-// coming back from an authorization server has none.
-func visit(t *testing.T, u string) response {
+// coming back from an authorization server has none, and the cookies of jar (nil:
+// none, a browser that asked for no sign-in).
+func visit(t *testing.T, jar http.CookieJar, u string) response {
 	t.Helper()
-	res, err := client.Get(u)
+	res, err := (&http.Client{Transport: client.Transport, Jar: jar, Timeout: client.Timeout}).Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +121,8 @@ func TestSignInOverAPI(t *testing.T) {
 		eventData = append(eventData, ev.data)
 	}
 
-	authURL := e.login("notes")
+	browser := newBrowser(t)
+	authURL := e.login(browser, "notes")
 	au, err := url.Parse(authURL)
 	if err != nil || !strings.HasPrefix(authURL, fa.Issuer+"/authorize?") {
 		t.Fatalf("url %q, want the authorization server's page", authURL)
@@ -135,7 +130,7 @@ func TestSignInOverAPI(t *testing.T) {
 	if got := au.Query().Get("redirect_uri"); got != e.url+"/oauth/callback" {
 		t.Errorf("redirect_uri %q, want the API's own %s/oauth/callback", got, e.url)
 	}
-	if again := e.login("notes"); again != authURL {
+	if again := e.login(browser, "notes"); again != authURL {
 		t.Errorf("a second login while the first waits: %q, want the same URL", again)
 	}
 	if n := fa.Count(fakeauth.Register); n != 1 {
@@ -154,7 +149,7 @@ func TestSignInOverAPI(t *testing.T) {
 	waitServerEvent(t, events, &eventData, "notes", func(ev eventServer) bool { return ev.Change == "waiting for the sign-in" })
 
 	// Somebody who knows no state gets nothing in; the sign-in still waits.
-	forged := visit(t, e.url+"/oauth/callback?state=forged&code=stolen")
+	forged := visit(t, browser, e.url+"/oauth/callback?state=forged&code=stolen")
 	forged.want(t, http.StatusBadRequest, "No sign-in waits for this answer")
 	if ct := forged.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
 		t.Errorf("callback page Content-Type %q", ct)
@@ -166,7 +161,7 @@ func TestSignInOverAPI(t *testing.T) {
 	}
 	bu, _ := url.Parse(back)
 	code := bu.Query().Get("code")
-	page := visit(t, back)
+	page := visit(t, browser, back)
 	page.want(t, http.StatusOK, "Signed in to notes", "notes is ready with 3 tools")
 	if cc := page.header.Get("Cache-Control"); cc != "no-store" {
 		t.Errorf("callback page Cache-Control %q, want no-store", cc)
@@ -185,7 +180,7 @@ func TestSignInOverAPI(t *testing.T) {
 	}
 
 	// The answer is taken once: replayed, it reaches nothing.
-	visit(t, back).want(t, http.StatusBadRequest, "No sign-in waits for this answer")
+	visit(t, browser, back).want(t, http.StatusBadRequest, "No sign-in waits for this answer")
 	if n := fa.Count(fakeauth.TokenCode); n != 1 {
 		t.Errorf("%d code exchanges, want 1", n)
 	}
@@ -241,11 +236,12 @@ func TestSignInRefused(t *testing.T) {
 	events := e.watch()
 	var eventData []string
 
-	au, _ := url.Parse(e.login("notes"))
+	browser := newBrowser(t)
+	au, _ := url.Parse(e.login(browser, "notes"))
 	state := au.Query().Get("state")
-	visit(t, e.url+"/oauth/callback?state="+url.QueryEscape(state)).want(t, http.StatusBadRequest, "No sign-in waits")
+	visit(t, browser, e.url+"/oauth/callback?state="+url.QueryEscape(state)).want(t, http.StatusBadRequest, "No sign-in waits")
 	answer := url.Values{"state": {state}, "error": {"access_denied"}, "error_description": {`<script>alert("x")</script>`}}
-	page := visit(t, e.url+"/oauth/callback?"+answer.Encode())
+	page := visit(t, browser, e.url+"/oauth/callback?"+answer.Encode())
 	page.want(t, http.StatusOK, "The sign-in to notes did not succeed", "access_denied", "&lt;script&gt;")
 	if strings.Contains(page.body, "<script>") {
 		t.Errorf("the page quotes the authorization server unescaped:\n%s", page.body)
@@ -266,7 +262,7 @@ func TestSignInRefused(t *testing.T) {
 	}
 
 	// Nobody comes back: the sign-in gives up, and says so.
-	next := e.login("notes")
+	next := e.login(browser, "notes")
 	if next == au.String() {
 		t.Errorf("a new sign-in has the URL of the one that failed")
 	}
@@ -275,7 +271,7 @@ func TestSignInRefused(t *testing.T) {
 	if !strings.Contains(timedOut.Change, "no answer from the browser within 2s") {
 		t.Errorf("a sign-in nobody completed: %q, want it to say it timed out", timedOut.Change)
 	}
-	visit(t, authorize(t, next)).want(t, http.StatusBadRequest, "No sign-in waits")
+	visit(t, browser, authorize(t, next)).want(t, http.StatusBadRequest, "No sign-in waits")
 	if n := fa.Count(fakeauth.TokenCode); n != 0 {
 		t.Errorf("%d code exchanges, want none", n)
 	}
@@ -310,12 +306,17 @@ func TestSignInErrors(t *testing.T) {
 
 	// Behind a proxy: the callback is at the public URL. Nobody comes back to it
 	// here: the sign-in still waits when the test ends, and Shutdown ends it.
-	au, err := url.Parse(e.login("notes"))
+	authURL, r := e.loginIn(newBrowser(t), "notes")
+	au, err := url.Parse(authURL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := au.Query().Get("redirect_uri"); got != "https://switchboard.example.com/sb/oauth/callback" {
 		t.Errorf("redirect_uri %q, want the public URL's callback", got)
+	}
+	// The browser sees the callback under the proxy's path, over https.
+	if c := signInCookie(t, r); c.Path != "/sb/oauth/callback" || !c.Secure || !c.HttpOnly {
+		t.Errorf("the sign-in's cookie %q, want Path=/sb/oauth/callback, Secure and HttpOnly", c.String())
 	}
 
 	// A proxy on the machine that passes the public host on is let in on loopback;

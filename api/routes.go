@@ -62,13 +62,17 @@ func (s *Server) routes() []route {
 
 		{pattern: "GET /v1/servers", handler: s.listServers},
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
-		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer},
+		// A restart cuts the calls in flight of everyone who uses the server.
+		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer, admin: "only an admin restarts a server: it cuts everyone's calls to it in flight"},
+		// A shared server's sign-in is an admin's, a perUser one's each person's own:
+		// the handler knows which (signin.go).
 		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn},
 		// A server's log (serverlog.go): an answer, or with ?follow=1 a stream.
 		{pattern: "GET /v1/servers/{name}/log", handler: s.getServerLog, stream: true, admin: "a server's log is for admins: it may quote what anyone's calls sent"},
 		// The authorization server's answer to a sign-in, brought by the person's
 		// browser, which has no token: it is taken only for a sign-in started here and
-		// still waiting, by its state (signin.go).
+		// still waiting, by its state, from the browser that asked for it (its cookie:
+		// signin.go).
 		{pattern: "GET " + callbackPath, handler: s.oauthCallback, public: true},
 
 		// Who calls (identity.go), and where an MCP host signs its person in when the

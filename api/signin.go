@@ -2,6 +2,9 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
@@ -35,6 +38,21 @@ import (
 // path, never the query), and every secret the flow learns goes to the hub's
 // redactor (package signin).
 //
+// Each sign-in is bound to the browser that asked for it, as RFC 9700 (§4.7.1) asks
+// of a client's state ("one-time use CSRF tokens carried in the state parameter that
+// are securely bound to the user agent"): the login's answer sets a cookie of that
+// sign-in's own (HttpOnly, SameSite=Lax, scoped to the callback's path), and the
+// callback takes an answer only from a browser that brings it back. Without it,
+// bob could have alice open his sign-in's link and approve, and his calls would run
+// with her account; her browser's answer is refused instead, and the sign-in waits
+// on for bob's. A program (curl) that asks for a sign-in has no browser to bind:
+// the URL it gets, opened in a browser, is refused too, with a page that says to
+// use the dashboard's Sign in button in that browser (any browser that can reach
+// the callback can reach the dashboard).
+//
+// Signing the service's own connection in is an admin's (identity.Admin): everyone's
+// calls run with the account it signs in with.
+//
 // A server whose "oauth" says "perUser", under a service with identities
 // (Options.Identify), is signed in to by each person for themselves: their POST
 // /v1/servers/{name}/login starts their own sign-in (one under way per person and
@@ -53,6 +71,11 @@ const signInConnectGrace = time.Minute
 // callbackWait bounds how long the callback's page waits for the outcome (the token
 // request and the server's connection) before it says the sign-in is completing.
 const callbackWait = 30 * time.Second
+
+// signInCookiePrefix names the cookies that bind sign-ins to their browsers: one per
+// sign-in, so that two under way in one browser (two servers) do not clobber each
+// other.
+const signInCookiePrefix = "switchboard-signin-"
 
 // signIns are the sign-ins under way through the API, one per server at most, and
 // the last failed one of each server until the next begins. The zero value is ready
@@ -74,6 +97,10 @@ type pendingSignIn struct {
 	key    string
 	cb     *signin.Callback
 	since  time.Time
+	// cookie names the cookie that binds the sign-in to the browser that asked for
+	// it, and bind is its value: random, known only to that browser and here.
+	cookie string
+	bind   string
 
 	shownOnce sync.Once
 	shown     chan struct{} // closed once url is known
@@ -146,6 +173,12 @@ func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 			person = p // their own sign-in, not the service's
 		}
 	}
+	if person.Subject == "" && !identity.Admin(r.Context()) {
+		// The service's own connection is everyone's: signed in with a person's
+		// account, everyone's calls would run as them.
+		writeError(w, r, http.StatusForbidden, "forbidden", fmt.Sprintf("only an admin signs in a shared server: everyone's calls to %s run with the account it signs in with", name))
+		return
+	}
 	p := s.signIn(name, person, base, s.logOf(r.Context()))
 	select {
 	case <-p.shown:
@@ -155,6 +188,7 @@ func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case <-p.shown: // shown first, whatever came of it since
+		s.bindBrowser(w, p)
 		writeJSON(w, http.StatusOK, map[string]string{"url": p.url})
 		return
 	default:
@@ -164,6 +198,39 @@ func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeError(w, r, http.StatusBadGateway, "sign_in_failed", p.err.Error())
+}
+
+// bindBrowser sets the cookie that binds p to the browser of the request w answers
+// (bound): at the path of the callback as the browser sees it (under PublicURL's
+// path behind a proxy), Secure when that is https, for as long as the sign-in
+// waits. A second login of the same sign-in (the same person's, or for the
+// service's own an admin's) binds its browser too.
+func (s *Server) bindBrowser(w http.ResponseWriter, p *pendingSignIn) {
+	c := p.cookieAt(int(s.opts.SignInTimeout.Round(time.Second) / time.Second))
+	c.Value = p.bind
+	http.SetCookie(w, c)
+}
+
+// cookieAt is p's cookie, without its value, with maxAge (seconds; negative: delete it).
+func (p *pendingSignIn) cookieAt(maxAge int) *http.Cookie {
+	path, secure := callbackPath, false
+	if u, err := url.Parse(p.cb.URI()); err == nil {
+		path, secure = u.EscapedPath(), u.Scheme == "https"
+	}
+	return &http.Cookie{Name: p.cookie, Path: path, MaxAge: maxAge, Secure: secure, HttpOnly: true, SameSite: http.SameSiteLaxMode}
+}
+
+// bound reports whether r comes from a browser that asked for p: it brings p's cookie.
+func (p *pendingSignIn) bound(r *http.Request) bool {
+	c, err := r.Cookie(p.cookie)
+	return err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(p.bind)) == 1
+}
+
+// randomToken is n random bytes, base64url: unguessable, and fit for a cookie.
+func randomToken(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // origin is the scheme and host the request reached the service at: where the
@@ -200,7 +267,8 @@ func (s *Server) signIn(name string, person identity.Person, base string, log *s
 		si.byServer, si.byState, si.failed = map[string]*pendingSignIn{}, map[string]*pendingSignIn{}, map[string]*signInState{}
 	}
 	p := &pendingSignIn{server: name, person: person, key: key, since: time.Now(), shown: make(chan struct{}), done: make(chan struct{}),
-		cb: signin.NewCallback(base+callbackPath, s.opts.SignInTimeout)}
+		cb:     signin.NewCallback(base+callbackPath, s.opts.SignInTimeout),
+		cookie: signInCookiePrefix + randomToken(9), bind: randomToken(32)}
 	si.byServer[key] = p
 	delete(si.failed, key)
 	log.Info("sign-in started over the API", "server", name, "own", person.Subject != "", "redirect_uri", p.cb.URI())
@@ -294,12 +362,24 @@ func (s *Server) oauthCallback(w http.ResponseWriter, r *http.Request) {
 	si.mu.Lock()
 	p := si.byState[q.Get("state")]
 	si.mu.Unlock()
+	if p != nil && !p.bound(r) {
+		// Not handed to the flow: the sign-in waits on for the browser that asked
+		// for it, and the code this browser brought is never exchanged.
+		s.logOf(r.Context()).Warn("an authorization answer from a browser that did not start the sign-in, refused",
+			"server", p.server, "own", p.person.Subject != "")
+		callbackPage(w, http.StatusForbidden, "This browser did not start the sign-in to "+p.server,
+			"A sign-in completes only in the browser that asked for it, so that nobody can have you sign in for them: "+
+				"if someone sent you this link, your account would have become theirs to use. Nothing was signed in. "+
+				"To sign in yourself, use the Sign in button of the dashboard in this browser.")
+		return
+	}
 	if p == nil || !p.cb.Deliver(q) {
 		s.logOf(r.Context()).Warn("an authorization answer that no sign-in waits for, refused (a sign-in over, or never started here)")
 		callbackPage(w, http.StatusBadRequest, "No sign-in waits for this answer",
 			"The sign-in it belongs to is over (each takes one answer, within its time), or it was not started here. Start it again from the dashboard.")
 		return
 	}
+	http.SetCookie(w, p.cookieAt(-1)) // taken once: the browser forgets it
 	t := time.NewTimer(callbackWait)
 	defer t.Stop()
 	select {

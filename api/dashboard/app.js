@@ -140,8 +140,17 @@
     if (my !== epoch) return;
     me = who;
     renderWho();
+    for (const [, v] of servers) {
+      v.parts.restart.hidden = !mayAdmin();
+      if (v.last) showSignIn(v.last, v.parts);
+    }
     hooks.me.forEach((f) => f(me));
   }
+
+  // mayAdmin: restarting a server and signing a shared one in are an admin's when the
+  // service knows who calls (403 otherwise); without identities everyone is one, and
+  // until GET /v1/me answers the buttons show.
+  const mayAdmin = () => !me || !!me.admin;
 
   function renderWho() {
     const who = me && (me.name || me.subject);
@@ -295,7 +304,7 @@
       signedIn: el("p", { class: "signed-in-note", role: "status", text: "You are signed in", hidden: true }),
     };
     p.signIn.addEventListener("click", () => signIn(name, p));
-    const restart = el("button", { type: "button", "aria-label": "Restart " + name, text: "Restart" });
+    const restart = p.restart = el("button", { type: "button", "aria-label": "Restart " + name, text: "Restart", hidden: !mayAdmin() });
     restart.addEventListener("click", async () => {
       restart.disabled = true;
       p.restartError.hidden = true;
@@ -377,7 +386,7 @@
   function showSignIn(s, p) {
     const mine = personal.get(s.name) || {};
     const perUser = mine.perUser === true && typeof mine.signedIn === "boolean";
-    p.signIn.hidden = perUser ? mine.signedIn : s.state !== "needs_sign_in";
+    p.signIn.hidden = perUser ? mine.signedIn : s.state !== "needs_sign_in" || !mayAdmin();
     p.signedIn.hidden = !(perUser && mine.signedIn);
     const si = s.signIn;
     if (si && si.state === "waiting") {

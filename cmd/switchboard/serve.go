@@ -86,10 +86,12 @@ for 'switchboard chat'; without one, everything but chat works and a turn answer
 --data-dir by default; "store": "postgres" lets several replicas share them).
 
 A remote server that wants an OAuth sign-in shows as needs_sign_in until somebody
-signs in: the dashboard's Sign in button, or POST /v1/servers/{name}/login and open
-its URL. The authorization server sends the browser back to serve's /oauth/callback,
+signs in: the dashboard's Sign in button (POST /v1/servers/{name}/login from the
+browser that signs in: only that browser, which the answer's cookie marks, completes
+it). The authorization server sends the browser back to serve's /oauth/callback,
 at the address the login request reached, or at --public-url when a proxy sits in
-front. A sign-in made with 'switchboard login' is picked up too.
+front. With identities, a shared server's sign-in and a restart are an admin's. A
+sign-in made with 'switchboard login' is picked up too.
 
 Serve follows its config file as 'switchboard mcp' does (SIGHUP, --watch). On
 SIGINT or SIGTERM it stops accepting connections, lets requests and turns under way

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
@@ -39,13 +40,33 @@ func TestServeSignIn(t *testing.T) {
 	if want := `"error": "server notes needs a sign-in: sign in with the dashboard's Sign in button or POST /v1/servers/notes/login, or run 'switchboard login notes'"`; !strings.Contains(body, want) {
 		t.Errorf("GET /v1/servers/notes: %s\nwant %s", body, want)
 	}
-	code, body := p.do(t, "POST", "/v1/servers/notes/login", "")
+	// The person's browser asks for the sign-in at the public URL (the dashboard's
+	// fetch, through the proxy), and keeps the cookie that binds the sign-in to it.
+	noFollow := &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	browser, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, p.url+"/v1/servers/notes/login", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "switchboard.example.com" // as a proxy that passes its Host on sends it
+	res, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(res.Body)
+	res.Body.Close()
 	var login struct {
 		URL string `json:"url"`
 	}
-	if code != http.StatusOK || json.Unmarshal([]byte(body), &login) != nil {
-		t.Fatalf("POST /v1/servers/notes/login: %d %s", code, body)
+	if res.StatusCode != http.StatusOK || json.Unmarshal(answer, &login) != nil {
+		t.Fatalf("POST /v1/servers/notes/login: %s %s", res.Status, answer)
 	}
+	loginAt, _ := url.Parse(public + "/v1/servers/notes/login")
+	browser.SetCookies(loginAt, res.Cookies())
 	au, err := url.Parse(login.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -55,10 +76,8 @@ func TestServeSignIn(t *testing.T) {
 	}
 
 	// The person signs in; the authorization server sends the browser to the public
-	// URL, and the proxy there passes the request on to serve.
-	noFollow := &http.Client{Transport: &http.Transport{DisableKeepAlives: true},
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noFollow.Get(login.URL)
+	// URL, with the cookie, and the proxy there passes the request on to serve.
+	res, err = noFollow.Get(login.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +86,17 @@ func TestServeSignIn(t *testing.T) {
 	if !ok {
 		t.Fatalf("the authorization server sends the browser to %q, want %s/…", res.Header.Get("Location"), public)
 	}
-	req, err := http.NewRequest(http.MethodGet, p.url+back, nil)
+	req, err = http.NewRequest(http.MethodGet, p.url+back, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Host = "switchboard.example.com" // as a proxy that passes its Host on sends it
+	callbackAt, _ := url.Parse(res.Header.Get("Location"))
+	cookies := browser.Cookies(callbackAt) // what the browser sends there: Path and Secure fit
+	if len(cookies) != 1 {
+		t.Fatalf("the browser has %d cookies for the callback %s, want the sign-in's", len(cookies), callbackAt)
+	}
+	req.AddCookie(cookies[0])
 	res, err = noFollow.Do(req)
 	if err != nil {
 		t.Fatal(err)
