@@ -50,7 +50,7 @@ func (s *Supervisor) connect() (*conn, error) {
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
-	client.AddSendingMiddleware(s.roundTrips(c))
+	client.AddSendingMiddleware(s.roundTrips(c), s.requestEra(c))
 	c.client = client
 	sess, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
 	if err == nil {
