@@ -1,5 +1,6 @@
-// Package proof holds no code but the driver confclient, only tests: end-to-end proofs that `switchboard mcp`
-// is a conforming MCP server, checked by the ecosystem's own tools rather than by
+// Package proof holds only tests (and confclient, the driver one of them runs):
+// end-to-end proofs that `switchboard mcp` is a conforming MCP server, and Switchboard
+// a conforming MCP client, checked by the ecosystem's own tools rather than by
 // Switchboard's tests of itself.
 //
 //   - TestConformance runs the MCP conformance suite (@modelcontextprotocol/conformance,
