@@ -595,7 +595,9 @@ func TestProxyServerToClientRequests(t *testing.T) {
 			t.Parallel()
 			// The SDK's client negotiates 2026-07-28 only with a server without
 			// sessions (server/discover); with sessions it falls back to 2025-11-25.
-			h, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}}, conf(t, "conf"), everything(t))
+			// The servers send their requests on their own: the upstream connections
+			// speak 2025-11-25 (TestProxyInputRequiredServers covers 2026-07-28's).
+			h, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}, protocol: sessionEra}, conf(t, "conf"), everything(t))
 			c := connectProxyClientVersion(t, url, version)
 			if got := c.cs.InitializeResult().ProtocolVersion; got != version {
 				t.Fatalf("negotiated %s, want %s", got, version)

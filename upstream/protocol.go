@@ -1,5 +1,7 @@
 package upstream
 
+//lint:file-ignore SA1019 logging is deprecated in the 2026-07-28 protocol but lives on in it: a client sets the level in each request's _meta.
+
 import (
 	"context"
 
