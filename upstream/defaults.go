@@ -48,7 +48,8 @@ const (
 // requests of a result, which mrtr_servers.go answers through the Peer, and never
 // on its own: a server that negotiates it but still sends requests in the middle of a
 // call (a Go SDK server written for 2025-11-25) has them refused by its own SDK. Such
-// a server is pinned to 2025-11-25 with Options.ProtocolVersion.
+// a server is pinned to 2025-11-25 with its config's ProtocolVersion
+// ("protocolVersion"), which wins over Options.ProtocolVersion.
 const DefaultProtocolVersion = "2026-07-28"
 
 // InitTimeout bounds one connection attempt to the server: its config's InitTimeout
