@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -142,6 +143,14 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		s.Sampling, _ = p.boolean(v, fp)
 	case "pinned":
 		s.Pinned = p.pinned(v, fp)
+	case "protocolVersion":
+		if raw, ok := p.str(v, fp); ok {
+			if slices.Contains(ProtocolVersions, raw) {
+				s.ProtocolVersion = raw
+			} else {
+				p.errAt(v, fp, "unknown MCP version %q (want one of %s)", raw, strings.Join(ProtocolVersions, ", "))
+			}
+		}
 	case "envFile":
 		p.warn(fp, "not supported (ignored)")
 	default:

@@ -135,6 +135,10 @@ func TestErrors(t *testing.T) {
 			[]string{`mcp.json:1:46: servers.x.prefix: "` + strings.Repeat("a", 33) + `" must be 1 to 32 letters, digits, '_' or '-'`}},
 		{"prefix empty", `{"servers": {"x": {"command": "c", "prefix": ""}}}`, nil,
 			[]string{`mcp.json:1:46: servers.x.prefix: "" must be 1 to 32 letters, digits, '_' or '-'`}},
+		{"protocol version unknown", `{"servers": {"x": {"command": "c", "protocolVersion": "2025-12-01"}}}`, nil,
+			[]string{`mcp.json:1:55: servers.x.protocolVersion: unknown MCP version "2025-12-01" (want one of 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)`}},
+		{"protocol version not a string", `{"servers": {"x": {"command": "c", "protocolVersion": 2025}}}`, nil,
+			[]string{`mcp.json:1:55: servers.x.protocolVersion: want a string`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

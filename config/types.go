@@ -83,7 +83,17 @@ type Server struct {
 	// Pinned lists globs of the server's tools (original names) that are always shown
 	// in deferred mode ("pinned": a list, or true for every tool).
 	Pinned []string `json:"pinned,omitempty"`
+	// ProtocolVersion is the MCP version asked of the server ("protocolVersion"; one of
+	// [ProtocolVersions]). Unset: the newest, 2026-07-28, with a fall back to the
+	// older ones for a server that does not speak it (upstream.DefaultProtocolVersion).
+	// "2025-11-25" keeps a server that negotiates 2026-07-28 but still sends its
+	// client requests in the middle of a call on the version that allows them.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 }
+
+// ProtocolVersions are the MCP versions a server's "protocolVersion" may name, newest
+// first: those the MCP Go SDK speaks.
+var ProtocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
 // Naming is the policy for deriving exposed tool names from (server, original name):
 // [tool.Naming], which the tool package applies.

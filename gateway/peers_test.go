@@ -52,7 +52,7 @@ func sampleThrough(t *testing.T, c *proxyClient, prompt string) {
 // left the hub with none.)
 func TestTwoGatewaysOnOneHub(t *testing.T) {
 	t.Parallel()
-	h, _, urlA := proxyGateway(t, proxyOpts{}, conf(t, "conf"))
+	h, _, urlA := proxyGateway(t, proxyOpts{protocol: sessionEra}, conf(t, "conf"))
 	gB, urlB := anotherGateway(t, h)
 	a, b := connectProxyClient(t, urlA), connectProxyClient(t, urlB)
 	for _, c := range []*proxyClient{a, b} {

@@ -82,6 +82,12 @@ func proxyURL(t *testing.T, servers ...config.Server) (*hub.Hub, string) {
 	return proxyURLWith(t, proxyOpts{}, servers...)
 }
 
+// sessionEra is the upstream protocol of the tests of requests a server sends in the
+// middle of a call (the conformance server's test_sampling and test_elicitation):
+// only 2025-11-25 and before allow them; on a 2026-07-28 connection the server's
+// own SDK refuses to send them.
+const sessionEra = "2025-11-25"
+
 // proxyOpts vary proxyURLWith's setup.
 type proxyOpts struct {
 	http      *gateway.HTTPOptions // how the gateway serves
@@ -589,7 +595,9 @@ func TestProxyServerToClientRequests(t *testing.T) {
 			t.Parallel()
 			// The SDK's client negotiates 2026-07-28 only with a server without
 			// sessions (server/discover); with sessions it falls back to 2025-11-25.
-			h, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}}, conf(t, "conf"), everything(t))
+			// The servers send their requests on their own: the upstream connections
+			// speak 2025-11-25 (TestProxyInputRequiredServers covers 2026-07-28's).
+			h, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: version >= "2026-07-28"}, protocol: sessionEra}, conf(t, "conf"), everything(t))
 			c := connectProxyClientVersion(t, url, version)
 			if got := c.cs.InitializeResult().ProtocolVersion; got != version {
 				t.Fatalf("negotiated %s, want %s", got, version)
@@ -727,7 +735,7 @@ func TestProxySubscriptionsOutliveAReload(t *testing.T) {
 // to that server are under way (nothing says which one caused it).
 func TestProxyRoutesToTheCallingClient(t *testing.T) {
 	t.Parallel()
-	_, url := proxyURL(t, conf(t, "conf"))
+	_, url := proxyURLWith(t, proxyOpts{protocol: sessionEra}, conf(t, "conf"))
 	a, b := connectProxyClient(t, url), connectProxyClient(t, url)
 	plain, _ := connect(t, &mcp.StreamableClientTransport{Endpoint: url}) // no sampling, no handlers
 	for _, c := range []*proxyClient{a, b} {
@@ -868,7 +876,7 @@ func TestProxyLogsGoToTheCallerOverHTTP(t *testing.T) {
 // for its answer is ended when the gateway closes (the leak check sees to the rest).
 func TestProxyMultiRoundTripByHand(t *testing.T) {
 	t.Parallel()
-	_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}}, conf(t, "conf"))
+	_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}, protocol: sessionEra}, conf(t, "conf"))
 	cs := connectByHand(t, url)
 	args := map[string]any{"prompt": "by hand"}
 	first, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args})
@@ -924,7 +932,7 @@ func TestProxyMultiRoundTripByHand(t *testing.T) {
 // the answers come back.
 func TestProxyInputRequiredServers(t *testing.T) {
 	t.Parallel()
-	for _, upstreamVersion := range []string{upstream.DefaultProtocolVersion, "latest"} {
+	for _, upstreamVersion := range []string{sessionEra, upstream.DefaultProtocolVersion} {
 		for _, version := range []string{"2025-11-25", "2026-07-28"} {
 			t.Run(upstreamVersion+"/"+version, func(t *testing.T) {
 				t.Parallel()
@@ -979,7 +987,7 @@ func connectByHand(t *testing.T, url string) *mcp.ClientSession {
 func TestProxyInputWaitExpires(t *testing.T) {
 	t.Parallel()
 	const wait = 200 * time.Millisecond
-	_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}, inputWait: wait}, conf(t, "conf"))
+	_, url := proxyURLWith(t, proxyOpts{http: &gateway.HTTPOptions{Stateless: true}, inputWait: wait, protocol: sessionEra}, conf(t, "conf"))
 	cs := connectByHand(t, url)
 	args := map[string]any{"prompt": "too late"}
 	first, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args})

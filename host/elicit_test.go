@@ -152,7 +152,10 @@ func TestServeSamplingGoesToItsCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_sampling", Arguments: map[string]any{"prompt": "who answers?"}})
+	// The server asks in an input request of its result (the host's connection
+	// speaks 2026-07-28 with it); the gateway asks its client of 2025-11-25 with a
+	// request of its own.
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_sampling"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,6 +166,6 @@ func TestServeSamplingGoesToItsCaller(t *testing.T) {
 		}
 	}
 	if res.IsError || !strings.Contains(text.String(), "from the gateway's client") {
-		t.Errorf("test_sampling through the gateway: %q (error %v), want the gateway client's answer, not the host's model", text.String(), res.IsError)
+		t.Errorf("test_input_required_result_sampling through the gateway: %q (error %v), want the gateway client's answer, not the host's model", text.String(), res.IsError)
 	}
 }

@@ -238,9 +238,10 @@ func serverTools(h *hub.Hub, server string) []string {
 }
 
 // 1. Every kind of real server in one hub: the Go demo servers and the Go SDK's
-// conformance server next to the npm reference servers, all on the session-era
-// protocol the hub asks for (upstream.DefaultProtocolVersion), which the Go
-// servers would otherwise answer with 2026-07-28.
+// conformance server next to the npm reference servers. The hub asks for 2026-07-28
+// (upstream.DefaultProtocolVersion): the Go servers (SDK v1.8) speak it, the npm
+// ones (TypeScript SDK 1.32) answer server/discover with an error and are connected
+// with initialize at 2025-11-25, as before.
 func TestAllServersTogether(t *testing.T) {
 	t.Parallel()
 	everything := testenv.NPMBin(t, testenv.ServerEverything)
@@ -280,9 +281,9 @@ func TestAllServersTogether(t *testing.T) {
 
 	h, logs := startHub(t, cfg, nil)
 
-	v := upstream.DefaultProtocolVersion
+	modern, older := upstream.DefaultProtocolVersion, "2025-11-25"
 	want := map[string]string{ // server → protocol version
-		"clock": v, "notes": v, "conformance": v, "everything": v, "filesystem": v, "memory": v,
+		"clock": modern, "notes": modern, "conformance": modern, "everything": older, "filesystem": older, "memory": older,
 	}
 	for _, st := range h.Status() {
 		if st.State != upstream.Ready {

@@ -47,10 +47,15 @@ func (sampler) Request(ctx context.Context, server, method string, params mcp.Pa
 func (sampler) Notify(context.Context, string, string, mcp.Params) {}
 
 // A Peer added to a hub answers the sampling request a server sends during a tool
-// call, and knows the call by the values of its context.
+// call, and knows the call by the values of its context. The server sends it as a
+// request of its own, which only the protocol of 2025-11-25 and before allows: the
+// connection is pinned to it (input requests, 2026-07-28's way, name their call:
+// upstream's TestInputRequestsGoWithTheirCall).
 func TestAPeerAnswersSamplingThroughAHub(t *testing.T) {
 	srv := config.Server{Name: "conf", Transport: config.Stdio, Command: testenv.EverythingServer(t), InitTimeout: 30 * time.Second, ToolTimeout: 30 * time.Second}
-	h := hub.New(&config.Config{Servers: []config.Server{srv}}, &hub.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Upstream: testserver.Fast()})
+	uo := testserver.Fast()
+	uo.ProtocolVersion = "2025-11-25"
+	h := hub.New(&config.Config{Servers: []config.Server{srv}}, &hub.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Upstream: uo})
 	t.Cleanup(func() { h.Close() })
 	h.SetCapabilities(&mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}) // "Clients that support sampling MUST declare" it
 	var src relay.Source = h

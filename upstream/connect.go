@@ -50,9 +50,9 @@ func (s *Supervisor) connect() (*conn, error) {
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	})
 	client.AddReceivingMiddleware(s.middleware(c))
-	client.AddSendingMiddleware(s.roundTrips(c))
+	client.AddSendingMiddleware(s.roundTrips(c), s.requestEra(c))
 	c.client = client
-	sess, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: s.opts.ProtocolVersion})
+	sess, err := client.Connect(ctx, transport, &mcp.ClientSessionOptions{ProtocolVersion: s.protocolVersion()})
 	if err == nil {
 		c.sess = sess
 		var l lists
@@ -65,6 +65,15 @@ func (s *Supervisor) connect() (*conn, error) {
 	}
 	c.close(s.opts.StopGrace)
 	return nil, s.attemptError(c, ctx, err)
+}
+
+// protocolVersion is the MCP version asked for: the server's config's
+// ("protocolVersion"), else Options.ProtocolVersion's.
+func (s *Supervisor) protocolVersion() string {
+	if s.cfg.ProtocolVersion != "" {
+		return s.cfg.ProtocolVersion
+	}
+	return s.opts.ProtocolVersion
 }
 
 // attemptError explains a failed attempt in the terms a user can act on.

@@ -40,12 +40,17 @@ const (
 	DefaultListChangedDebounce = 100 * time.Millisecond
 )
 
-// DefaultProtocolVersion is the protocol version upstream connections ask for. It is
-// the last version with sessions: servers may send requests to their client
-// (sampling, elicitation, roots), take logging/setLevel and resource subscriptions.
-// The 2026-07-28 era forbids a server to send those requests on its own, so a
-// gateway could not forward them to clients of the versions in use today.
-const DefaultProtocolVersion = "2025-11-25"
+// DefaultProtocolVersion is the protocol version upstream connections ask for: the
+// newest, 2026-07-28, which the SDK asks with server/discover; a server of an older
+// version answers that with an error, and the SDK falls back to initialize with
+// 2025-11-25, which the server negotiates down as before (SEP-2575). In 2026-07-28 a
+// server asks its client things (sampling, elicitation, roots) only as the input
+// requests of a result, which mrtr_servers.go answers through the Peer, and never
+// on its own: a server that negotiates it but still sends requests in the middle of a
+// call (a Go SDK server written for 2025-11-25) has them refused by its own SDK. Such
+// a server is pinned to 2025-11-25 with its config's ProtocolVersion
+// ("protocolVersion"), which wins over Options.ProtocolVersion.
+const DefaultProtocolVersion = "2026-07-28"
 
 // InitTimeout bounds one connection attempt to the server: its config's InitTimeout
 // ("timeout"), or [DefaultInitTimeout] when unset.

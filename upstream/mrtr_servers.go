@@ -5,6 +5,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -47,7 +48,7 @@ func (s *Supervisor) roundTrip(ctx context.Context, c *conn, next mcp.MethodHand
 		requests, state := inputRequests(res)
 		switch {
 		case requests == nil:
-			return res, nil
+			return complete(res), nil
 		case len(requests) == 0: // load shedding
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy; try again later"}
 		case round == maxRounds:
@@ -61,6 +62,34 @@ func (s *Supervisor) roundTrip(ctx context.Context, c *conn, next mcp.MethodHand
 			return nil, err
 		}
 	}
+}
+
+// complete is a complete result without what the 2026-07-28 wire adds to every
+// result: its resultType ("complete", which says nothing once the rounds are over)
+// and the server's serverInfo in _meta (the connection's, which a gateway must not
+// pass off as its own). What a server of any version returns then reads the same.
+func complete(res mcp.Result) mcp.Result {
+	meta := func(m mcp.Meta) mcp.Meta {
+		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+			return m
+		}
+		m = maps.Clone(m)
+		delete(m, mcp.MetaKeyServerInfo)
+		if len(m) == 0 {
+			return nil
+		}
+		return m
+	}
+	// A new value of each: the SDK keeps resultType in an unexported field.
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		return &mcp.CallToolResult{Meta: meta(r.Meta), Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}
+	case *mcp.GetPromptResult:
+		return &mcp.GetPromptResult{Meta: meta(r.Meta), Description: r.Description, Messages: r.Messages}
+	case *mcp.ReadResourceResult:
+		return &mcp.ReadResourceResult{Meta: meta(r.Meta), Cacheable: r.Cacheable, Contents: r.Contents}
+	}
+	return res
 }
 
 // inputRequests are the input requests of a result (nil when it is complete).
@@ -77,7 +106,10 @@ func inputRequests(res mcp.Result) (mcp.InputRequestMap, string) {
 }
 
 // answer asks the Peer each input request, all at once, as the SDK does; the first
-// failure cancels the rest.
+// failure cancels the rest. Unlike a request the server sends on its own, an input
+// request names its call: the Peer gets that call's context alone, never the other
+// calls under way ("inputRequests and requestState MUST NOT be used for any other
+// request the client may be sending", SEP-2322), so that each caller answers its own.
 func (s *Supervisor) answer(ctx context.Context, requests mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	p := s.opts.Peer
 	if p == nil {
@@ -105,7 +137,7 @@ func (s *Supervisor) answer(ctx context.Context, requests mcp.InputRequestMap) (
 	answers := make(mcp.InputResponseMap, len(requests))
 	for id, q := range questions {
 		g.Go(func() error {
-			res, err := p.Request(s.inflight.context(gctx), s.cfg.Name, q.method, q.params)
+			res, err := p.Request(relay.MessageContext(gctx, []context.Context{ctx}), s.cfg.Name, q.method, q.params)
 			if err != nil {
 				return fmt.Errorf("input request %q (%s): %w", id, q.method, err)
 			}

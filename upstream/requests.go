@@ -62,15 +62,16 @@ func (s *Supervisor) Do(ctx context.Context, fn func(context.Context, *mcp.Clien
 }
 
 // SetLogLevel asks the server to send log messages at level and above, now if it is
-// ready and after every reconnect. Servers without the logging capability are left
-// alone.
+// ready and after every reconnect; a server of the 2026-07-28 protocol gets the level
+// in each request's _meta instead (requestEra). Servers without the logging
+// capability are left alone.
 func (s *Supervisor) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
 	s.mu.Lock()
 	s.logLevel = level
 	c := s.cur
 	s.mu.Unlock()
-	if c == nil || !c.hasLogging() {
-		return nil
+	if c == nil || !c.hasLogging() || modern(c.sess) {
+		return nil // a modern server gets the level with each request (requestEra)
 	}
 	return s.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) error {
 		return cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
@@ -97,12 +98,20 @@ func (s *Supervisor) Subscribe(ctx context.Context, uri string) error {
 	return err
 }
 
-// Unsubscribe ends a subscription made with Subscribe.
+// Unsubscribe ends a subscription made with Subscribe. A server of the 2026-07-28
+// protocol keeps sending the resource's updates until the connection ends (Peers
+// keep only those of the URIs their clients hold): the subscription is a
+// subscriptions/listen stream, and the Go SDK v1.8 server drops every list-change
+// subscription of the session when any of its listen streams ends, so that ending
+// it would stop tools, prompts and resources/list_changed too.
 func (s *Supervisor) Unsubscribe(ctx context.Context, uri string) error {
 	s.mu.Lock()
 	delete(s.subs, uri)
 	s.mu.Unlock()
 	return s.Do(ctx, func(ctx context.Context, cs *mcp.ClientSession) error {
+		if modern(cs) {
+			return nil
+		}
 		return cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	})
 }
@@ -128,7 +137,7 @@ func (s *Supervisor) restore(ctx context.Context, c *conn) {
 	level := s.logLevel
 	uris := slices.Sorted(maps.Keys(s.subs))
 	s.mu.Unlock()
-	if level != "" && c.hasLogging() {
+	if level != "" && c.hasLogging() && !modern(c.sess) {
 		if err := c.sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
 			s.log.Warn("restoring the log level failed", "level", level, "err", s.redact(err.Error()))
 		}
@@ -151,8 +160,8 @@ func (s *Supervisor) NotifyRootsChanged() {
 	s.mu.Lock()
 	c := s.cur
 	s.mu.Unlock()
-	if c == nil || c.client == nil {
-		return
+	if c == nil || c.client == nil || modern(c.sess) {
+		return // a modern server asks for the roots each time it needs them
 	}
 	c.client.AddRoots(rootsMarker)
 }

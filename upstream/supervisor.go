@@ -55,7 +55,8 @@ type Options struct {
 	// [DefaultListChangedDebounce]).
 	ListChangedDebounce time.Duration
 	// ProtocolVersion is the MCP version asked for at connect (default
-	// [DefaultProtocolVersion]). "latest" asks for the SDK's newest.
+	// [DefaultProtocolVersion]); a server's config's ProtocolVersion wins over it.
+	// "latest" asks for the SDK's newest.
 	ProtocolVersion string
 	// Peer, if set, receives server-to-client requests and notifications (a
 	// gateway forwards them to its clients). Without one, requests get the SDK's

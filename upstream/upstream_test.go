@@ -107,22 +107,28 @@ func TestConnectListCall(t *testing.T) {
 	}
 }
 
-// The session-era protocol is asked for unless told otherwise; "latest" gets what
-// the SDK offers first, which a Go SDK server accepts.
+// 2026-07-28 is asked for unless told otherwise, and a Go SDK server takes it;
+// "latest" gets what the SDK offers first; a version in the server's config
+// ("protocolVersion") wins over the options'.
 func TestProtocolVersionOption(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ opt, want string }{
-		{"", upstream.DefaultProtocolVersion},
-		{"latest", "2026-07-28"},
+	for _, tc := range []struct{ opt, cfg, want string }{
+		{"", "", "2026-07-28"},
+		{"latest", "", "2026-07-28"},
+		{"2025-06-18", "", "2025-06-18"},
+		{"", "2025-11-25", "2025-11-25"},
+		{"2025-06-18", "2025-11-25", "2025-11-25"},
 	} {
 		o := testserver.Fast()
 		o.ProtocolVersion = tc.opt
-		s := start(t, testserver.Stdio(t, "ts"), o)
+		cfg := testserver.Stdio(t, "ts")
+		cfg.ProtocolVersion = tc.cfg
+		s := start(t, cfg, o)
 		if got := s.Status().Protocol; got != tc.want {
-			t.Errorf("ProtocolVersion %q: negotiated %q, want %q", tc.opt, got, tc.want)
+			t.Errorf("ProtocolVersion %q, config %q: negotiated %q, want %q", tc.opt, tc.cfg, got, tc.want)
 		}
 		if got := mustText(t, s, "echo", map[string]any{"text": "x"}); got != "x" {
-			t.Errorf("ProtocolVersion %q: echo = %q", tc.opt, got)
+			t.Errorf("ProtocolVersion %q, config %q: echo = %q", tc.opt, tc.cfg, got)
 		}
 	}
 }

@@ -391,7 +391,8 @@ func TestChatSessionTimeout(t *testing.T) {
 // TestChatServerRequests: a server's sampling request during a tool call is answered
 // by the configured model when its config says "sampling": true, and refused
 // otherwise; its elicitation is declined with nobody at a terminal. The turn goes on
-// either way.
+// either way. The server (the Go SDK's conformance server, on a 2026-07-28
+// connection) asks in the input requests of its results.
 func TestChatServerRequests(t *testing.T) {
 	t.Parallel()
 	conf := testenv.EverythingServer(t)
@@ -399,8 +400,8 @@ func TestChatServerRequests(t *testing.T) {
 		name, extra, want string
 		requests          int
 	}{
-		{"sampling allowed", `, "sampling": true`, "test_sampling: LLM response: You said: capital of France?", 3},
-		{"sampling refused", ``, `test_sampling failed: `, 2},
+		{"sampling allowed", `, "sampling": true`, "test_input_required_result_sampling: Sampling response: You said: What is the capital of France?", 3},
+		{"sampling refused", ``, `test_input_required_result_sampling failed: `, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -411,7 +412,7 @@ func TestChatServerRequests(t *testing.T) {
   "mcpServers": {"conf": {"command": `+jsonString(conf)+tt.extra+`}},
   "switchboard": {"model": {"provider": "anthropic", "name": "m", "baseURL": `+jsonString(fake.URL)+`}}
 }`)
-			r := s.run("--config", cfg, "chat", "-m", `call test_sampling {"prompt": "capital of France?"}`)
+			r := s.run("--config", cfg, "chat", "-m", `call test_input_required_result_sampling {}`)
 			r.wantCode(t, exitOK)
 			r.wantStdout(t, tt.want)
 			reqs := fake.Requests()
@@ -420,7 +421,7 @@ func TestChatServerRequests(t *testing.T) {
 			}
 			if tt.requests == 3 {
 				sampled := reqs[1]
-				if len(sampled.Tools) != 0 || len(sampled.Messages) != 1 || sampled.Messages[0].Text != "capital of France?" || sampled.MaxTokens != 100 {
+				if len(sampled.Tools) != 0 || len(sampled.Messages) != 1 || sampled.Messages[0].Text != "What is the capital of France?" || sampled.MaxTokens != 100 {
 					t.Errorf("the sampling request reached the model as %+v, want the server's one message, its maxTokens and no tools", sampled)
 				}
 			} else {
@@ -437,10 +438,10 @@ func TestChatServerRequests(t *testing.T) {
   "mcpServers": {"conf": {"command": `+jsonString(conf)+`}},
   "switchboard": {"model": {"name": "m", "baseURL": `+jsonString(fake.URL)+`}}
 }`)
-		r := s.run("--config", cfg, "chat", "-m", `call test_elicitation {"message": "who are you?"}`)
+		r := s.run("--config", cfg, "chat", "-m", `call test_input_required_result_elicitation {}`)
 		r.wantCode(t, exitOK)
-		r.wantStdout(t, "test_elicitation")
-		if strings.Contains(r.stdout, "action=accept") {
+		r.wantStdout(t, "test_input_required_result_elicitation")
+		if strings.Contains(r.stdout, "Hello,") {
 			t.Errorf("an elicitation was accepted with nobody to ask\n%s", r)
 		}
 	})
@@ -460,7 +461,7 @@ func TestChatElicitationOnTerminal(t *testing.T) {
 }`)
 	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
 	defer cancel()
-	line := "'" + testExe(t) + `' --config '` + cfg + `' chat -m 'call test_elicitation {"message": "who are you?"}'`
+	line := "'" + testExe(t) + `' --config '` + cfg + `' chat -m 'call test_input_required_result_elicitation {}'`
 	cmd := exec.CommandContext(ctx, scriptBin, "-qec", line, "/dev/null")
 	cmd.Dir = s.Work
 	cmd.Env = s.environ("elicit")
@@ -470,7 +471,7 @@ func TestChatElicitationOnTerminal(t *testing.T) {
 		t.Fatalf("chat under script: %v\n%s", err, out)
 	}
 	r := result{args: []string{"chat"}, stdout: string(out)}
-	r.wantStdout(t, "conf asks: who are you?", "username (Your preferred username): ", "test_elicitation: Elicitation result: action=accept, content=map[username:ada]")
+	r.wantStdout(t, "conf asks: What is your name?", "name: ", "test_input_required_result_elicitation: Hello, ada!")
 }
 
 // TestChatElicitationDefaultsAndURL: at a terminal, Enter on a form's field takes

@@ -127,14 +127,33 @@ func TestConformanceClient(t *testing.T) {
 }
 
 // clientChecks reads the checks of every client scenario whose results are under dir
-// (dir/auth/NAME-TIMESTAMP/checks.json), by scenario ("auth/NAME").
+// (dir/auth/NAME-TIMESTAMP/checks.json, or dir/NAME-TIMESTAMP/checks.json for a
+// scenario outside a group), by scenario ("auth/NAME", "NAME").
 func clientChecks(dir string) (map[string][]check, error) {
 	out := map[string][]check{}
 	groups, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the suite wrote no results: %v", err)
 	}
+	read := func(scenario, path string) error {
+		b, err := os.ReadFile(filepath.Join(path, "checks.json"))
+		if err != nil {
+			return err
+		}
+		var cs []check
+		if err := json.Unmarshal(b, &cs); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		out[scenario] = cs
+		return nil
+	}
 	for _, g := range groups {
+		if m := clientResultDirRE.FindStringSubmatch(g.Name()); m != nil && g.IsDir() {
+			if err := read(m[1], filepath.Join(dir, g.Name())); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		entries, err := os.ReadDir(filepath.Join(dir, g.Name()))
 		if err != nil {
 			continue
@@ -144,15 +163,9 @@ func clientChecks(dir string) (map[string][]check, error) {
 			if m == nil || !e.IsDir() {
 				continue
 			}
-			b, err := os.ReadFile(filepath.Join(dir, g.Name(), e.Name(), "checks.json"))
-			if err != nil {
+			if err := read(g.Name()+"/"+m[1], filepath.Join(dir, g.Name(), e.Name())); err != nil {
 				return nil, err
 			}
-			var cs []check
-			if err := json.Unmarshal(b, &cs); err != nil {
-				return nil, fmt.Errorf("%s: %v", e.Name(), err)
-			}
-			out[g.Name()+"/"+m[1]] = cs
 		}
 	}
 	return out, nil

@@ -46,7 +46,11 @@ func TestConformance(t *testing.T) {
 		return []string{everything, "-http", addr, "-stateless=false"}
 	})
 	config := filepath.Join(sb.Dir, "mcp.json")
-	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": everything}}})
+	// The suite's sampling and elicitation scenarios call tools of the
+	// everything-server that send their requests in the middle of the call, which its
+	// SDK refuses on a 2026-07-28 connection: the gateway asks it for 2025-11-25, the
+	// version this suite speaks.
+	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": everything, "protocolVersion": "2025-11-25"}}})
 	gateway := startServer(t, "switchboard mcp", sb.Work, env, func(addr string) []string {
 		return []string{switchboard, "mcp", "--config", config, "--listen", addr}
 	})

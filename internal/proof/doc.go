@@ -1,5 +1,6 @@
-// Package proof holds no code, only tests: end-to-end proofs that `switchboard mcp`
-// is a conforming MCP server, checked by the ecosystem's own tools rather than by
+// Package proof holds only tests (and confclient, the driver one of them runs):
+// end-to-end proofs that `switchboard mcp` is a conforming MCP server, and Switchboard
+// a conforming MCP client, checked by the ecosystem's own tools rather than by
 // Switchboard's tests of itself.
 //
 //   - TestConformance runs the MCP conformance suite (@modelcontextprotocol/conformance,
@@ -8,6 +9,12 @@
 //     everything-server served directly over HTTP as the baseline. The gateway must pass
 //     every check of the active suite, and the failure message names each scenario it
 //     loses relative to the server on its own.
+//   - TestConformanceClient runs the suite's sign-in client scenarios (0.1.16) with
+//     `switchboard login` and `switchboard call`; TestConformanceClient2026 runs every
+//     client scenario that the 2026-07-28 revision requires (suite 0.2.0-alpha.12,
+//     `--requirements 2026-07-28`), the sign-ins the same way and the others through
+//     confclient, a driver of Switchboard's own upstream connection; only the
+//     extensions in testdata/conformance-client-2026-07-28.baseline may fail.
 //   - TestInspectorCLI lists and calls the built-in demo tools through the gateway with
 //     the MCP Inspector CLI (@modelcontextprotocol/inspector --cli), over stdio (the
 //     inspector spawns `switchboard mcp`) and over Streamable HTTP.

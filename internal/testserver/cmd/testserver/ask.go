@@ -57,8 +57,9 @@ func keepRawAnswer(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // registerAskTool adds ask, which asks the client's user a question during the call
-// (elicitation/create) and answers with what came back: "action=ACTION
-// content=JSON", the content as the client sent it (null when none).
+// (elicitation/create; an input request of its result for a client of 2026-07-28)
+// and answers with what came back: "action=ACTION content=JSON", the content as the
+// client sent it (null when none).
 func registerAskTool(s *mcp.Server) {
 	s.AddSendingMiddleware(keepRawAnswer)
 	mcp.AddTool(s, &mcp.Tool{Name: "ask", Description: "ask the client's user for a form's values (elicitation/create), or to open a URL, and answer with the action and the content the client sent"},
@@ -77,6 +78,20 @@ func registerAskTool(s *mcp.Server) {
 			}
 			if p.Message == "" {
 				p.Message = "Please tell us about yourself."
+			}
+			if ip := req.Session.InitializeParams(); ip != nil && ip.ProtocolVersion >= "2026-07-28" {
+				// A client of 2026-07-28 is asked in the result's input requests and
+				// comes back with its answer (SEP-2322); it may not be sent a request.
+				answer, ok := req.Params.InputResponses["ask"].(*mcp.ElicitResult)
+				if !ok {
+					return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ask": p}}, nil, nil
+				}
+				content := "null"
+				if answer.Content != nil {
+					b, _ := json.Marshal(answer.Content)
+					content = string(b)
+				}
+				return text(fmt.Sprintf("action=%s content=%s", answer.Action, content)), nil, nil
 			}
 			keep := &rawAnswer{}
 			res, err := req.Session.Elicit(context.WithValue(ctx, rawAnswerKey{}, keep), p)

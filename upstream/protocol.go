@@ -1,0 +1,76 @@
+package upstream
+
+//lint:file-ignore SA1019 logging is deprecated in the 2026-07-28 protocol but lives on in it: a client sets the level in each request's _meta.
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// protocol2026 is the first protocol version without sessions (SEP-2575): the
+// client discovers the server with server/discover instead of initialize and sends
+// its version, identity and capabilities in every request's _meta.
+const protocol2026 = "2026-07-28"
+
+// The methods of the handshake, as the SDK sends them.
+const (
+	methodDiscover   = "server/discover"
+	methodInitialize = "initialize"
+)
+
+// modern reports whether cs negotiated the 2026-07-28 protocol or a later one. Such
+// a server has no logging/setLevel, resources/subscribe or roots notifications: the
+// log level travels in each request's _meta, subscriptions are subscriptions/listen
+// streams (the SDK opens them), and the server asks for roots, sampling and
+// elicitation in input requests (mrtr_servers.go).
+func modern(cs *mcp.ClientSession) bool {
+	r := cs.InitializeResult()
+	return r != nil && r.ProtocolVersion >= protocol2026
+}
+
+// requestEra is the sending middleware of connection c that adapts each request to
+// the protocol the handshake settled on. The SDK asks a server with server/discover
+// first and falls back to initialize for a server of an older version.
+func (s *Supervisor) requestEra(c *conn) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case methodDiscover:
+				res, err := next(ctx, method, req)
+				if signInNeeded(err) != nil {
+					c.refuse(err)
+				}
+				return res, err
+			case methodInitialize:
+				// The SDK falls back to initialize on any failure of server/discover;
+				// after a refusal (a 401 that needs a sign-in, refused credentials, a
+				// certificate nobody trusts) initialize would only be refused again, and
+				// a sign-in asked for twice.
+				if err := c.refusal(); err != nil {
+					return nil, err
+				}
+				return next(ctx, method, req)
+			}
+			cs, _ := req.GetSession().(*mcp.ClientSession)
+			if cs != nil && modern(cs) {
+				s.mu.Lock()
+				level := s.logLevel
+				s.mu.Unlock()
+				// "To receive log messages for a specific request, include
+				// io.modelcontextprotocol/logLevel in the request's _meta. The server MUST
+				// NOT emit notifications/message for a request that does not include this
+				// field." (2026-07-28, logging). The map is the request's own: the SDK
+				// has put its keys in it already.
+				if p := req.GetParams(); level != "" && p != nil {
+					if m := p.GetMeta(); m != nil {
+						if _, set := m[mcp.MetaKeyLogLevel]; !set {
+							m[mcp.MetaKeyLogLevel] = level
+						}
+					}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
