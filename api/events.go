@@ -36,12 +36,13 @@ import (
 // log or a browser's history.
 
 // liveState is what the event streams share: the servers' changes (and whether they
-// flap), the recent calls, and how often an idle
+// flap), the recent calls, the log followers open, and how often an idle
 // stream gets a comment (keepAlive unless a test sets it, so that it need not wait
 // 15 s). The zero value is ready to use.
 type liveState struct {
 	servers   serverWatch
 	calls     callLog
+	followers logFollowers // of the servers' logs (serverlog.go)
 	heartbeat atomic.Int64 // a time.Duration; 0 is keepAlive
 }
 
