@@ -23,16 +23,21 @@ import (
 // POSTs from anyone else (403 "session user mismatch"), which it checks on the
 // auth.TokenInfo of each POST's context: every request with a person gets one here
 // (sessionUser), the static token's admin too, whose session another person's token
-// would otherwise take up by its Mcp-Session-Id.
+// would otherwise take up by its Mcp-Session-Id. A legacy SSE session is bound the
+// same way, here (sseSessions).
 func (s *Server) auditContext(rt route, next http.Handler) http.Handler {
 	if rt.errors == mcpErrors {
 		bound := bindSubject(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if _, ok := identity.FromContext(r.Context()); ok && bearer(r) {
+			p, ok := identity.FromContext(r.Context())
+			switch {
+			case ok && r.URL.Path == "/sse": // legacy SSE: sessions bound here (ssebind.go)
+				s.sse.serve(sessionUser(p), next, w, r)
+			case ok && bearer(r):
 				bound.ServeHTTP(w, r)
-				return
+			default:
+				next.ServeHTTP(w, r)
 			}
-			next.ServeHTTP(w, r)
 		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
