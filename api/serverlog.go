@@ -85,6 +85,10 @@ func (f *logFollowers) enter(server, person string) (leave func(), e *apiError) 
 	}), nil
 }
 
+// logEndGrace bounds how long a follow stream of a removed server's log waits for
+// the server's last entry, its "closed", before it ends.
+const logEndGrace = 5 * time.Second
+
 // serverLog is the answer of GET /v1/servers/{name}/log without follow.
 type serverLog struct {
 	Server  string              `json:"server"`
@@ -165,6 +169,7 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 	// its end: what comes next is new.
 	after := min(q.since, l.Last())
 	changed := l.Changed()
+	closed := false // the last entry sent says the server closed
 	send := func(limit int) error {
 		entries, missed := l.Entries(after, limit)
 		if missed > 0 {
@@ -177,6 +182,7 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 				return err
 			}
 			after = e.Seq
+			closed = e.Kind == upstream.LogState && e.State == upstream.Closed
 		}
 		sw.start() // an empty backlog starts the stream too
 		return sw.flush()
@@ -192,6 +198,23 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 			return
 		case <-tick.C:
 			if cur, ok := s.hub.Log(name); !ok || cur != l {
+				// The hub lets go of the log before it stops the server, which then
+				// writes its "closed": that entry, if it comes soon, goes before the end.
+				grace := time.NewTimer(logEndGrace)
+				defer grace.Stop()
+				for !closed {
+					select {
+					case <-r.Context().Done():
+						return
+					case <-grace.C:
+						closed = true
+					case <-changed:
+						changed = l.Changed()
+						if send(0) != nil {
+							return
+						}
+					}
+				}
 				_ = sw.send("end", map[string]string{"reason": "the server " + strconv.Quote(name) + " was removed"})
 				_ = sw.flush()
 				return
