@@ -172,7 +172,8 @@ type Server struct {
 
 	turns turns // the session turns running here, their calls that wait for approval (turns.go) and their questions (inputs.go)
 
-	signIns signIns // the sign-ins under way through the API (signin.go)
+	signIns signIns     // the sign-ins under way through the API (signin.go)
+	sse     sseSessions // who opened each legacy SSE session of the gateway (ssebind.go)
 	// publicHost is Options.PublicURL's host (and port), taken on a loopback listener
 	// too (checkHost).
 	publicHost string

@@ -21,17 +21,23 @@ import (
 // each later POST's), so any id put here would be that first POST's. Their person is
 // the one of that POST too; the SDK keeps it right by refusing a session's later
 // POSTs from anyone else (403 "session user mismatch"), which it checks on the
-// auth.TokenInfo of each POST's context: a person with a subject gets one here whose
-// UserID is their subject.
+// auth.TokenInfo of each POST's context: every request with a person gets one here
+// (sessionUser), the static token's admin too, whose session another person's token
+// would otherwise take up by its Mcp-Session-Id. A legacy SSE session is bound the
+// same way, here (sseSessions).
 func (s *Server) auditContext(rt route, next http.Handler) http.Handler {
 	if rt.errors == mcpErrors {
 		bound := bindSubject(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if p, ok := identity.FromContext(r.Context()); ok && p.Subject != "" && bearer(r) {
+			p, ok := identity.FromContext(r.Context())
+			switch {
+			case ok && r.URL.Path == "/sse": // legacy SSE: sessions bound here (ssebind.go)
+				s.sse.serve(sessionUser(p), next, w, r)
+			case ok && bearer(r):
 				bound.ServeHTTP(w, r)
-				return
+			default:
+				next.ServeHTTP(w, r)
 			}
-			next.ServeHTTP(w, r)
 		})
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,13 +50,26 @@ func (s *Server) auditContext(rt route, next http.Handler) http.Handler {
 }
 
 // bindSubject puts in a request's context the auth.TokenInfo whose UserID is its
-// person's subject: the SDK's way (auth.RequireBearerToken, the only one that sets
-// it) to bind a Streamable HTTP session to the person who opened it. It takes the
-// person the API identified; the token was checked then.
+// person's (sessionUser): the SDK's way (auth.RequireBearerToken, the only one that
+// sets it) to bind a Streamable HTTP session to the person who opened it. It takes
+// the person the API identified; the token was checked then.
 var bindSubject = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
 	p, _ := identity.FromContext(ctx)
-	return &auth.TokenInfo{UserID: p.Subject}, nil
+	return &auth.TokenInfo{UserID: sessionUser(p)}, nil
 }, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
+
+// staticTokenUser is the session user of the static token's admin (a person with no
+// subject). A person's is "sub:" and their subject, so that no subject a provider
+// issues, this string included, is ever the static token's.
+const staticTokenUser = "static token"
+
+// sessionUser is the user an MCP session of p is bound to.
+func sessionUser(p identity.Person) string {
+	if p.Subject == "" {
+		return staticTokenUser
+	}
+	return "sub:" + p.Subject
+}
 
 // bearer reports whether r carries "Authorization: Bearer TOKEN", as
 // auth.RequireBearerToken wants it.

@@ -39,7 +39,8 @@
 // process answers, and GET /readyz is 503 while a server marked "required" is not
 // ready or the session store does not answer within 2 s ("store" gives its error):
 // point liveness and readiness probes at them (they need no token). GET /v1/servers and /v1/servers/{name} tell each server's state,
-// transport, tools, restarts, last error and stderr tail; POST
+// transport, tools, restarts, last error and stderr tail (with identities on, an
+// admin's only, as the log is); POST
 // /v1/servers/{name}/restart starts it afresh, and GET /v1/servers/{name}/log is its
 // log (stderr lines, state changes, MCP log messages; ?follow=1 streams it). With
 // Options.Servers set (host.Host.API sets it), POST /v1/servers adds a server, PATCH

@@ -22,9 +22,11 @@ import (
 // /v1/tools/{name}/call, a session's turn or a chat completion's). An idle stream gets a comment every
 // 15 s so that proxies keep it open. It ends when the client leaves and at Shutdown.
 //
-// The servers are everyone's; a call is its owner's (callRecord.Owner): with
-// identities on, a person gets the calls they own, in the snapshot, the "call"
-// events and GET /v1/calls, and an admin all of them (identity.Allowed). A call
+// The servers are everyone's but for their stderr tail, an admin's (serverInfo),
+// which each stream leaves out by its own subscriber. A call is its owner's
+// (callRecord.Owner): with identities on, a person gets the calls they own, in the
+// snapshot, the "call" events and GET /v1/calls, and an admin all of them
+// (identity.Allowed). A call
 // tells its tool, its time and the start of its error, which may quote the
 // arguments or the result.
 //
@@ -34,12 +36,13 @@ import (
 // log or a browser's history.
 
 // liveState is what the event streams share: the servers' changes (and whether they
-// flap), the recent calls, and how often an idle
+// flap), the recent calls, the log followers open, and how often an idle
 // stream gets a comment (keepAlive unless a test sets it, so that it need not wait
 // 15 s). The zero value is ready to use.
 type liveState struct {
 	servers   serverWatch
 	calls     callLog
+	followers logFollowers // of the servers' logs (serverlog.go)
 	heartbeat atomic.Int64 // a time.Duration; 0 is keepAlive
 }
 
@@ -234,7 +237,7 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 	sts := s.hub.Status()
 	out := snapshot{Servers: make([]serverInfo, 0, len(sts)), Calls: s.live.calls.recent(ctx), Version: s.opts.Version}
 	for _, st := range sts {
-		out.Servers = append(out.Servers, s.serverInfo(st))
+		out.Servers = append(out.Servers, s.serverInfo(ctx, st))
 	}
 	out.Model.Configured = s.agent != nil
 	if s.agent == nil {
@@ -243,9 +246,10 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 	return out
 }
 
-// serverEventOf fills in a queued change with the server's current status. A server
-// removed since (a reload) is reported as closed.
-func (s *Server) serverEventOf(c serverChange) serverEvent {
+// serverEventOf fills in a queued change with the server's current status, as the
+// subscriber of ctx may see it (serverInfo). A server removed since (a reload) is
+// reported as closed.
+func (s *Server) serverEventOf(ctx context.Context, c serverChange) serverEvent {
 	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged,
 		ResourcesChanged: c.event.ResourcesChanged, PromptsChanged: c.event.PromptsChanged}
 	st := upstream.Status{Name: c.event.Server, State: upstream.Closed}
@@ -255,7 +259,7 @@ func (s *Server) serverEventOf(c serverChange) serverEvent {
 			break
 		}
 	}
-	ev.serverInfo = s.serverInfo(st)
+	ev.serverInfo = s.serverInfo(ctx, st)
 	ev.State = c.event.State
 	if ev.State != upstream.Ready {
 		ev.Reason = s.hub.NotReadyReason(ev.Status)
@@ -278,7 +282,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	send := func(e sseEvent) error {
 		if c, ok := e.data.(serverChange); ok {
-			e.data = s.serverEventOf(c)
+			e.data = s.serverEventOf(ctx, c)
 		}
 		return sw.send(e.name, e.data)
 	}

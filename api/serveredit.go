@@ -149,7 +149,7 @@ func (s *Server) serverConfig(w http.ResponseWriter, r *http.Request) {
 func (s *Server) writeChanged(w http.ResponseWriter, r *http.Request, status int, name string, ch ServerChange) {
 	out := serverChanged{Saved: ch.Saved, Warnings: ch.Warnings}
 	if st, e := s.findServer(name); e == nil {
-		out.serverInfo = s.ownSignIn(r, s.serverInfo(st))
+		out.serverInfo = s.ownSignIn(r, s.serverInfo(r.Context(), st))
 	} else {
 		out.Name = name
 	}

@@ -3,8 +3,10 @@ package api
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
@@ -29,6 +31,63 @@ import (
 // A "perUser" server's log is the service's own connection's: the persons' own
 // connections keep none. With identities on, a log is for admins (it may quote what
 // anyone's calls sent): others get 403.
+//
+// Follow streams are bounded, by server and by person (logFollowers): one more is
+// 429 too_many_followers, until one of them ends.
+
+// Bounds of the follow streams open at once. Each holds a connection, a goroutine
+// and a ticker for as long as its client keeps it: a probe that held 1,000 made
+// every other call 20 times slower. A dashboard follows one log per open view.
+const (
+	maxFollowersPerServer = 32
+	maxFollowersPerPerson = 8
+)
+
+// logFollowers counts the follow streams open, by server and by person: a
+// subject, or "" shared by the static token's admin and every caller of a service
+// without identities (one person there, as limits.go counts them). The zero value
+// is ready to use.
+type logFollowers struct {
+	mu       sync.Mutex
+	byServer map[string]int
+	byPerson map[string]int
+}
+
+// enter takes a place for a follow stream of server's log by person, or answers
+// why there is none; leave gives the place back (once, whatever the calls).
+func (f *logFollowers) enter(server, person string) (leave func(), e *apiError) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch {
+	case f.byServer[server] >= maxFollowersPerServer:
+		return nil, errorf(http.StatusTooManyRequests, "too_many_followers",
+			"too many log followers for server %q: at most %d at once; close one", server, maxFollowersPerServer)
+	case f.byPerson[person] >= maxFollowersPerPerson:
+		return nil, errorf(http.StatusTooManyRequests, "too_many_followers",
+			"too many log followers of yours (server %q's included): at most %d at once, across the servers; close one", server, maxFollowersPerPerson)
+	}
+	if f.byServer == nil {
+		f.byServer, f.byPerson = map[string]int{}, map[string]int{}
+	}
+	f.byServer[server]++
+	f.byPerson[person]++
+	return sync.OnceFunc(func() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, c := range []struct {
+			m map[string]int
+			k string
+		}{{f.byServer, server}, {f.byPerson, person}} {
+			if c.m[c.k]--; c.m[c.k] <= 0 {
+				delete(c.m, c.k)
+			}
+		}
+	}), nil
+}
+
+// logEndGrace bounds how long a follow stream of a removed server's log waits for
+// the server's last entry, its "closed", before it ends.
+const logEndGrace = 5 * time.Second
 
 // serverLog is the answer of GET /v1/servers/{name}/log without follow.
 type serverLog struct {
@@ -83,6 +142,12 @@ func (s *Server) getServerLog(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if q.follow {
+		leave, e := s.live.followers.enter(name, identity.Owner(r.Context()))
+		if e != nil {
+			writeAPIError(w, r, e)
+			return
+		}
+		defer leave()
 		s.followLog(w, r, name, l, q)
 		return
 	}
@@ -104,6 +169,7 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 	// its end: what comes next is new.
 	after := min(q.since, l.Last())
 	changed := l.Changed()
+	closed := false // the last entry sent says the server closed
 	send := func(limit int) error {
 		entries, missed := l.Entries(after, limit)
 		if missed > 0 {
@@ -116,6 +182,7 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 				return err
 			}
 			after = e.Seq
+			closed = e.Kind == upstream.LogState && e.State == upstream.Closed
 		}
 		sw.start() // an empty backlog starts the stream too
 		return sw.flush()
@@ -131,6 +198,23 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 			return
 		case <-tick.C:
 			if cur, ok := s.hub.Log(name); !ok || cur != l {
+				// The hub lets go of the log before it stops the server, which then
+				// writes its "closed": that entry, if it comes soon, goes before the end.
+				grace := time.NewTimer(logEndGrace)
+				defer grace.Stop()
+				for !closed {
+					select {
+					case <-r.Context().Done():
+						return
+					case <-grace.C:
+						closed = true
+					case <-changed:
+						changed = l.Changed()
+						if send(0) != nil {
+							return
+						}
+					}
+				}
 				_ = sw.send("end", map[string]string{"reason": "the server " + strconv.Quote(name) + " was removed"})
 				_ = sw.flush()
 				return

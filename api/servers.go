@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,7 +85,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 
 // serverInfo is one server as /v1/servers shows it: its status (state, transport,
 // tools, restarts, last error, stderr tail …), why it is not ready, and whether the
-// service needs it.
+// service needs it. The stderr tail is an admin's only (serverInfo).
 type serverInfo struct {
 	upstream.Status
 	Reason   string `json:"reason,omitempty"`
@@ -103,7 +104,15 @@ type serverInfo struct {
 	SignedIn *bool `json:"signedIn,omitempty"`
 }
 
-func (s *Server) serverInfo(st upstream.Status) serverInfo {
+// serverInfo is st as the request of ctx may see it. With identities on, the stderr
+// tail is left out for all but admins, as the server's log is: a server may write
+// what anyone's calls sent to it. Left out, not emptied, so that it never reads as
+// "wrote nothing". The last error is kept: the stderr it may quote is that of a
+// process that failed before it took any call (upstream's attemptError).
+func (s *Server) serverInfo(ctx context.Context, st upstream.Status) serverInfo {
+	if !identity.Admin(ctx) {
+		st.Stderr = nil
+	}
 	srv, _ := s.hub.Server(st.Name)
 	info := serverInfo{Status: st, Reason: s.hub.NotReadyReason(st), Required: srv.Required, SignIn: s.signInOf(st)}
 	var until time.Time
@@ -118,7 +127,7 @@ func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
 	sts := s.hub.Status()
 	out := make([]serverInfo, 0, len(sts))
 	for _, st := range sts {
-		out = append(out, s.ownSignIn(r, s.serverInfo(st)))
+		out = append(out, s.ownSignIn(r, s.serverInfo(r.Context(), st)))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
 }
@@ -144,7 +153,7 @@ func (s *Server) getServer(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, e)
 		return
 	}
-	writeJSON(w, http.StatusOK, s.ownSignIn(r, s.serverInfo(st)))
+	writeJSON(w, http.StatusOK, s.ownSignIn(r, s.serverInfo(r.Context(), st)))
 }
 
 // restartServer stops the server and starts it again; it answers 202 with the new
@@ -169,7 +178,7 @@ func (s *Server) restartServer(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, e)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, s.serverInfo(st))
+	writeJSON(w, http.StatusAccepted, s.serverInfo(r.Context(), st))
 }
 
 // listTools is the catalog as `switchboard tools --json` prints it, or with

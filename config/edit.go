@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -151,68 +150,6 @@ func ServerNames(data []byte) ([]string, error) {
 		return nil, err
 	}
 	return serverNames(&root), nil
-}
-
-// Masked stands for an env or header value that is not shown (see MaskEntry).
-const Masked = "********"
-
-// refRE matches one ${...} reference.
-var refRE = regexp.MustCompile(`\$\{[^}]*\}`)
-
-// schemeRE is what may stand before the references of a value that is shown: an
-// authorization scheme ("Bearer ${TOKEN}").
-var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]* )?$`)
-
-// IsReference reports whether an env or header value is made of ${VAR} references
-// only, after an authorization scheme at most ("${TOKEN}", "Bearer ${TOKEN}"):
-// such a value tells no secret, and is shown; any other is masked, a reference
-// with a default ("${TOKEN:-…}") too, as the default may be one.
-func IsReference(v string) bool {
-	refs := refRE.FindAllString(v, -1)
-	if len(refs) == 0 {
-		return false
-	}
-	for _, r := range refs {
-		if strings.Contains(r, ":-") {
-			return false
-		}
-	}
-	return schemeRE.MatchString(refRE.ReplaceAllString(v, ""))
-}
-
-// MaskEntry returns a server entry (standard JSON) with the values of its "env"
-// and "headers" that are not references (IsReference) replaced by Masked.
-func MaskEntry(entry json.RawMessage) json.RawMessage {
-	return editSecretMaps(entry, func(vals *hujson.Object) {
-		for j := range vals.Members {
-			v := &vals.Members[j].Value
-			if s, ok := asString(v); !ok || !IsReference(s) {
-				v.Value = hujson.String(Masked)
-			}
-		}
-	})
-}
-
-// editSecretMaps is entry (a JSON object) after edit changed its "env" and
-// "headers" objects, the maps whose values may be secrets; entry as it is when it is
-// not an object.
-func editSecretMaps(entry json.RawMessage, edit func(*hujson.Object)) json.RawMessage {
-	root, err := hujson.Parse(entry)
-	if err != nil {
-		return entry
-	}
-	obj, ok := root.Value.(*hujson.Object)
-	if !ok {
-		return entry
-	}
-	for _, field := range []string{"env", "headers"} {
-		if i := memberIndex(obj, field); i >= 0 {
-			if vals, ok := obj.Members[i].Value.Value.(*hujson.Object); ok {
-				edit(vals)
-			}
-		}
-	}
-	return json.RawMessage(root.Pack())
 }
 
 // EntryOf is s as a server entry of a config file, for a config made in code (the
@@ -647,16 +584,4 @@ func layout(v *hujson.Value, ind, unit string) {
 			x.AfterExtra = hujson.Extra("\n" + ind)
 		}
 	}
-}
-
-// WithoutMasked returns a merge patch without the "env" and "headers" values that
-// are Masked: a form that sends back what MaskEntry showed leaves those values as
-// they are.
-func WithoutMasked(patch json.RawMessage) json.RawMessage {
-	return editSecretMaps(patch, func(vals *hujson.Object) {
-		vals.Members = slices.DeleteFunc(vals.Members, func(m hujson.ObjectMember) bool {
-			s, ok := asString(&m.Value)
-			return ok && s == Masked
-		})
-	})
 }

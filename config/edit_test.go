@@ -270,7 +270,11 @@ func TestWriteFileAtomic(t *testing.T) {
 // TestWithoutMasked: masked values sent back are no change.
 func TestWithoutMasked(t *testing.T) {
 	var buf bytes.Buffer
-	if err := json.Compact(&buf, WithoutMasked(json.RawMessage(`{"env": {"A": "********", "B": "new"}, "headers": {"X": "********"}, "disabled": true}`))); err != nil {
+	p, err := WithoutMasked(json.RawMessage(`{"env": {"A": "********", "B": "new"}, "headers": {"X": "********"}, "disabled": true}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Compact(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := buf.String(), `{"env":{"B":"new"},"headers":{},"disabled":true}`; got != want {

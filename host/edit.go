@@ -95,11 +95,19 @@ func (h *Host) AddServer(ctx context.Context, name string, entry json.RawMessage
 // PatchServer applies the merge patch (RFC 7396, a JSON object) to the entry of
 // server name: the fields it names change ("disabled": true stops the server, a
 // null removes a field, "env" and "headers" are merged key by key), the server
-// restarts when its config changed. env and header values sent as config.Masked
-// (what ServerConfig shows for them) are left as they are.
+// restarts when its config changed. Secrets sent as config.Masked (what
+// ServerConfig shows for them: env and header values, the url's credentials,
+// oauth's clientSecret) are left as they are (config.WithoutMasked).
 func (h *Host) PatchServer(ctx context.Context, name string, patch json.RawMessage) (EditResult, error) {
-	patch = config.WithoutMasked(patch)
-	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.PatchServer(data, name, patch) })
+	return h.edit(ctx, name, func(data []byte) ([]byte, error) {
+		stored, _ := config.ServerEntry(data, name) // no such server: PatchServer says so
+		p, err := config.WithoutMasked(patch, stored)
+		var ce *config.Error
+		if errors.As(err, &ce) {
+			return nil, &EditError{Kind: EditInvalid, Server: name, Field: ce.Path, Err: fmt.Errorf("server %q: %s: %s", name, ce.Path, ce.Msg)}
+		}
+		return config.PatchServer(data, name, p)
+	})
 }
 
 // RemoveServer removes the server name from the config, and stops it.
@@ -108,8 +116,9 @@ func (h *Host) RemoveServer(ctx context.Context, name string) (EditResult, error
 }
 
 // ServerConfig is the entry of server name as the config file has it (standard
-// JSON, comments left out), its env and header values masked unless they are
-// ${VAR} references (config.MaskEntry); saved says it comes from a file.
+// JSON, comments left out), its secrets (env and header values, the url's
+// credentials, oauth's clientSecret) masked unless they are ${VAR} references
+// (config.MaskEntry); saved says it comes from a file.
 func (h *Host) ServerConfig(name string) (entry json.RawMessage, saved bool, err error) {
 	h.ed.mu.Lock()
 	defer h.ed.mu.Unlock()
@@ -159,8 +168,11 @@ func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byt
 	var (
 		nf *config.NotFoundError
 		ex *config.ExistsError
+		ee *EditError
 	)
 	switch {
+	case errors.As(err, &ee):
+		return EditResult{}, ee
 	case errors.As(err, &nf):
 		return EditResult{}, h.notFound(name, data, path)
 	case errors.As(err, &ex):

@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,8 @@ const (
 	ReasonUnknownKey   = "unknown_key"
 	ReasonBadSignature = "bad_signature"
 	ReasonInvalid      = "invalid"
+	// ReasonBadDate: a time claim ("exp", "nbf", "iat") is not a number.
+	ReasonBadDate = "bad_date"
 )
 
 // NewVerifier reads the provider's discovery document (its issuer must be
@@ -159,6 +162,13 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Person, error) {
 	if err != nil {
 		return Person{}, v.refusal(ctx, token, err, &sig)
 	}
+	var raw map[string]json.RawMessage
+	if err := tok.Claims(&raw); err != nil {
+		return Person{}, &Refusal{ReasonInvalid, "the token's claims are not a JSON object"}
+	}
+	if r := badDate(raw); r != nil {
+		return Person{}, r
+	}
 	var claims map[string]any
 	if err := tok.Claims(&claims); err != nil {
 		return Person{}, &Refusal{ReasonInvalid, "the token's claims are not a JSON object"}
@@ -207,6 +217,16 @@ func (v *Verifier) refusal(ctx context.Context, token string, err error, sig *si
 		return &Refusal{ReasonUnknownKey, "the token is signed with a key the provider " + v.opts.Issuer + " does not publish (forged, or from a key set since retired)"}
 	case sig.err != nil:
 		return &Refusal{ReasonBadSignature, "the token's signature does not verify"}
+	case strings.Contains(err.Error(), "failed to unmarshal claims"):
+		// go-oidc reads "exp", "iat" and "nbf" as numbers and fails on other words;
+		// the signature verified, so the payload is the provider's to explain.
+		var raw map[string]json.RawMessage
+		if jws, perr := parseJWS(token); perr == nil && json.Unmarshal(jws.UnsafePayloadWithoutVerification(), &raw) == nil {
+			if r := badDate(raw); r != nil {
+				return r
+			}
+		}
+		return &Refusal{ReasonInvalid, "the token's claims do not parse (a claim of the wrong type)"}
 	case strings.Contains(err.Error(), "malformed jwt"), strings.Contains(err.Error(), "not signed"),
 		strings.Contains(err.Error(), "multiple signatures"):
 		return &Refusal{ReasonNotJWT, "the bearer token is not a JWT signed with RS256 or ES256"}
@@ -216,6 +236,29 @@ func (v *Verifier) refusal(ctx context.Context, token string, err error, sig *si
 		return &Refusal{ReasonAudience, fmt.Sprintf("the token's \"aud\" does not hold %q: it is meant for another service", v.opts.Audience)}
 	}
 	return &Refusal{ReasonInvalid, "the token is not valid"}
+}
+
+// timeClaims are the claims that RFC 7519 makes NumericDates: "a JSON numeric
+// value representing the number of seconds from 1970-01-01T00:00:00Z UTC" (section
+// 2).
+var timeClaims = []string{"exp", "nbf", "iat"}
+
+// badDate is the refusal of a token whose time claim is not a JSON number (a
+// string, null, an object …), or nil. go-oidc takes a string of digits for a
+// number, and a "nbf" read as anything but a number was skipped, not checked: a
+// token valid later passed now. Refused, whatever the value says.
+func badDate(claims map[string]json.RawMessage) *Refusal {
+	for _, c := range timeClaims {
+		v, ok := claims[c]
+		if !ok {
+			continue
+		}
+		// The payload parsed as JSON: a value that starts so is a number.
+		if v = bytes.TrimSpace(v); len(v) == 0 || !strings.ContainsRune("-0123456789", rune(v[0])) {
+			return &Refusal{ReasonBadDate, fmt.Sprintf("the token's %q is not a number: a time claim must be a NumericDate, seconds since 1970 as a JSON number (RFC 7519)", c)}
+		}
+	}
+	return nil
 }
 
 // unverifiedIssuer is the "iss" a token claims, unverified: only to explain a

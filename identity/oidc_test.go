@@ -3,8 +3,10 @@ package identity_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -214,5 +216,35 @@ func TestNewVerifierUnreachable(t *testing.T) {
 	_, err = identity.NewVerifier(context.Background(), &identity.OIDCOptions{Issuer: idp.Issuer + "/other", Audience: "switchboard"})
 	if err == nil || !strings.Contains(err.Error(), idp.Issuer+"/other") {
 		t.Errorf("NewVerifier of a wrong issuer = %v, want an error naming it", err)
+	}
+}
+
+// TestVerifierTimeClaims: a time claim ("exp", "nbf", "iat") that is not a JSON
+// number is refused, never skipped: a string "nbf" an hour ahead was read as no
+// "nbf" at all, so a token valid later passed now. A string of digits (which
+// go-oidc takes for a number), a word, null, an object: each refused with its
+// claim named. Numbers still pass.
+func TestVerifierTimeClaims(t *testing.T) {
+	t.Parallel()
+	idp := startIdP(t, nil)
+	v := newVerifier(t, idp, nil)
+	now := time.Now()
+	later := now.Add(time.Hour).Unix()
+	for _, claim := range []string{"exp", "nbf", "iat"} {
+		for _, val := range []any{strconv.FormatInt(later, 10), "soon", map[string]any{"t": later}, []any{later}, true} {
+			t.Run(fmt.Sprintf("%s=%v", claim, val), func(t *testing.T) {
+				p, err := identify(v, "Bearer "+idp.Mint(map[string]any{claim: val}))
+				var ref *identity.Refusal
+				if !errors.As(err, &ref) {
+					t.Fatalf("Identify = %+v, %v; want a *Refusal", p, err)
+				}
+				if ref.Reason != identity.ReasonBadDate || !strings.Contains(err.Error(), `"`+claim+`" is not a number`) {
+					t.Errorf("refusal %q: %s; want %q naming %q", ref.Reason, err, identity.ReasonBadDate, claim)
+				}
+			})
+		}
+	}
+	if _, err := identify(v, "Bearer "+idp.Mint(map[string]any{"nbf": now.Unix(), "iat": float64(now.Unix()) + 0.5})); err != nil {
+		t.Errorf("numbers refused: %v", err)
 	}
 }
