@@ -5,11 +5,17 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/fakeauth"
 )
 
 // Sign-ins through the API against an authorization server a probe controls (issue
@@ -166,5 +172,56 @@ func TestSignInMetadataRefused(t *testing.T) {
 				t.Errorf("login answered a URL: %s", r.body)
 			}
 		})
+	}
+}
+
+// TestDashboardSignInOnlyWeb: the dashboard's Sign in opens only an http or https
+// page. A front that answers POST /v1/servers/notes/login with a javascript: URL
+// (the service refuses such metadata itself; the page does not count on it) gets
+// no tab sent there and no link to it: the card says the sign-in failed, as text.
+func TestDashboardSignInOnlyWeb(t *testing.T) {
+	ctx := browser(t)
+	fa := fakeauth.Start(t, nil)
+	e := startHost(t, []config.Server{notesServer(fa)}, api.Options{})
+	target, err := url.Parse(e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var logins atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == "/v1/servers/notes/login" {
+			logins.Add(1)
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"url": "javascript:document.title='pwned'"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		front.CloseClientConnections() // the page's event stream, which the browser holds open
+		front.Close()
+	})
+
+	notes := `document.querySelector('article.server[data-server="notes"]')`
+	do(t, ctx, "opening the page", chromedp.Navigate(front.URL+"/"))
+	waitJS(t, ctx, "notes needing a sign-in", notes+` && `+notes+`.dataset.state === "needs_sign_in"`)
+	do(t, ctx, "clicking Sign in", chromedp.Click(chromedp.CSS(`button[aria-label="Sign in to notes"]`)))
+	// The tab closed, the page reloads what the service says of this person once
+	// it has the focus back: the note stays all the same.
+	waitJS(t, ctx, "the sign-in's note", `!`+notes+`.querySelector(".sign-in-note").hidden && `+notes+`.querySelector(".sign-in-note").textContent !== ""`)
+	screenshot(t, ctx, "refused")
+	if n := logins.Load(); n != 1 {
+		t.Fatalf("%d logins reached the front, want 1", n)
+	}
+	note := eval[string](t, ctx, notes+`.querySelector(".sign-in-note").textContent`)
+	if !strings.Contains(note, "Sign-in failed") || !strings.Contains(note, "not an http or https URL") {
+		t.Errorf("the card's note says %q, want the sign-in refused", note)
+	}
+	if href := eval[string](t, ctx, `Array.from(document.querySelectorAll("a")).map(a => a.getAttribute("href") || "").filter(h => /^\s*javascript:/i.test(h)).join(" ")`); href != "" {
+		t.Errorf("the page links to %q", href)
+	}
+	if title := eval[string](t, ctx, `document.title`); title == "pwned" {
+		t.Errorf("the javascript: URL ran in the page")
 	}
 }
