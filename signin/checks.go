@@ -133,6 +133,21 @@ func isLoopback(host string) bool {
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
+// privateAddress reports whether s names its host by an address of a private range
+// (RFC 1918, RFC 4193, link-local, carrier-grade NAT), which the SDK refuses.
+func privateAddress(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(u.Hostname())
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return ip.IsPrivate() || ip.IsLinkLocalUnicast() || netip.MustParsePrefix("100.64.0.0/10").Contains(ip)
+}
+
 // checkAuthURL is the rule of the URL a person's browser is sent to: http or https,
 // whoever made it (a Redirect never opens, prints or hands on another).
 func checkAuthURL(s string) error {

@@ -153,7 +153,10 @@ func (h *Handler) discover(ctx context.Context, ch *Challenge, w *witness) (*dis
 		if asm, err = h.legacyMetadata(ctx, issuer, w); err != nil {
 			return nil, err
 		}
-		d.ownIssuer = asm != nil && strings.TrimSuffix(asm.Issuer, "/") != strings.TrimSuffix(issuer, "/")
+		// The SDK's handler reads the metadata again, and refuses it for an issuer
+		// of its own and at a private address (which the config may name, as
+		// Options.Transport says): those take the legacy flow, the rest the SDK's.
+		d.ownIssuer = asm != nil && (strings.TrimSuffix(asm.Issuer, "/") != strings.TrimSuffix(issuer, "/") || privateAddress(issuer))
 	} else {
 		w.reset()
 		var err error
