@@ -97,12 +97,12 @@ type discovery struct {
 // 9728 §3.3: "the client MUST NOT use the metadata"): a server must not send its
 // clients' tokens to another's authorization server. A document that is there but
 // refused otherwise ends the sign-in too: only a server with no protected resource
-// metadata at all (none answered, or no JSON) is taken by the 2025-03-26 rules, its
-// origin the authorization server ("server metadata discovery"), with its endpoints
-// at /authorize, /token and /register when it has no metadata either ("fallbacks
-// for servers without metadata discovery"). Whatever metadata is found keeps the
-// rules of checks.go. Its requests go through w, whose errors say what failed but
-// not what was answered (failure.go).
+// metadata at all (no answer, an error status, or no JSON at every place) is taken
+// by the 2025-03-26 rules, its origin the authorization server ("server metadata
+// discovery"), with its endpoints at /authorize, /token and /register when it has
+// no metadata either ("fallbacks for servers without metadata discovery").
+// Whatever metadata is found keeps the rules of checks.go. Its requests go through
+// w, whose errors say what failed but not what was answered (failure.go).
 func (h *Handler) discover(ctx context.Context, ch *Challenge, w *witness) (*discovery, error) {
 	server, c := h.srv.URL, h.hs.client(w)
 	d := &discovery{}
