@@ -38,10 +38,15 @@ func DefaultBrowser() *Browser {
 	return &Browser{Command: cmd}
 }
 
-// start runs the browser on url; the caller waits for it (waitOrKill).
+// start runs the browser on url; the caller waits for it (waitOrKill). Only an
+// http or https URL is opened: an opener (xdg-open, open, $BROWSER) runs whatever
+// a file: or javascript: URL names.
 func (b *Browser) start(url string) (*exec.Cmd, error) {
 	if len(b.Command) == 0 {
 		return nil, errors.New("no browser command")
+	}
+	if err := checkAuthURL(url); err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(b.Command[0], append(b.Command[1:len(b.Command):len(b.Command)], url)...)
 	// The browser's output is not the command's: a browser that prints (or a

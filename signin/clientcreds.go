@@ -24,7 +24,8 @@ func (h *Handler) clientCredentials(ctx context.Context, ch *Challenge) error {
 	if ch.StepUp() && h.rec != nil && covers(h.rec.Scopes, ch.Scopes) {
 		return fmt.Errorf("server %s refuses the token for want of scope %q, which the token was granted", h.srv.Name, ch.Scopes)
 	}
-	d, err := discover(ctx, h.srv.URL, ch, hs.client(nil))
+	w := newWitness(hs.base)
+	d, err := h.discover(ctx, ch, w)
 	if err != nil {
 		return h.mask(fmt.Errorf("signing in to %s: %w", h.srv.Name, err))
 	}
@@ -44,9 +45,11 @@ func (h *Handler) clientCredentials(ctx context.Context, ch *Challenge) error {
 	cc := &clientcredentials.Config{ClientID: o.ClientID, ClientSecret: o.ClientSecret, TokenURL: d.asm.TokenEndpoint,
 		Scopes: scopes, AuthStyle: ccStyle(d.asm.TokenEndpointAuthMethodsSupported),
 		EndpointParams: url.Values{"resource": {d.resource}}}
-	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hs.client(nil)))
+	w.label(d.asm.TokenEndpoint, "the token request")
+	w.reset()
+	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hs.client(w)))
 	if err != nil {
-		return h.mask(fmt.Errorf("signing in to %s with its client credentials at %s: %w", h.srv.Name, d.asm.TokenEndpoint, err))
+		return h.failure("signing in to "+h.srv.Name+" with its client credentials", w, err, "the token request at "+d.asm.TokenEndpoint+" failed")
 	}
 	hs.red.Add(tok.AccessToken, tok.RefreshToken)
 	rec := &Record{Server: h.srv.URL, Subject: h.subject, Issuer: d.asm.Issuer, Resource: d.resource, TokenURL: d.asm.TokenEndpoint,

@@ -84,8 +84,8 @@ type discovery struct {
 	ownIssuer bool
 }
 
-// discover finds the authorization server of the server at server, as the MCP spec's
-// Authorization section (2025-11-25) says, from the challenge:
+// discover finds the authorization server of the handler's server, as the MCP
+// spec's Authorization section (2025-11-25) says, from the challenge:
 //
 //	"MCP clients MUST be able to parse WWW-Authenticate headers and respond
 //	appropriately to HTTP 401 Unauthorized responses from the MCP server." …
@@ -95,19 +95,37 @@ type discovery struct {
 //
 // A metadata document whose "resource" is not the server's is refused outright (RFC
 // 9728 §3.3: "the client MUST NOT use the metadata"): a server must not send its
-// clients' tokens to another's authorization server. Without any metadata, the
-// server's origin is the authorization server (2025-03-26, "server metadata
-// discovery"), with its endpoints at /authorize, /token and /register when it has no
-// metadata either ("fallbacks for servers without metadata discovery").
-func discover(ctx context.Context, server string, ch *Challenge, c *http.Client) (*discovery, error) {
+// clients' tokens to another's authorization server. A document that is there but
+// refused otherwise ends the sign-in too: only a server with no protected resource
+// metadata at all (no answer, an error status, or no JSON at every place) is taken
+// by the 2025-03-26 rules, its origin the authorization server ("server metadata
+// discovery"), with its endpoints at /authorize, /token and /register when it has
+// no metadata either ("fallbacks for servers without metadata discovery").
+// Whatever metadata is found keeps the rules of checks.go. Its requests go through
+// w, whose errors say what failed but not what was answered (failure.go).
+func (h *Handler) discover(ctx context.Context, ch *Challenge, w *witness) (*discovery, error) {
+	server, c := h.srv.URL, h.hs.client(w)
 	d := &discovery{}
 	for _, try := range metadataURLs(ch.Metadata, server) {
+		if err := checkEndpoint(try.url); err != nil {
+			return nil, fmt.Errorf("the server's protected resource metadata URL %s: %v; not signing in", try.url, err)
+		}
+		w.reset()
 		prm, err := oauthex.GetProtectedResourceMetadata(ctx, try.url, try.resource, c)
 		if err != nil {
 			// The SDK says so only in words; a mismatch must end the search, where
 			// a document that is not there (404) goes on to the next place.
 			if strings.Contains(err.Error(), "got metadata resource") {
 				return nil, fmt.Errorf("the server's protected resource metadata (%s) is for another resource, not %s: not signing in (RFC 9728 §3.3)", try.url, try.resource)
+			}
+			if x, _ := w.seen(); x.err == nil && x.status >= 200 && x.status < 300 && x.json {
+				// There, and refused: never a reason to take the server by the
+				// older rules, under which its origin would sign it in.
+				why := "it is not valid metadata"
+				if strings.Contains(err.Error(), "authorization_servers") {
+					why = "an authorization server it names is not at an https URL (nor http at a loopback address)"
+				}
+				return nil, h.refused(fmt.Sprintf("the server's protected resource metadata (%s) was refused: %s; not signing in", try.url, why), err)
 			}
 			continue
 		}
@@ -127,21 +145,53 @@ func discover(ctx context.Context, server string, ch *Challenge, c *http.Client)
 		d.resource, d.legacy = server, true
 	}
 	issuer := d.prm.AuthorizationServers[0]
-	asm, err := auth.GetAuthServerMetadata(ctx, issuer, c)
-	if err != nil && d.legacy {
-		if own, lerr := legacyMetadata(ctx, issuer, c); lerr == nil && own != nil {
-			asm, err, d.ownIssuer = own, nil, true
+	var asm *oauthex.AuthServerMeta
+	if d.legacy {
+		// Read here, not by the SDK, which refuses an issuer of the metadata's own
+		// (legacy.go); the rules are the SDK's all the same (checkMetadata).
+		var err error
+		if asm, err = h.legacyMetadata(ctx, issuer, w); err != nil {
+			return nil, err
 		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the authorization server's metadata (%s): %v", issuer, err)
+		// The SDK's handler reads the metadata again, and refuses it for an issuer
+		// of its own and at a private address (which the config may name, as
+		// Options.Transport says): those take the legacy flow, the rest the SDK's.
+		d.ownIssuer = asm != nil && (strings.TrimSuffix(asm.Issuer, "/") != strings.TrimSuffix(issuer, "/") || privateAddress(issuer))
+	} else {
+		w.reset()
+		var err error
+		if asm, err = auth.GetAuthServerMetadata(ctx, issuer, c); err != nil {
+			if x, _ := w.seen(); x.err == nil && x.status >= 200 && x.status < 300 && x.json {
+				return nil, h.refused(fmt.Sprintf("the authorization server's metadata (%s) was refused: %s; not signing in", issuer, asmRefusal(err)), err)
+			}
+			return nil, h.failure("", w, err, fmt.Sprintf("the authorization server's metadata (%s) could not be read", issuer))
+		}
 	}
 	if asm == nil {
 		asm = &oauthex.AuthServerMeta{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
 			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register"}
+		if err := checkEndpoint(issuer); err != nil {
+			return nil, fmt.Errorf("the authorization server %s (without metadata: its endpoints at /authorize, /token, /register) %v; not signing in", issuer, err)
+		}
+	} else if err := checkMetadata(asm, issuer); err != nil {
+		return nil, err
 	}
 	d.asm = asm
 	return d, nil
+}
+
+// asmRefusal says why the SDK refused an authorization server's metadata, in words
+// of Switchboard's: the SDK's own quote what the metadata says.
+func asmRefusal(err error) string {
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "does not match issuer"):
+		return "it names another issuer than the one asked (RFC 8414 §3.3)"
+	case strings.Contains(msg, "PKCE"):
+		return "it offers no PKCE (code_challenge_methods_supported), which the MCP spec requires"
+	case strings.Contains(msg, "scheme"), strings.Contains(msg, "HTTPS"), strings.Contains(msg, "non-public"):
+		return "an endpoint it names is not at an https URL (nor http at a loopback address), or at a private address"
+	}
+	return "it is not valid metadata"
 }
 
 type metadataURL struct{ url, resource string }

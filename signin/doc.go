@@ -48,7 +48,16 @@
 // iss of the authorization response checked (RFC 9207). Around it, SignIn:
 //
 //   - refuses metadata that names another resource than the server's (RFC 9728
-//     §3.3), before anything is sent to the authorization server;
+//     §3.3), before anything is sent to the authorization server, and ends the
+//     sign-in at protected resource metadata that is there but refused, rather than
+//     take the server by the 2025-03-26 rules;
+//   - checks the authorization server's metadata by one set of rules on every path,
+//     the legacy one included (checks.go): endpoints https or loopback http, no URL
+//     but http(s), S256 offered; and never opens, prints or hands on an
+//     authorization URL that is not http(s);
+//   - says in its errors what failed (the step, its URL, the HTTP status, an OAuth
+//     error code), never what an authorization server answered, which goes to the
+//     log (failure.go): people read those errors;
 //   - chooses the client: the config's pre-registered clientId, else its client ID
 //     metadata document where the authorization server takes one, else a dynamic
 //     registration (RFC 7591), made once and reused while valid (flowTransport

@@ -2,7 +2,6 @@ package signin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -54,10 +53,15 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 	if o == nil {
 		o = &config.OAuth{}
 	}
-	d, err := discover(ctx, h.srv.URL, ch, hs.client(nil))
+	// Every request of the sign-in goes through w, which the errors say instead
+	// of the authorization server's answers (failure.go).
+	w := newWitness(hs.base)
+	d, err := h.discover(ctx, ch, w)
 	if err != nil {
 		return h.mask(fmt.Errorf("signing in to %s: %w", h.srv.Name, err))
 	}
+	w.label(d.asm.TokenEndpoint, "the token request")
+	w.label(d.asm.RegistrationEndpoint, "the registration")
 	issuer := d.asm.Issuer
 	stored := h.stored(ctx, issuer)
 
@@ -67,11 +71,11 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 	}
 	defer p.Close()
 	if d.ownIssuer {
-		return h.signInLegacy(ctx, d, p, o, ch, stored, cur)
+		return h.signInLegacy(ctx, d, p, o, ch, stored, cur, w)
 	}
 	uri := p.URI()
 
-	ft := &flowTransport{base: hs.base}
+	ft := &flowTransport{base: w}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:         uri,
 		RequestRefreshToken: true,
@@ -80,15 +84,14 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 			h.log.Info("waiting for the person to sign in", "issuer", issuer)
 			q, err := p.Await(ctx, args.URL)
 			if err != nil {
-				return nil, err
+				return nil, &ownError{err}
 			}
 			if e := q.Get("error"); e != "" {
-				msg := "the authorization server refused the sign-in: " + e
-				if desc := q.Get("error_description"); desc != "" {
-					msg += " (" + desc + ")"
-				}
-				return nil, errors.New(msg)
+				return nil, &ownError{h.refusedSignIn(q)}
 			}
+			// What fails from here on (the SDK's checks of the answer) failed at
+			// no request of the witness's until the token request.
+			w.reset()
 			hs.red.Add(q.Get("code"))
 			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 		},
@@ -157,7 +160,7 @@ func (h *Handler) SignIn(ctx context.Context, r Redirect) error {
 	}
 	resp := &http.Response{StatusCode: ch.Status, Header: http.Header{"Www-Authenticate": ch.Header}, Body: http.NoBody, Request: req}
 	if err := sdk.Authorize(ctx, req, resp); err != nil {
-		return h.mask(fmt.Errorf("signing in to %s: %w", h.srv.Name, err))
+		return h.failure("signing in to "+h.srv.Name, w, err, "the authorization server's answer does not fit this sign-in (its state or issuer)")
 	}
 	if got.tok == nil {
 		return fmt.Errorf("signing in to %s: the flow ended without a token", h.srv.Name)

@@ -78,14 +78,18 @@ func (h *Handler) revoke(ctx context.Context, rec *Record, token, hint string) e
 	}
 	resp, err := h.hs.client(nil).Do(req)
 	if err != nil {
-		return fmt.Errorf("revoking the %s at %s: %v", strings.ReplaceAll(hint, "_", " "), rec.RevocationURL, err)
+		// Said in words of Switchboard's: a transport's error may quote the answer
+		// (failure.go).
+		h.log.Warn("revoking a token failed", "err", err)
+		return fmt.Errorf("revoking the %s at %s: %s", strings.ReplaceAll(hint, "_", " "), rec.RevocationURL, reach(err))
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	resp.Body.Close()
 	// "The authorization server responds with HTTP status code 200 if the token has
 	// been revoked successfully or if the client submitted an invalid token."
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("revoking the %s at %s: %s", strings.ReplaceAll(hint, "_", " "), rec.RevocationURL, resp.Status)
+		// The status code alone: its reason phrase is the server's own text.
+		return fmt.Errorf("revoking the %s at %s: HTTP %d", strings.ReplaceAll(hint, "_", " "), rec.RevocationURL, resp.StatusCode)
 	}
 	return nil
 }

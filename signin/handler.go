@@ -311,7 +311,9 @@ func (h *Handler) refreshLocked() (*oauth2.Token, error) {
 	rec := h.rec
 	ctx, cancel := context.WithTimeout(context.Background(), h.hs.opts.Timeout)
 	defer cancel()
-	ctx = context.WithValue(ctx, oauth2.HTTPClient, h.hs.client(&flowTransport{base: h.hs.base, tokenURL: rec.TokenURL, resource: rec.Resource}))
+	w := newWitness(h.hs.base)
+	w.label(rec.TokenURL, "the token request")
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, h.hs.client(&flowTransport{base: w, tokenURL: rec.TokenURL, resource: rec.Resource}))
 	cfg := h.oauthConfig(rec)
 	nt, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: rec.Token.RefreshToken}).Token()
 	if err != nil {
@@ -325,7 +327,7 @@ func (h *Handler) refreshLocked() (*oauth2.Token, error) {
 			}
 			h.log.Warn("the authorization server refused the refresh token; the server needs a new sign-in", "issuer", rec.Issuer)
 		}
-		return nil, h.mask(fmt.Errorf("refreshing the token at %s: %w", rec.TokenURL, err))
+		return nil, h.failure("refreshing the token", w, err, "the token request at "+rec.TokenURL+" failed")
 	}
 	h.hs.red.Add(nt.AccessToken, nt.RefreshToken)
 	nr := *rec

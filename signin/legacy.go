@@ -27,24 +27,29 @@ import (
 // reused; the SDK's handler serves every other server.
 
 // legacyMetadata fetches the authorization server metadata at origin's well-known
-// URLs (RFC 8414, then OpenID Connect discovery), taking the issuer it names.
-func legacyMetadata(ctx context.Context, origin string, c *http.Client) (*oauthex.AuthServerMeta, error) {
+// URLs (RFC 8414, then OpenID Connect discovery), taking the issuer it names; nil
+// when there is none. discover checks it as the SDK's path is checked. Its errors
+// say what failed, not what was answered (failure.go).
+func (h *Handler) legacyMetadata(ctx context.Context, origin string, w *witness) (*oauthex.AuthServerMeta, error) {
+	// As the SDK's GetAuthServerMeta: "Only allow HTTP for local addresses".
+	if err := checkEndpoint(origin); err != nil {
+		return nil, fmt.Errorf("the server's origin %s, its authorization server (it serves no protected resource metadata), is %v; not signing in", origin, err)
+	}
 	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
-		asm, err := getMetadata(ctx, origin+p, c)
+		w.reset()
+		asm, err := getMetadata(ctx, origin+p, h.hs.client(w))
 		if err != nil {
-			return nil, err
+			return nil, h.failure("", w, err, fmt.Sprintf("the authorization server's metadata (%s) could not be read", origin+p))
 		}
 		if asm != nil {
-			if asm.AuthorizationEndpoint == "" || asm.TokenEndpoint == "" {
-				return nil, fmt.Errorf("the authorization server's metadata (%s) lacks its endpoints", origin+p)
-			}
 			return asm, nil
 		}
 	}
 	return nil, nil
 }
 
-// getMetadata GETs one metadata document; nil for a 4xx (not there).
+// getMetadata GETs one metadata document; nil for a 4xx (not there). Its errors may
+// quote the answer: they are for the log.
 func getMetadata(ctx context.Context, url string, c *http.Client) (*oauthex.AuthServerMeta, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -65,9 +70,13 @@ func getMetadata(ctx context.Context, url string, c *http.Client) (*oauthex.Auth
 	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return nil, fmt.Errorf("%s: not JSON (%s)", url, resp.Header.Get("Content-Type"))
 	}
-	var asm oauthex.AuthServerMeta
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&asm); err != nil {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", url, err)
+	}
+	var asm oauthex.AuthServerMeta
+	if err := json.Unmarshal(body, &asm); err != nil {
+		return nil, fmt.Errorf("%s: %v: %.512q", url, err, body)
 	}
 	return &asm, nil
 }
@@ -77,7 +86,7 @@ func getMetadata(ctx context.Context, url string, c *http.Client) (*oauthex.Auth
 // registration when it fits the redirect URI, else a new one), the authorization
 // request with PKCE S256 and the resource, the person's answer through p, and the
 // code exchanged for the tokens, which are stored.
-func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *config.OAuth, ch *Challenge, stored, cur *Record) error {
+func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *config.OAuth, ch *Challenge, stored, cur *Record, w *witness) error {
 	hs, asm, uri := h.hs, d.asm, p.URI()
 	client := Client{ID: o.ClientID, Secret: o.ClientSecret, AuthMethod: authMethod(asm.TokenEndpointAuthMethodsSupported)}
 	switch {
@@ -95,9 +104,9 @@ func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *
 		reg, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, &oauthex.ClientRegistrationMetadata{
 			RedirectURIs: []string{uri}, ClientName: ClientName, GrantTypes: []string{"authorization_code", "refresh_token"},
 			ResponseTypes: []string{"code"}, TokenEndpointAuthMethod: client.AuthMethod, ApplicationType: "native",
-		}, hs.client(nil))
+		}, hs.client(w))
 		if err != nil {
-			return h.mask(fmt.Errorf("signing in to %s: registering with %s: %w", h.srv.Name, asm.Issuer, err))
+			return h.failure("signing in to "+h.srv.Name, w, err, "the registration at "+asm.RegistrationEndpoint+" failed")
 		}
 		hs.red.Add(reg.ClientSecret)
 		client = Client{ID: reg.ClientID, Secret: reg.ClientSecret, AuthMethod: reg.TokenEndpointAuthMethod, RedirectURI: uri,
@@ -128,19 +137,20 @@ func (h *Handler) signInLegacy(ctx context.Context, d *discovery, p Pending, o *
 		return fmt.Errorf("signing in to %s: %w", h.srv.Name, err)
 	}
 	if e := q.Get("error"); e != "" {
-		return fmt.Errorf("signing in to %s: the authorization server refused the sign-in: %s", h.srv.Name, e)
+		return fmt.Errorf("signing in to %s: %w", h.srv.Name, h.refusedSignIn(q))
 	}
 	if q.Get("state") != state {
 		return fmt.Errorf("signing in to %s: the answer is not for this sign-in (state mismatch)", h.srv.Name)
 	}
 	if iss := q.Get("iss"); (iss != "" || asm.AuthorizationResponseIssParameterSupported) && iss != asm.Issuer {
-		return fmt.Errorf("signing in to %s: the answer comes from issuer %q, not %q (RFC 9207)", h.srv.Name, iss, asm.Issuer)
+		return fmt.Errorf("signing in to %s: the answer comes from another issuer than %s (RFC 9207)", h.srv.Name, asm.Issuer)
 	}
 	hs.red.Add(q.Get("code"))
-	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, hs.client(nil)), q.Get("code"),
+	w.reset()
+	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, hs.client(w)), q.Get("code"),
 		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", d.resource))
 	if err != nil {
-		return h.mask(fmt.Errorf("signing in to %s: the token request at %s: %w", h.srv.Name, asm.TokenEndpoint, err))
+		return h.failure("signing in to "+h.srv.Name, w, err, "the token request at "+asm.TokenEndpoint+" failed")
 	}
 	hs.red.Add(tok.AccessToken, tok.RefreshToken)
 	saved := client

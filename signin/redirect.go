@@ -149,8 +149,12 @@ func page(msg string) string {
 	return "<!doctype html><title>Switchboard</title><p style=\"font: 16px system-ui; margin: 3em\">" + html.EscapeString(msg) + "</p>\n"
 }
 
-// Await prints the URL, opens the browser on it, and waits for the redirect.
+// Await prints the URL, opens the browser on it, and waits for the redirect. A URL
+// that is not http or https is neither printed nor opened (checkAuthURL).
 func (p *loopbackPending) Await(ctx context.Context, authURL string) (url.Values, error) {
+	if err := checkAuthURL(authURL); err != nil {
+		return nil, err
+	}
 	if p.l.Out != nil {
 		fmt.Fprintf(p.l.Out, "To sign in to %s, open this URL in a browser:\n\n  %s\n\n", p.l.Server, authURL)
 	}
@@ -250,6 +254,11 @@ type callbackPending struct {
 func (p *callbackPending) URI() string { return p.r.c.uri }
 
 func (p *callbackPending) Await(ctx context.Context, authURL string) (url.Values, error) {
+	// Never handed on to a person's browser (the API's answer, the dashboard's
+	// tab) unless it is a web page's.
+	if err := checkAuthURL(authURL); err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(authURL)
 	if err != nil {
 		return nil, err

@@ -398,6 +398,11 @@
       p.signInNote.className = "sign-in-note error";
       p.signInNote.textContent = "Sign-in failed: " + si.error;
       p.signInNote.hidden = false;
+    } else if (p.refusedURL && !p.signIn.hidden) {
+      // This page refused the sign-in's URL (signIn): the service knows nothing of it.
+      p.signInNote.className = "sign-in-note error";
+      p.signInNote.textContent = refusedURLNote;
+      p.signInNote.hidden = false;
     } else {
       p.signInNote.hidden = true;
       p.signInNote.textContent = "";
@@ -443,6 +448,18 @@
     if (streamAbort) schedulePersonalReload();
   });
 
+  const refusedURLNote = "Sign-in failed: the authorization server's address is not an http or https URL; not opening it.";
+
+  // isWebURL reports whether s is an http or https URL.
+  function isWebURL(s) {
+    try {
+      const u = new URL(s);
+      return u.protocol === "https:" || u.protocol === "http:";
+    } catch (_) {
+      return false;
+    }
+  }
+
   // signIn starts the server's sign-in and takes the person to the authorization
   // server's page in a tab of its own, opened at the click (a tab opened once the
   // answer is in would be a popup that browsers block) and sent there once the API
@@ -450,10 +467,23 @@
   // /oauth/callback; this page follows the server's state on /v1/events.
   async function signIn(name, p) {
     p.signIn.disabled = true;
+    p.refusedURL = false;
     const tab = window.open("", "_blank");
     if (tab) tab.opener = null; // the page it goes to cannot reach this one
     try {
       const { url } = await api(`/v1/servers/${encodeURIComponent(name)}/login`, { method: "POST" });
+      if (!isWebURL(url)) {
+        // An authorization server's metadata names the URL: a javascript: one
+        // would run in the tab (of this page's origin), a file: one open a local
+        // file. The service refuses them too; the page opens only web pages.
+        if (tab) tab.close();
+        p.refusedURL = true;
+        p.signInLink.removeAttribute("href");
+        p.signInNote.className = "sign-in-note error";
+        p.signInNote.textContent = refusedURLNote;
+        p.signInNote.hidden = false;
+        return;
+      }
       p.signInLink.href = url;
       if (tab) tab.location.href = url;
       p.signInNote.className = "sign-in-note muted";
