@@ -64,9 +64,10 @@ type Options struct {
 	// Gateway serves /mcp and /sse (gateway.Gateway.Handler); nil leaves them out.
 	Gateway http.Handler
 	// Token, when set, must arrive as "Authorization: Bearer TOKEN" (the scheme in
-	// any case) on every request but /healthz, /readyz, the dashboard's files (its
-	// page asks for the token) and /oauth/callback (a browser coming back from an
-	// authorization server, taken only for a sign-in started with the token).
+	// any case) on every request but /health (which tells why a server is not ready
+	// only with it), /healthz, /readyz, the dashboard's files (its page asks for the
+	// token) and /oauth/callback (a browser coming back from an authorization server,
+	// taken only for a sign-in started with the token).
 	Token string
 	// Identify, when set, says who makes each request but those Token's doc names
 	// (package identity): the identity.Person it returns is in the request's
@@ -88,7 +89,9 @@ type Options struct {
 	Issuer string
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
 	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
-	// request.
+	// request. "*" never covers what changes the servers (a stdio server is a command
+	// to run), reads their config or log, restarts one or signs in: those answer a
+	// page of another origin 403 whatever the method.
 	CORSOrigin string
 	// MaxRequestBytes caps a request body (413 past it); default DefaultMaxRequestBytes.
 	MaxRequestBytes int64

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -71,5 +73,68 @@ func sseEndpoint(t *testing.T, e *env, origin string) string {
 		if data, ok := strings.CutPrefix(strings.TrimSpace(line), "data: "); ok {
 			return strings.TrimPrefix(data, e.url)
 		}
+	}
+}
+
+// TestWildcardCORSServerEdits: --cors "*" lets a page of any origin call tools, never
+// change the servers (a stdio server is a command the service runs), read their
+// config or log, restart one or sign in, even with the token: each is 403 with
+// nothing done, and no preflight or answer lets the page read it. The service's own
+// page, with the token, still adds a server.
+func TestWildcardCORSServerEdits(t *testing.T) {
+	t.Parallel()
+	const token = "tok-cors-Qq4"
+	e, path := startFileHost(t, api.Options{Token: token, CORSOrigin: "*"})
+	before := fileText(t, path)
+	page := []string{"Origin: http://evil.example", "Sec-Fetch-Site: cross-site", "Sec-Fetch-Mode: cors", "Content-Type: application/json"}
+	marker := filepath.Join(t.TempDir(), "pwned")
+	add := `{"name": "pwned", "command": "sh", "args": ["-c", "touch ` + marker + `"]}`
+
+	// What "*" covers: the catalog, from any page, readable there.
+	r := e.do("GET", "/v1/tools", nil, page...)
+	r.want(t, http.StatusOK, `"current_time"`)
+	if r.header.Get("Access-Control-Allow-Origin") != "http://evil.example" {
+		t.Errorf("GET /v1/tools from another origin under *: headers %v", r.header)
+	}
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/v1/servers", add},
+		{"PATCH", "/v1/servers/clock", `{"command": "sh"}`},
+		{"DELETE", "/v1/servers/clock", ""},
+		{"GET", "/v1/servers/clock/config", ""},
+		{"GET", "/v1/servers/clock/log", ""},
+		{"POST", "/v1/servers/clock/restart", ""},
+		{"POST", "/v1/servers/clock/login", ""},
+	} {
+		var body any
+		if c.body != "" {
+			body = c.body
+		}
+		r := e.do(c.method, c.path, body, page...)
+		r.want(t, http.StatusForbidden, "only the service's own pages")
+		if acao := r.header.Get("Access-Control-Allow-Origin"); acao != "" {
+			t.Errorf("%s %s from another origin: Access-Control-Allow-Origin %q", c.method, c.path, acao)
+		}
+		pre := e.do("OPTIONS", c.path, nil, "Origin: http://evil.example", "Access-Control-Request-Method: "+c.method,
+			"Access-Control-Request-Headers: authorization, content-type")
+		if acao := pre.header.Get("Access-Control-Allow-Origin"); acao != "" {
+			t.Errorf("the preflight of %s %s from another origin is allowed: %d %v", c.method, c.path, pre.status, pre.header)
+		}
+	}
+	if got := fileText(t, path); got != before {
+		t.Errorf("the config file changed:\n%s", got)
+	}
+	if st := e.serverState("pwned"); st != "" || e.serverState("clock") != "ready" {
+		t.Errorf("after the page's requests: pwned %q, clock %q; want none and ready", st, e.serverState("clock"))
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the page's server ran")
+	}
+
+	// The service's own page (same origin) with the token may.
+	own := []string{"Origin: " + e.url, "Sec-Fetch-Site: same-origin", "Sec-Fetch-Mode: cors", "Content-Type: application/json"}
+	e.do("GET", "/v1/servers/clock/config", nil, own...).want(t, http.StatusOK, `"command"`)
+	e.do("POST", "/v1/servers", `{"name": "clock2", "command": "sh", "args": ["-c", "exit 0"], "disabled": true}`, own...).want(t, http.StatusCreated, `"saved": true`)
+	if !strings.Contains(fileText(t, path), `"clock2"`) {
+		t.Errorf("the own page's server is not in the file:\n%s", fileText(t, path))
 	}
 }

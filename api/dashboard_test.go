@@ -446,6 +446,44 @@ func TestDashboardToken(t *testing.T) {
 	}
 }
 
+// Opened at the address serve prints when it made its token (/#token=…), the page
+// uses that token at once, keeps it for the tab (a reload still works), and drops it
+// from the address bar and the tab's history; it never reaches the server's log.
+func TestDashboardTokenInURL(t *testing.T) {
+	ctx := browser(t)
+	const token = "URLTOKEN7ABCDEFGHIJK2345"
+	e := start(t, setup{opts: api.Options{Token: token}})
+	do(t, ctx, "opening the printed address", chromedp.Navigate(e.url+"/#token="+token))
+	waitJS(t, ctx, "the clock server ready", `document.querySelector('article.server[data-server="clock"][data-state="ready"]') !== null`)
+	if shown := eval[bool](t, ctx, `!document.getElementById("token-form").hidden`); shown {
+		t.Error("the page asks for a token it was given")
+	}
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc != e.url+"/" {
+		t.Errorf("the address bar shows %q, want %q", loc, e.url+"/")
+	}
+	if kept := eval[string](t, ctx, `sessionStorage.getItem("switchboard.token")`); kept != token {
+		t.Errorf("sessionStorage has %q", kept)
+	}
+	hist, err := chromedp.Run(ctx, chromedp.NavigationEntries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, entry := range hist.Entries {
+		if strings.Contains(entry.URL, token) {
+			t.Errorf("the tab's history has %q", entry.URL)
+		}
+	}
+	do(t, ctx, "reloading", chromedp.Reload())
+	waitJS(t, ctx, "the clock server ready after a reload", `document.querySelector('article.server[data-server="clock"][data-state="ready"]') !== null`)
+	if strings.Contains(e.logs.String(), token) {
+		t.Errorf("the token is in the server's log")
+	}
+}
+
 func contains(xs []string, x string) bool {
 	for _, v := range xs {
 		if v == x {

@@ -38,9 +38,10 @@
 // session store does not answer ("store": "error"). GET /healthz only says the
 // process answers, and GET /readyz is 503 while a server marked "required" is not
 // ready or the session store does not answer within 2 s ("store" gives its error):
-// point liveness and readiness probes at them (they need no token). GET /v1/servers and /v1/servers/{name} tell each server's state,
-// transport, tools, restarts, last error and stderr tail (with identities on, an
-// admin's only, as the log is); POST
+// point liveness and readiness probes at them (they need no token, nor does /health,
+// which says why a server is not ready only to a caller with one). GET /v1/servers
+// and /v1/servers/{name} tell each server's state, transport, tools, restarts, last
+// error and stderr tail (with identities on, an admin's only, as the log is); POST
 // /v1/servers/{name}/restart starts it afresh, and GET /v1/servers/{name}/log is its
 // log (stderr lines, state changes, MCP log messages; ?follow=1 streams it). With
 // Options.Servers set (host.Host.API sets it), POST /v1/servers adds a server, PATCH
@@ -118,15 +119,16 @@
 //
 // # Security
 //
-// A token (Options.Token) is compared in constant time and never logged; the probes,
-// the dashboard's files and /oauth/callback (which takes an answer only for a
+// A token (Options.Token) is compared in constant time and never logged; the probes and
+// /health, the dashboard's files and /oauth/callback (which takes an answer only for a
 // sign-in started with the token, by its state) are the only routes without it. On a
 // loopback listener a request whose Host is not loopback (nor Options.PublicURL's)
 // is refused: a web page whose name was rebound to 127.0.0.1 (DNS
 // rebinding) would otherwise reach a service that trusts the machine, which the MCP
 // specification warns about (2025-11-25, security best practices). Cross-origin
 // browser requests that change something are refused, and CORS headers are sent only
-// for Options.CORSOrigin. A slow client holds a connection only so long: a body must
+// for Options.CORSOrigin; "*" lets any page call tools and chat, never change the
+// servers, read their config or log, restart one or sign in. A slow client holds a connection only so long: a body must
 // arrive within Options.ReadTimeout (408 past it), a response be read within
 // Options.WriteTimeout of its first byte (event streams excepted), and an idle
 // keep-alive connection closes after Options.IdleTimeout; a request refused before

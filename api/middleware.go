@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -171,6 +173,7 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 // cors answers browsers of the configured origin: the headers that let them read
 // responses, and the preflight of requests with a token or a JSON body. Without an
 // origin configured, nothing is added and a browser on another origin reads nothing.
+// "*" covers every route but the ownOrigin ones (route.ownOrigin).
 func (s *Server) cors(next http.Handler) http.Handler {
 	allowed := s.opts.CORSOrigin
 	if allowed == "" {
@@ -178,13 +181,26 @@ func (s *Server) cors(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		origin := r.Header.Get("Origin")
+		preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+		if allowed == "*" && origin != "" {
+			rt := routeOf(r)
+			if preflight {
+				// The route the preflight asks about is that of the method to come.
+				ask := r.WithContext(r.Context())
+				ask.Method = r.Header.Get("Access-Control-Request-Method")
+				rt = s.resolve(ask)
+			}
+			if rt != nil && rt.ownOrigin {
+				origin = "" // no headers: the page reads nothing, and sends nothing after a preflight
+			}
+		}
 		if origin != "" && (allowed == "*" || origin == allowed) {
 			h := w.Header()
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
 			h.Set("Access-Control-Expose-Headers", RequestIDHeader+", Mcp-Session-Id")
-			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+			if preflight {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE, OPTIONS")
 				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Accept, Last-Event-Id, "+RequestIDHeader+", Mcp-Session-Id, Mcp-Protocol-Version, X-Api-Key, Anthropic-Version, Anthropic-Beta")
 				h.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
@@ -196,18 +212,33 @@ func (s *Server) cors(next http.Handler) http.Handler {
 }
 
 // crossOrigin refuses cross-origin browser requests that change something (POST,
-// DELETE) unless they come from the configured origin: a page elsewhere could send
-// them without reading the answer. A request it lets through is marked as checked,
-// so that the gateway at /mcp and /sse does not refuse what the API allows (it
-// checks requests itself when served on its own).
-func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler) http.Handler {
+// PATCH, DELETE) unless they come from the configured origin: a page elsewhere could
+// send them without reading the answer. With "*", any origin may, but on an
+// ownOrigin route (own): a page of any origin is no reason to let it add a server,
+// which is a command to run, or read one's config; there every method of another
+// origin is refused. A request it lets through is marked as checked, so that the
+// gateway at /mcp and /sse does not refuse what the API allows (it checks requests
+// itself when served on its own).
+func (s *Server) crossOrigin(cop *http.CrossOriginProtection, own bool, next http.Handler) http.Handler {
+	strict := http.NewCrossOriginProtection() // no origin trusted
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opts.CORSOrigin != "*" {
-			if err := cop.Check(r); err != nil {
-				httpguard.Unread(w, r)
-				writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
-				return
+		var err error
+		switch {
+		case s.opts.CORSOrigin != "*":
+			err = cop.Check(r)
+		case own:
+			// CrossOriginProtection lets safe methods by; asked as a POST, a GET from
+			// another origin is refused as well.
+			post := r.WithContext(r.Context())
+			post.Method = http.MethodPost
+			if err = strict.Check(post); err != nil {
+				err = fmt.Errorf("%v: only the service's own pages may change the servers, read their config or log, or sign in (--cors \"*\" does not cover it)", err)
 			}
+		}
+		if err != nil {
+			httpguard.Unread(w, r)
+			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+			return
 		}
 		next.ServeHTTP(w, r.WithContext(httpguard.WithOriginChecked(r.Context())))
 	})
@@ -220,22 +251,36 @@ func (s *Server) crossOrigin(cop *http.CrossOriginProtection, next http.Handler)
 func (s *Server) requireToken(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = apiKeyAsBearer(r)
-		if s.opts.Token != "" && httpguard.Bearer(r, s.opts.Token) {
-			// The one-person set-up's token: an admin, whatever Identify would say.
-			next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), identity.Person{Admin: true})))
-			return
-		}
-		if s.opts.Identify == nil {
-			s.unauthorized(w, r, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
-			return
-		}
-		p, err := s.opts.Identify(r)
+		p, err := s.caller(r)
 		if err != nil {
 			s.unauthorized(w, r, err.Error())
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(identity.NewContext(r.Context(), p)))
 	})
+}
+
+// caller is the person whose token r carries: an admin for the static token (the
+// one-person set-up's, whatever Identify would say), else Identify's person; an
+// error saying why when r carries neither.
+func (s *Server) caller(r *http.Request) (identity.Person, error) {
+	if s.opts.Token != "" && httpguard.Bearer(r, s.opts.Token) {
+		return identity.Person{Admin: true}, nil
+	}
+	if s.opts.Identify == nil {
+		return identity.Person{}, errors.New("missing or wrong bearer token (Authorization: Bearer TOKEN)")
+	}
+	return s.opts.Identify(r)
+}
+
+// mayCall reports whether r could reach the routes behind the token: it carries
+// one, or the service takes none. A public route says more to such a caller.
+func (s *Server) mayCall(r *http.Request) bool {
+	if s.opts.Token == "" && s.opts.Identify == nil {
+		return true
+	}
+	_, err := s.caller(apiKeyAsBearer(r))
+	return err == nil
 }
 
 // adminOnly answers 403 with why to a request whose person is not an admin

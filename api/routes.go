@@ -25,6 +25,10 @@ type route struct {
 	// admin, when set, keeps the route to admins when the service knows who calls
 	// (identity.Admin): another person gets 403 with this as the reason.
 	admin string
+	// ownOrigin routes change the servers (a stdio server is a command to run), read
+	// their config or log, or sign in: a browser reaches them from the service's own
+	// pages or the one origin of --cors, never through --cors "*" (crossOrigin).
+	ownOrigin bool
 }
 
 // errorForm is the JSON an error is written in (writeAPIError).
@@ -50,7 +54,8 @@ func (s *Server) routes() []route {
 	rs := []route{
 		{pattern: "GET /healthz", handler: s.healthz, public: true},
 		{pattern: "GET /readyz", handler: s.readyz, public: true},
-		{pattern: "GET /health", handler: s.health},
+		// Open as the probes are; the servers' errors only to whom may call (health).
+		{pattern: "GET /health", handler: s.health, public: true},
 		{pattern: "GET /metrics", handler: s.serveMetrics},
 
 		// The dashboard: the page and its assets hold no data, so they need no token;
@@ -63,12 +68,12 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/servers", handler: s.listServers},
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
 		// A restart cuts the calls in flight of everyone who uses the server.
-		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer, admin: "only an admin restarts a server: it cuts everyone's calls to it in flight"},
+		{pattern: "POST /v1/servers/{name}/restart", handler: s.restartServer, ownOrigin: true, admin: "only an admin restarts a server: it cuts everyone's calls to it in flight"},
 		// A shared server's sign-in is an admin's, a perUser one's each person's own:
 		// the handler knows which (signin.go).
-		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn},
+		{pattern: "POST /v1/servers/{name}/login", handler: s.startSignIn, ownOrigin: true},
 		// A server's log (serverlog.go): an answer, or with ?follow=1 a stream.
-		{pattern: "GET /v1/servers/{name}/log", handler: s.getServerLog, stream: true, admin: "a server's log is for admins: it may quote what anyone's calls sent"},
+		{pattern: "GET /v1/servers/{name}/log", handler: s.getServerLog, stream: true, admin: "a server's log is for admins: it may quote what anyone's calls sent", ownOrigin: true},
 		// The authorization server's answer to a sign-in, brought by the person's
 		// browser, which has no token: it is taken only for a sign-in started here and
 		// still waiting, by its state, from the browser that asked for it (its cookie:
@@ -116,10 +121,10 @@ func (s *Server) routes() []route {
 		// without an editor these methods are 405 on the paths of the servers.
 		const admins = "only an admin may change the servers"
 		rs = append(rs,
-			route{pattern: "POST /v1/servers", handler: s.addServer, admin: admins},
-			route{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer, admin: admins},
-			route{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer, admin: admins},
-			route{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig, admin: admins},
+			route{pattern: "POST /v1/servers", handler: s.addServer, admin: admins, ownOrigin: true},
+			route{pattern: "PATCH /v1/servers/{name}", handler: s.patchServer, admin: admins, ownOrigin: true},
+			route{pattern: "DELETE /v1/servers/{name}", handler: s.removeServer, admin: admins, ownOrigin: true},
+			route{pattern: "GET /v1/servers/{name}/config", handler: s.serverConfig, admin: admins, ownOrigin: true},
 		)
 	}
 	if gw := s.opts.Gateway; gw != nil {
@@ -159,7 +164,7 @@ func (s *Server) buildHandler() (http.Handler, error) {
 		if !rt.public && (s.opts.Token != "" || s.opts.Identify != nil) {
 			h = s.requireToken(h)
 		}
-		h = s.crossOrigin(cop, h)
+		h = s.crossOrigin(cop, rt.ownOrigin, h)
 		return s.track(rt.stream, h)
 	}
 	s.mux = http.NewServeMux()

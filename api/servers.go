@@ -56,16 +56,23 @@ type serverHealth struct {
 }
 
 // health is the report the systems Switchboard replaces give at /health, with
-// "mcp_tools": "ok" when every enabled server is ready, else "degraded".
+// "status": "ok" when every enabled server is ready, else "degraded". It needs no
+// token, as in those systems; why a server is not ready (an address, a path, what
+// it printed) goes only to a caller who could ask GET /v1/servers.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	h := s.hub
 	status := "ok"
 	servers := map[string]serverHealth{}
+	why := s.mayCall(r)
 	for _, st := range h.Status() {
 		if st.State != upstream.Ready && st.State != upstream.Disabled {
 			status = "degraded"
 		}
-		servers[st.Name] = serverHealth{State: st.State, Tools: st.Tools, Error: h.NotReadyReason(st)}
+		sh := serverHealth{State: st.State, Tools: st.Tools}
+		if why {
+			sh.Error = h.NotReadyReason(st)
+		}
+		servers[st.Name] = sh
 	}
 	body := map[string]any{
 		"version":   s.opts.Version,

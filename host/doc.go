@@ -65,6 +65,15 @@
 // sessions in PostgreSQL, in that database, encrypted with $SWITCHBOARD_SECRET_KEY,
 // so that one serves every replica (without the key, Start refuses: SignInError).
 //
+// # A service's own token
+//
+// A program that serves the API on a machine others share gives it a token
+// (api.Options.Token). ServeToken is the one switchboard serve uses when given none
+// and no identity provider: made once and kept in the data directory's serve-token,
+// readable by its owner only, so that another account of the machine cannot add a
+// server (a command run as the owner) through the service; ReadServeToken is what a
+// client of the same account reads. API itself never makes one.
+//
 // # Following the config file
 //
 // Follow applies the file's changes by difference (hub.Reload): servers added

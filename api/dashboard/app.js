@@ -1,10 +1,18 @@
 // Switchboard dashboard: plain JavaScript over the HTTP API, no framework, no build.
 // Live state comes from GET /v1/events (server-sent events read with fetch, so that the
-// token travels in the Authorization header, never in a URL).
+// token travels in the Authorization header, never in a request's URL).
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
   const TOKEN_KEY = "switchboard.token";
+  // A service that made its own token prints the dashboard's address with it in the
+  // fragment (#token=…, which no request carries): kept for this tab as a typed one
+  // is, and dropped from the address bar, its history entry and what is bookmarked.
+  const given = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (given) {
+    sessionStorage.setItem(TOKEN_KEY, given.trim());
+    history.replaceState(null, "", location.pathname + location.search);
+  }
   let token = sessionStorage.getItem(TOKEN_KEY) || "";
   // epoch changes with the person (a sign-out, another token): what was asked for the
   // last one and answers afterwards is dropped, never shown to the next.

@@ -51,7 +51,7 @@ func (f *agentFlags) addStore(cmd *cobra.Command, expiry bool) {
 	f.cmd = cmd
 	fl := cmd.Flags()
 	fl.StringVar(&f.store, "store", "", "session store: sqlite (default), memory or postgres")
-	fl.StringVar(&f.dataDir, "data-dir", "", "the data directory: the SQLite session store and the sign-ins of remote servers (default the user's state directory)")
+	fl.StringVar(&f.dataDir, "data-dir", "", "the data directory: the SQLite session store, the sign-ins of remote servers and serve's own token (with --server, where a serve of this machine keeps it; default the user's state directory)")
 	fl.StringVar(&f.dsn, "dsn", "", "the PostgreSQL connection string of --store postgres (prefer the config's dsn with ${VAR}: a flag shows in the process list)")
 	if !expiry {
 		return

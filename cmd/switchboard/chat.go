@@ -144,7 +144,7 @@ cannot hold the sessions too), 130 interrupted.`,
 	f.BoolVar(&asJSON, "json", false, "write the turn's events as JSON lines on stdout")
 	flags.addModel(cmd)
 	flags.addStore(cmd, true)
-	markLocalOnly(cmd, "message", "session", "json", "system")
+	markLocalOnly(cmd, "message", "session", "json", "system", "data-dir")
 	return cmd
 }
 

@@ -180,7 +180,7 @@ service's catalog as it is now, printed the same way.
 	cmd.Flags().StringVar(&provider, "format", "", "print the catalog in a provider's tool format: mcp, openai, openai-responses, anthropic")
 	cmd.Flags().BoolVar(&strict, "strict", false, "with --format openai or openai-responses: OpenAI strict-mode schemas")
 	a.addDataDir(cmd)
-	markLocalOnly(cmd, "json", "format", "strict")
+	markLocalOnly(cmd, "json", "format", "strict", "data-dir")
 	return cmd
 }
 
@@ -226,7 +226,7 @@ than the bound too) or an unknown tool.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole MCP result as JSON")
 	a.addDataDir(cmd)
-	markLocalOnly(cmd, "json")
+	markLocalOnly(cmd, "json", "data-dir")
 	return cmd
 }
 
@@ -374,7 +374,7 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"servers": [...], "tools": N}`)
 	a.addDataDir(cmd)
-	markLocalOnly(cmd, "json")
+	markLocalOnly(cmd, "json", "data-dir")
 	return cmd
 }
 

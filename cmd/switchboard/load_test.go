@@ -103,7 +103,7 @@ func TestServeLoad(t *testing.T) {
 
 	tr := &http.Transport{MaxIdleConnsPerHost: spec.clients}
 	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr, Timeout: spec.timeout}
+	client := &http.Client{Transport: withToken{tr, p.token}, Timeout: spec.timeout}
 
 	// Warm up with every client (connections, the model client's pool, the runtime's
 	// heap), then measure with no connection of ours open.
@@ -199,6 +199,18 @@ func TestServeLoad(t *testing.T) {
 	if t.Failed() {
 		t.Logf("serve's log:\n%s", lastLines(p.stderr.String(), 100))
 	}
+}
+
+// withToken sends the service's token on every request, as its clients do.
+type withToken struct {
+	http.RoundTripper
+	token string
+}
+
+func (w withToken) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+w.token)
+	return w.RoundTripper.RoundTrip(r)
 }
 
 // runLoad runs `clients` clients against serve at url for d, each making requests one
@@ -311,7 +323,7 @@ func notesPID(p *serveProc, not int, d time.Duration) (int, error) {
 
 func notesReady(p *serveProc) bool {
 	// No keep-alive: a connection left open would be one more goroutine in serve.
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	client := &http.Client{Transport: withToken{&http.Transport{DisableKeepAlives: true}, p.token}, Timeout: 10 * time.Second}
 	res, err := client.Get(p.url + "/v1/servers/notes")
 	if err != nil {
 		return false

@@ -14,6 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // With --server URL (or $SWITCHBOARD_SERVER) the commands that read the catalog or the
@@ -112,12 +115,18 @@ func markLocalOnly(cmd *cobra.Command, keep ...string) {
 type remote struct {
 	base  string // the service's root URL, without a trailing slash
 	token string // "" for none
-	http  *http.Client
+	// tokenFile is the file the token was read from; "" when it came from
+	// $SWITCHBOARD_TOKEN or there is none.
+	tokenFile string
+	http      *http.Client
 }
 
 // newRemote checks raw (a URL, or a host:port taken as http) and reads the token
-// from $SWITCHBOARD_TOKEN, which is registered as a secret.
-func (a *app) newRemote(raw string) (*remote, error) {
+// from $SWITCHBOARD_TOKEN, else, for a service on loopback, the token that a serve
+// of this account made for itself in dataDir ("": the default data directory,
+// serve's too). The token is registered as a secret. A service elsewhere never gets
+// the local token.
+func (a *app) newRemote(raw, dataDir string) (*remote, error) {
 	s := strings.TrimSpace(raw)
 	if !strings.Contains(s, "://") {
 		s = "http://" + s
@@ -132,9 +141,19 @@ func (a *app) newRemote(raw string) (*remote, error) {
 	if err != nil {
 		return nil, err
 	}
+	file := ""
+	if token == "" && httpguard.IsLoopback(u.Host) {
+		if token, err = host.ReadServeToken(dataDir); err != nil {
+			return nil, usageError("--server %s: %v", raw, err)
+		}
+		if token != "" {
+			a.red.Add(token)
+			file, _ = host.ServeTokenPath(dataDir)
+		}
+	}
 	// No overall timeout: a call or a turn takes as long as it takes, and Ctrl-C ends it.
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	return &remote{base: strings.TrimSuffix(u.String(), "/"), token: token, http: &http.Client{Transport: transport}}, nil
+	return &remote{base: strings.TrimSuffix(u.String(), "/"), token: token, tokenFile: file, http: &http.Client{Transport: transport}}, nil
 }
 
 // close lets go of the connections kept for the next request.
@@ -211,8 +230,11 @@ func (r *remote) errorOf(res *http.Response) error {
 		}
 	}
 	if res.StatusCode == http.StatusUnauthorized {
-		if r.token == "" {
-			return &exitError{code: exitFailed, err: fmt.Errorf("the switchboard service at %s wants a token: set $%s to the token it was started with (%s)", r.base, tokenEnv, e.Message)}
+		switch {
+		case r.token == "":
+			return &exitError{code: exitFailed, err: fmt.Errorf("the switchboard service at %s wants a token: set $%s to the token it was started with, or give --data-dir the data directory of a serve on this machine that made its own (%s)", r.base, tokenEnv, e.Message)}
+		case r.tokenFile != "":
+			return &exitError{code: exitFailed, err: fmt.Errorf("the switchboard service at %s refused the token of %s (another serve's?): set $%s to its token, or give --data-dir its data directory (%s)", r.base, r.tokenFile, tokenEnv, e.Message)}
 		}
 		return &exitError{code: exitFailed, err: fmt.Errorf("the switchboard service at %s refused the token in $%s: %s", r.base, tokenEnv, e.Message)}
 	}
@@ -299,6 +321,10 @@ func (a *app) setupRemote(cmd *cobra.Command) error {
 	if err := localOnly(cmd, from); err != nil {
 		return err
 	}
-	a.remote, err = a.newRemote(srv)
+	dataDir := ""
+	if f := cmd.Flags().Lookup("data-dir"); f != nil {
+		dataDir = f.Value.String()
+	}
+	a.remote, err = a.newRemote(srv, dataDir)
 	return err
 }

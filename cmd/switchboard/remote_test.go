@@ -217,7 +217,8 @@ func unreachable(t *testing.T) string {
 
 // TestRemoteUsage: a service nobody listens at is a failure naming it; --server on a
 // command that cannot ask a service, with --config, or with a flag of a local run
-// (a data directory, a model, a store) is a usage error; a URL that is none too.
+// (a model, a store) is a usage error; a URL that is none too. --data-dir is taken:
+// it says where a serve of this machine keeps its token.
 func TestRemoteUsage(t *testing.T) {
 	t.Parallel()
 	url := unreachable(t)
@@ -232,7 +233,7 @@ func TestRemoteUsage(t *testing.T) {
 		{[]string{"--server", url, "serve"}, exitUsage, "switchboard serve does not take --server"},
 		{[]string{"--server", url, "check"}, exitUsage, "switchboard check does not take --server"},
 		{[]string{"--server", url, "--config", "mcp.json", "tools"}, exitUsage, "--config and a running service"},
-		{[]string{"--server", url, "tools", "--data-dir", "x"}, exitUsage, "--data-dir would be the service's to set"},
+		{[]string{"--server", url, "tools", "--data-dir", "x"}, exitFailed, "cannot reach the switchboard service at " + url + " "},
 		{[]string{"--server", url, "chat", "--model", "m", "--store", "memory", "-m", "hi"}, exitUsage, "--model, --store would be the service's to set"},
 		{[]string{"--server", "ftp://host", "tools"}, exitUsage, `--server "ftp://host" is not the URL of a switchboard service`},
 		{[]string{"--server", " ", "tools"}, exitUsage, "--server: the URL is empty"},

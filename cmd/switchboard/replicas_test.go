@@ -86,7 +86,9 @@ func TestServeReplicas(t *testing.T) {
 	}
 	done := make(chan answer, 1)
 	go func() {
-		res, err := http.Post(a.url+"/v1/sessions/shared/messages", "application/json", strings.NewReader(`{"content": "hold"}`))
+		req, _ := http.NewRequest("POST", a.url+"/v1/sessions/shared/messages", strings.NewReader(`{"content": "hold"}`))
+		req.Header.Set("Authorization", "Bearer "+a.token)
+		res, err := http.DefaultClient.Do(req)
 		if err != nil {
 			done <- answer{err: err}
 			return

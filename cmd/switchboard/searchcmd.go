@@ -110,7 +110,7 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many results, 1 to %d (default %d, or %d with --regex)", search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit))
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"query", "results": [{"name", "server", "score"}]} (stdin mode always prints JSON lines)`)
 	a.addDataDir(cmd)
-	markLocalOnly(cmd, "regex", "limit", "json")
+	markLocalOnly(cmd, "regex", "limit", "json", "data-dir")
 	return cmd
 }
 

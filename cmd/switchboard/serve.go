@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // Defaults of serve's --addr and --shutdown-grace. Switchboard's own.
@@ -28,6 +31,7 @@ func (a *app) serveCommand() *cobra.Command {
 	var (
 		addr, token, cors, publicURL string
 		issuer, audience             string
+		noToken                      bool
 		watch, grace                 time.Duration
 		maxRequest                   = byteSize(api.DefaultMaxRequestBytes)
 		flags                        agentFlags
@@ -65,11 +69,21 @@ func (a *app) serveCommand() *cobra.Command {
   GET  /, /v1/events, /v1/calls             the dashboard, its live events, recent calls
   /mcp, /sse                                the MCP gateway, as 'switchboard mcp --listen'
 
-Listening beyond loopback needs a bearer token ($SWITCHBOARD_TOKEN, or --token, which
-shows in the process list) or an identity provider; with either, every request but
-/healthz, /readyz, /oauth/callback, /.well-known/oauth-protected-resource and the
-dashboard's own files (the page asks for the token) must carry a token. Browsers of
-another origin are answered only with --cors ORIGIN.
+Every request but /health, /healthz, /readyz, /oauth/callback,
+/.well-known/oauth-protected-resource and the dashboard's own files must carry a
+bearer token: $SWITCHBOARD_TOKEN (or --token, which shows in the process list), or
+one of the identity provider's below. Given neither, serve makes a token, as
+Jupyter does, and keeps it in the data directory's serve-token (readable by you
+alone, the same at the next start); it prints the dashboard's URL with it once on
+stderr (http://127.0.0.1:7300/#token=...: the page keeps it and drops it from the
+address bar), and the CLI's --server finds it there. Another account of the machine
+cannot read it, so it cannot add a server (a command to run) through the service.
+--no-token serves loopback without one, for anyone on the machine (warned at start).
+Listening beyond loopback needs --token or a provider (exit 2 without).
+
+Browsers of another origin are answered only with --cors ORIGIN, which needs
+--token or a provider (exit 2 without); --cors '*' lets any page call tools and
+chat, never change the servers, read their config or log, restart one or sign in.
 
 A team's service takes the tokens of its OpenID Connect provider: the config's
 "switchboard": {"serve": {"auth": {"issuer", "audience", "admins", "adminClaim"}}},
@@ -105,6 +119,16 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 			if err := checkAddr("--addr", addr); err != nil {
 				return err
 			}
+			if noToken {
+				switch {
+				case token != "":
+					return usageError("--no-token and a token (--token or $%s) do not go together", tokenEnv)
+				case !gateway.IsLoopback(addr):
+					return usageError("--no-token serves loopback only: --addr %s would let anyone who reaches it run commands through the service (add a server, call a tool); leave --no-token out to have a token made, or set one in $%s", addr, tokenEnv)
+				case cors != "":
+					return usageError("--no-token and --cors do not go together: a page of %s could run commands through the service without a token; set one in $%s", cors, tokenEnv)
+				}
+			}
 			if (issuer == "") != (audience == "") {
 				return usageError("--oidc-issuer and --oidc-audience go together: give both (the provider, and the \"aud\" its tokens for this service carry)")
 			}
@@ -130,15 +154,16 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 			if grace < 0 {
 				return usageError("--shutdown-grace %s: must be 0 (cancel at once) or more", grace)
 			}
-			return a.serve(cmd.Context(), serveSettings{addr: addr, token: token, cors: cors, publicURL: publicURL, issuer: issuer, audience: audience,
+			return a.serve(cmd.Context(), serveSettings{addr: addr, token: token, noToken: noToken, cors: cors, publicURL: publicURL, issuer: issuer, audience: audience,
 				watch: watch, grace: grace, maxRequest: int64(maxRequest)}, &flags)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", defaultServeAddr, "listen on this address (--listen works too, as for mcp)")
 	f.SetNormalizeFunc(alias("listen", "addr"))
-	f.StringVar(&token, "token", "", "bearer token required on every request but /healthz, /readyz, /oauth/callback and the dashboard's files"+tokenHelp)
-	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *) call the API")
+	f.StringVar(&token, "token", "", "bearer token required on every request but /health, /healthz, /readyz, /oauth/callback and the dashboard's files"+tokenHelp+"; without one or a provider, serve makes one, kept in the data directory's serve-token")
+	f.BoolVar(&noToken, "no-token", false, "serve loopback without a token: anyone on this machine may then use the service and run commands through it (not with --cors or beyond loopback)")
+	f.StringVar(&cors, "cors", "", "let browser pages of this origin (e.g. http://localhost:5173, or *, which never covers server edits) call the API; needs a token or a provider")
 	f.StringVar(&publicURL, "public-url", "", "the URL browsers reach serve at when a proxy sits in front (e.g. https://switchboard.example.com): a sign-in's redirect comes back to its /oauth/callback")
 	f.StringVar(&issuer, "oidc-issuer", "", "take the bearer tokens (JWTs) of this OpenID Connect provider (e.g. https://login.example.com), over the config's \"serve\": {\"auth\"}; needs --oidc-audience")
 	f.StringVar(&audience, "oidc-audience", "", "the \"aud\" that --oidc-issuer's tokens for this service carry")
@@ -152,6 +177,7 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 
 type serveSettings struct {
 	addr, token, cors, publicURL string
+	noToken                      bool   // --no-token
 	issuer, audience             string // --oidc-issuer, --oidc-audience
 	watch, grace                 time.Duration
 	maxRequest                   int64
@@ -190,6 +216,24 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	if !gateway.IsLoopback(st.addr) && st.token == "" && auth == nil {
 		return usageError("--addr %s is not a loopback address: set a bearer token in $%s (or --token), or an identity provider (--oidc-issuer and --oidc-audience, or the config's \"serve\": {\"auth\"})", st.addr, tokenEnv)
 	}
+	if st.cors != "" && st.token == "" && auth == nil {
+		return usageError("--cors %s needs a bearer token in $%s (or --token), or an identity provider: without one, any page of that origin could run commands through the service (add a server, call a tool)", st.cors, tokenEnv)
+	}
+	// Neither a token nor a provider: one of the service's own, which other
+	// accounts of the machine cannot read (as Jupyter's).
+	own := st.token == "" && auth == nil && !st.noToken
+	if own {
+		tok, err := host.ServeToken(flags.dataDir)
+		var pe *fs.PathError
+		switch {
+		case err != nil && flags.dataDir != "" && errors.As(err, &pe) && pe.Op == "mkdir":
+			return usageError("--data-dir %s: %v: give a directory that can be created and written to", flags.dataDir, pe)
+		case err != nil:
+			return usageError("%v (or set a token in $%s)", err, tokenEnv)
+		}
+		a.red.Add(tok)
+		st.token = tok
+	}
 	opts := &api.Options{Token: st.token, CORSOrigin: st.cors, PublicURL: st.publicURL, MaxRequestBytes: st.maxRequest}
 	if auth != nil {
 		// Asked before anything listens: a provider that cannot be reached ends the
@@ -225,6 +269,16 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		return <-served
 	}
 	url := "http://" + ln.Addr().String()
+	switch {
+	case own:
+		// The one place the token shows: straight to stderr, past the log's masking
+		// (and never into --log-file). In the fragment, it reaches no server's log
+		// and no Referer; the page keeps it and drops it from the address bar.
+		path, _ := host.ServeTokenPath(flags.dataDir)
+		fmt.Fprintf(a.stderr, "switchboard serve: the dashboard is at %s/#token=%s (the token is kept in %s)\n", url, st.token, path)
+	case st.noToken:
+		a.log.Warn("serving without a token (--no-token): anyone on this machine can use the service, and run commands through it (add a server, call a tool)")
+	}
 	a.log.Info("serving", "url", url, "dashboard", url+"/", "auth", st.token != "" || auth != nil, "issuer", opts.Issuer, "model", s.HasModel())
 	// Over HTTP the clients are not known in advance: the servers are told every
 	// capability the gateway can forward (sampling included, answered by the model for

@@ -23,6 +23,8 @@ type serveProc struct {
 
 // startServe starts `switchboard --log-format json [--config cfg] serve --addr
 // 127.0.0.1:0 ARGS` in s and waits for its "serving" log line, which gives its URL.
+// Without a token (and a provider), the token that serve made is taken as a person
+// takes it: from the dashboard's URL that it prints on stderr.
 func startServe(t *testing.T, s *sandbox, cfg, token string, args ...string) *serveProc {
 	t.Helper()
 	all := []string{"--log-format", "json"}
@@ -53,7 +55,21 @@ func startServe(t *testing.T, s *sandbox, cfg, token string, args ...string) *se
 		}
 		return false
 	})
+	if p.token == "" {
+		p.token = dashboardToken(p.stderr.String())
+	}
 	return p
+}
+
+// dashboardToken is the token of the dashboard's URL that serve prints when it made
+// its own token, or "".
+func dashboardToken(stderr string) string {
+	_, after, ok := strings.Cut(stderr, "/#token=")
+	if !ok {
+		return ""
+	}
+	tok, _, _ := strings.Cut(after, " ")
+	return tok
 }
 
 // do sends one request with the token and returns the status and body.
@@ -127,7 +143,7 @@ func TestServeDemo(t *testing.T) {
 
 // TestServe: with a token and a model, the catalog in OpenAI's format is byte for
 // byte what `switchboard tools --format openai` prints, a turn runs a tool on a real
-// server, the probes need no token but the rest does, and the token never shows in
+// server, the probes and /health need no token but the rest does, and the token never shows in
 // the log. SIGTERM: exit 0, no child left.
 func TestServe(t *testing.T) {
 	t.Parallel()
@@ -139,7 +155,7 @@ func TestServe(t *testing.T) {
 	p := startServe(t, s, cfg, token, "--data-dir", t.TempDir())
 
 	bare := &serveProc{gatewayProc: p.gatewayProc, url: p.url}
-	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/health": 401, "/v1/tools": 401} {
+	for path, want := range map[string]int{"/healthz": 200, "/readyz": 200, "/health": 200, "/v1/tools": 401} {
 		if code, body := bare.do(t, "GET", path, ""); code != want {
 			t.Errorf("GET %s without the token: %d, want %d: %s", path, code, want, body)
 		}

@@ -109,7 +109,7 @@ on, the token's person's own.`,
 	}
 	flags.addStore(cmd, false)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: the list of summaries, or the whole session")
-	markLocalOnly(cmd, "json")
+	markLocalOnly(cmd, "json", "data-dir")
 	return cmd
 }
 

@@ -18,7 +18,7 @@ import (
 )
 
 // dataDirHelp is --data-dir's help on the commands that connect to servers.
-const dataDirHelp = "the data directory: the sign-ins of remote servers are kept in its signin directory (default the user's state directory)"
+const dataDirHelp = "the data directory: the sign-ins of remote servers are kept in its signin directory; with --server, where a serve of this machine keeps its token (default the user's state directory)"
 
 // addDataDir adds --data-dir to a command that connects to servers.
 func (a *app) addDataDir(cmd *cobra.Command) {
