@@ -61,7 +61,7 @@ func TestPerUserSignIn(t *testing.T) {
 	do("alice", "GET", "/v1/me", nil).want(t, 200, `"subject": "alice"`, `"signInsWaiting": []`)
 	call("alice").want(t, 200, `"text": "person: alice"`)
 	r := call("bob")
-	r.want(t, 200, `"isError": true`, "server notes needs your sign-in: use the dashboard's Sign in button or POST /v1/servers/notes/login")
+	r.want(t, 200, `"isError": true`, "server notes needs your sign-in: use the Sign in button of the service's dashboard, in your browser")
 	if strings.Contains(r.body, "person: alice") {
 		t.Fatalf("bob's call ran with alice's token: %s", r.body)
 	}

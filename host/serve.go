@@ -180,7 +180,7 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		// A server that waits for a sign-in says so with the ways this service
 		// offers, not only the command.
 		h.signins.SetHow(func(name string) string {
-			return fmt.Sprintf("sign in with the dashboard's Sign in button or POST /v1/servers/%s/login, or run 'switchboard login %s'", name, name)
+			return fmt.Sprintf("an admin signs it in with the dashboard's Sign in button, or runs 'switchboard login %s' with the service's data directory", name)
 		})
 	}
 	if o.Servers == nil {

@@ -112,7 +112,7 @@ func TestPerUser(t *testing.T) {
 	}
 
 	res := callAs(t, h, "bob", "person")
-	want := "server notes needs your sign-in: use the dashboard's Sign in button or POST /v1/servers/notes/login"
+	want := "server notes needs your sign-in: use the Sign in button of the service's dashboard, in your browser"
 	if !res.IsError || !strings.Contains(tool.Text(res), want) {
 		t.Fatalf("bob's call before his sign-in: %q (error %v), want an error saying %q", tool.Text(res), res.IsError, want)
 	}
@@ -304,7 +304,7 @@ func TestPerUserExtras(t *testing.T) {
 		t.Errorf("%d people connected, want 1 (alice)", n)
 	}
 
-	want := "server notes needs your sign-in: use the dashboard's Sign in button or POST /v1/servers/notes/login"
+	want := "server notes needs your sign-in: use the Sign in button of the service's dashboard, in your browser"
 	bob := as(t, "bob")
 	_, err := h.ReadResource(bob, &mcp.ReadResourceParams{URI: fakeauth.PersonURI})
 	if err == nil || !strings.Contains(err.Error(), want) {

@@ -22,7 +22,8 @@ type NeedsSignInError struct {
 	Reason string
 	// How says how a person makes the sign-in where the program runs (see
 	// Handlers.SetHow); "" says to run 'switchboard login NAME' (for Person: to use
-	// the dashboard's Sign in button or POST /v1/servers/NAME/login).
+	// the Sign in button of the dashboard: the sign-in completes only in the
+	// browser that asked for it).
 	How string
 	// Person: the sign-in is the caller's own (a "perUser" server), which they make
 	// for themselves, as themselves, through the service (the command line signs
@@ -34,7 +35,7 @@ func (e *NeedsSignInError) Error() string {
 	how := e.How
 	switch {
 	case how == "" && e.Person:
-		how = fmt.Sprintf("use the dashboard's Sign in button or POST /v1/servers/%s/login", e.Server)
+		how = "use the Sign in button of the service's dashboard, in your browser"
 	case how == "":
 		how = fmt.Sprintf("run 'switchboard login %s'", e.Server)
 	}

@@ -37,7 +37,7 @@ func TestServeSignIn(t *testing.T) {
 	})
 	// The state's error names the ways serve offers, not only the command.
 	_, body := p.do(t, "GET", "/v1/servers/notes", "")
-	if want := `"error": "server notes needs a sign-in: sign in with the dashboard's Sign in button or POST /v1/servers/notes/login, or run 'switchboard login notes'"`; !strings.Contains(body, want) {
+	if want := `"error": "server notes needs a sign-in: an admin signs it in with the dashboard's Sign in button, or runs 'switchboard login notes' with the service's data directory"`; !strings.Contains(body, want) {
 		t.Errorf("GET /v1/servers/notes: %s\nwant %s", body, want)
 	}
 	// The person's browser asks for the sign-in at the public URL (the dashboard's
@@ -53,6 +53,7 @@ func TestServeSignIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	req.Host = "switchboard.example.com" // as a proxy that passes its Host on sends it
+	req.Header.Set("Authorization", "Bearer "+p.token)
 	res, err := noFollow.Do(req)
 	if err != nil {
 		t.Fatal(err)
