@@ -64,6 +64,19 @@ func TestRevision2026ThroughTheGateway(t *testing.T) {
 				t.Errorf("a tampered state: err %v, want the server's error", err)
 			}
 
+			// A change of the server's tools reaches the client's subscriptions/listen
+			// stream (the first: the conformance server's hook adds one tool, once).
+			dc := connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: url}, "")
+			select {
+			case <-dc.acked:
+			case <-ctx15(t).Done():
+				t.Fatal("no subscriptions/acknowledged")
+			}
+			if text, isErr := callText(t, dc.ClientSession, "test_trigger_tool_change", map[string]any{}); isErr {
+				t.Fatalf("test_trigger_tool_change: %s", text)
+			}
+			dc.waitChanged(t, "the server added a tool")
+
 			elicit, err := cs.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_input_required_result_elicitation"})
 			if err != nil || elicit.InputRequests["user_name"] == nil {
 				t.Fatalf("test_input_required_result_elicitation: %v %+v, want the input request \"user_name\"", err, elicit)
