@@ -43,18 +43,32 @@ func wantLine(t *testing.T, what string, line map[string]any, want map[string]an
 // mcpClient connects to e's gateway at /mcp with the bearer token tok.
 func mcpClient(t *testing.T, e *env, tok string) *mcp.ClientSession {
 	t.Helper()
+	return mcpClientVersion(t, e, tok, "")
+}
+
+// mcpClientVersion is mcpClient asking for protocol version ("": the SDK's newest,
+// 2026-07-28, which has no sessions).
+func mcpClientVersion(t *testing.T, e *env, tok, version string) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	c := mcp.NewClient(&mcp.Implementation{Name: "audit-test", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: e.url + "/mcp",
-		HTTPClient: &http.Client{Transport: headerRT{"Bearer " + tok, tr}}, MaxRetries: -1}, nil)
+		HTTPClient: &http.Client{Transport: headerRT{"Bearer " + tok, tr}}, MaxRetries: -1}, sessionOptions(version))
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+func sessionOptions(version string) *mcp.ClientSessionOptions {
+	if version == "" {
+		return nil
+	}
+	return &mcp.ClientSessionOptions{ProtocolVersion: version}
 }
 
 // TestAuditPaths: a tool call on each path of the API is one audit line with the
@@ -123,9 +137,10 @@ func TestAuditPaths(t *testing.T) {
 	}
 	wantLine(t, "gateway call", lines[3], map[string]any{"subject": "alice", "server": "clock", "tool": "convert_time", "outcome": "error"})
 
-	// Bob cannot call on alice's MCP session.
+	// Bob cannot call on alice's MCP session (a 2025-11-25 one: 2026-07-28 has none).
+	older := mcpClientVersion(t, e, "alice-token", "2025-11-25")
 	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"convert_time","arguments":{"time":"2026-01-02T03:04:05Z","to":"Asia/Tokyo"}}}`
-	r = e.do("POST", "/mcp", body, "Authorization: Bearer bob-token", "Mcp-Session-Id: "+cs.ID(),
+	r = e.do("POST", "/mcp", body, "Authorization: Bearer bob-token", "Mcp-Session-Id: "+older.ID(),
 		"Content-Type: application/json", "Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2025-11-25")
 	if r.status != http.StatusForbidden || !strings.Contains(r.body, "session user mismatch") {
 		t.Errorf("bob on alice's MCP session: %d %s, want 403 session user mismatch", r.status, r)

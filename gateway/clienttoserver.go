@@ -48,7 +48,11 @@ func (f *forwarder) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case "resources/read":
 			if f.g.up != nil { // the SDK refuses a read without params before this
-				return f.read(ctx, ss, req.GetParams().(*mcp.ReadResourceParams))
+				res, err := f.read(ctx, ss, req.GetParams().(*mcp.ReadResourceParams))
+				if err != nil || !requestIs2026(req) {
+					return res, err
+				}
+				return withResultType(res) // see wire.go
 			}
 		case "logging/setLevel":
 			res, err := next(ctx, method, req)
@@ -109,7 +113,10 @@ func (f *forwarder) read(ctx context.Context, ss *mcp.ServerSession, p *mcp.Read
 		ctx, meta, done := f.begin(ctx, ss, p.Meta)
 		defer done()
 		c := *p
-		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
+		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's (see roundTrip)
+		if r, ok := relay.InputRoundOf(ctx); ok {
+			c.InputResponses, c.RequestState = r.Responses, r.State
+		}
 		res, err := f.g.up.ReadResource(ctx, &c)
 		if res != nil && res.CacheScope == "" {
 			// A 2026-07-28 client must get a valid scope; absent means "public"
@@ -130,7 +137,10 @@ func (f *forwarder) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*
 		ctx, meta, done := f.begin(ctx, req.Session, p.Meta)
 		defer done()
 		c := *p
-		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's
+		c.Meta, c.InputResponses, c.RequestState = meta, nil, "" // the client's rounds are the gateway's (see roundTrip)
+		if r, ok := relay.InputRoundOf(ctx); ok {
+			c.InputResponses, c.RequestState = r.Responses, r.State
+		}
 		return f.g.up.GetPrompt(ctx, &c)
 	}
 	return roundTrip(ctx, f, req.Session, "prompts/get "+p.Name, p.RequestState, p.InputResponses, call, // see mrtr_clients.go

@@ -254,15 +254,17 @@ func TestDeferredHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
+	// A session's own list needs a session: 2025-11-25's (a client of 2026-07-28 has
+	// none, and gets what a client of --stateless gets, below).
 	t.Run("streamable and sse", func(t *testing.T) {
 		exerciseDeferred(t,
-			connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: b.URL()}, ""),
+			connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: b.URL()}, "2025-11-25"),
 			connectDeferred(t, &mcp.SSEClientTransport{Endpoint: b.SSEURL()}, ""))
 	})
 	t.Run("sse and streamable", func(t *testing.T) {
 		exerciseDeferred(t,
 			connectDeferred(t, &mcp.SSEClientTransport{Endpoint: b.SSEURL()}, ""),
-			connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: b.URL()}, ""))
+			connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: b.URL()}, "2025-11-25"))
 	})
 	t.Run("never re-lists", func(t *testing.T) {
 		neverRelists(t, connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: b.URL()}, ""))
@@ -275,8 +277,9 @@ func TestDeferredHTTP(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { sl.Close() })
-		for _, version := range []string{"", "2025-11-25"} {
-			c := connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: sl.URL()}, version)
+		for _, tc := range []struct{ url, version string }{{sl.URL(), ""}, {sl.URL(), "2025-11-25"}, {b.URL(), ""}} {
+			version := tc.version
+			c := connectDeferred(t, &mcp.StreamableClientTransport{Endpoint: tc.url}, version)
 			neverRelists(t, c)
 			if got := listNames(t, c.ClientSession); !slices.Equal(got, deferredList) {
 				t.Errorf("protocol %q: stateless tools/list = %v, want %v", version, got, deferredList)

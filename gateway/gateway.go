@@ -212,9 +212,12 @@ func (h levelFloor) Enabled(ctx context.Context, l slog.Level) bool {
 //     would log a line per such client;
 //   - the end of a stdio session that Server.Run logs as an error: ServeStdio
 //     returns the error, and its caller reports it (switchboard mcp as its exit
-//     message), or it is no error at all (the gateway stopped, the client left).
+//     message), or it is no error at all (the gateway stopped, the client left);
+//   - a client's request of 2026-07-28 for a method that revision removed
+//     (initialize, ping, logging/setLevel, ...): the client gets 404 and -32601,
+//     and the gateway has no error of its own.
 func (h levelFloor) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == "server run cancelled" || r.Message == "server session ended with error" ||
+	if r.Message == "server run cancelled" || r.Message == "server session ended with error" || r.Message == "method removed in the new protocol" ||
 		strings.HasPrefix(r.Message, "calling notifications/") && strings.Contains(r.Message, "undelivered message") {
 		if !h.Handler.Enabled(ctx, slog.LevelDebug) {
 			return nil

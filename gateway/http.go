@@ -16,8 +16,11 @@ import (
 
 // HTTPOptions configure the HTTP handler; nil means defaults.
 type HTTPOptions struct {
-	// Stateless serves Streamable HTTP without sessions: a server's requests reach
-	// clients of 2026-07-28 as input requests (see mrtr_clients.go), older clients not at all.
+	// Stateless serves Streamable HTTP without sessions to every client. Without
+	// it, clients of protocol 2026-07-28 (which has no sessions) are served without
+	// and older clients with sessions, side by side. A server's requests reach
+	// clients of 2026-07-28 as input requests (see mrtr_clients.go), older clients
+	// without a session not at all.
 	Stateless bool
 	// Token, when set, must arrive on every request as "Authorization: Bearer TOKEN"
 	// (the scheme in any case).
@@ -55,21 +58,20 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 	}
 	getServer := func(*http.Request) *mcp.Server { return g.server }
 	mux := http.NewServeMux()
-	var streamable http.Handler = mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: o.Stateless, MaxRequestBodyBytes: o.MaxRequestBytes})
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = defaultSessionTimeout
-	}
 	// A client's requests under way end with its POST, or its session (see cancellation.go).
-	if o.Stateless {
-		streamable = carried(streamable)
-		if g.views != nil {
-			streamable = stateless(streamable) // see deferred.go
+	var streamable http.Handler = carried(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: o.MaxRequestBytes}))
+	if g.views != nil {
+		streamable = stateless(streamable) // see deferred.go
+	}
+	if !o.Stateless {
+		if o.SessionTimeout == 0 {
+			o.SessionTimeout = defaultSessionTimeout
 		}
-	} else {
-		streamable = g.endOnDelete(streamable)
+		var sessions http.Handler = g.endOnDelete(mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{MaxRequestBodyBytes: o.MaxRequestBytes}))
 		if o.SessionTimeout > 0 {
-			streamable = g.idle(o.SessionTimeout).wrap(streamable) // see clientsessions.go
+			sessions = g.idle(o.SessionTimeout).wrap(sessions) // see clientsessions.go
 		}
+		streamable = byRevision(streamable, sessions)
 	}
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", carried(mcp.NewSSEHandler(getServer, &mcp.SSEOptions{MaxRequestBodyBytes: o.MaxRequestBytes}))) // the GET stream is the session
@@ -82,6 +84,24 @@ func (g *Gateway) Handler(opts *HTTPOptions) http.Handler {
 		h = requireToken(h, o.Token)
 	}
 	return checkHost(h)
+}
+
+// byRevision serves the clients of protocol 2026-07-28, which has no sessions
+// (SEP-2575), with stateless, and the older ones with sessions. The SDK serves the
+// new protocol only without sessions, and the old one's sessions only with them: one
+// handler cannot do both. A client of 2026-07-28 names its version in the
+// MCP-Protocol-Version header of every request, server/discover included ("Clients
+// MUST include the MCP-Protocol-Version header on all requests", 2026-07-28,
+// transports); an older client sends it only once initialized, with its session,
+// and never a version that new.
+func byRevision(stateless, sessions http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Session-Id") == "" && r.Header.Get("Mcp-Protocol-Version") >= protocol2026 {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		sessions.ServeHTTP(w, r)
+	})
 }
 
 // checkHost refuses a request that reached a loopback address under a Host that is

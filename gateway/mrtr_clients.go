@@ -3,9 +3,12 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -117,19 +120,24 @@ func (c roundValues) Value(key any) any {
 	return c.ex.round.Load().ctx.Value(key)
 }
 
-// roundTrip runs a client's tools/call, prompts/get or resources/read. When the
-// request carries a request state, or its client speaks 2026-07-28 and can be asked
-// something, the round runs as a multi-round-trip exchange: a first call (no state)
-// starts call on its own; a call with a state delivers the client's answers to the
-// exchange it names. Either way it returns the call's result when it is done, or
-// the server's next requests as input requests, in the result needInput makes.
-// Other requests just run call.
+// roundTrip runs a client's tools/call, prompts/get or resources/read. A client of
+// 2026-07-28 takes input requests itself: its request goes upstream marked as a
+// round of its own (relay.InputRound), so that a server of 2026-07-28 that answers
+// "input required" has its input requests passed on as they are (under its keys,
+// with its request state, wrapped: see wrapState), and the client's next call with
+// that state brings the answers back to it. When that client can also be asked
+// something (needsRounds), the call runs as an exchange besides, for a server of
+// an older protocol that sends its requests in the middle of the call: a first call
+// (no state) starts call on its own; a call with one of the exchange's states
+// delivers the client's answers to the exchange it names. Either way it returns the
+// call's result when it is done, or the server's next requests as input requests,
+// in the result needInput makes. Other requests just run call.
 //
 // what names the request (method and tool, prompt or URI): a state is good only
 // for the request that got it.
 func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSession, what, state string, answers mcp.InputResponseMap,
 	call func(context.Context) (R, error), needInput func(mcp.InputRequestMap, string) R) (R, error) {
-	if f.g.up == nil || state == "" && !needsRounds(ss) {
+	if f.g.up == nil || state == "" && !speaks2026(ss) {
 		return call(ctx)
 	}
 	var zero R
@@ -138,16 +146,35 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 		f.mu.Lock()
 		ex = f.exchanges[state]
 		f.mu.Unlock()
-		if ex == nil || ex.what != what {
+		switch {
+		case ex == nil:
+			server, ok := unwrapState(what, state)
+			if !ok {
+				return zero, errUnknownState
+			}
+			ctx = relay.WithInputRound(ctx, relay.InputRound{Responses: answers, State: server})
+		case ex.what != what:
 			return zero, errUnknownState
 		}
+	} else {
+		// Answers without a state: for a server that gave none (a state is optional).
+		ctx = relay.WithInputRound(ctx, relay.InputRound{Responses: answers})
+	}
+	switch {
+	case ex != nil:
 		// The state is the credential: 128 random bits, known only to the client
 		// that got it (over Streamable HTTP without sessions each round comes on
 		// a session of its own).
 		if err := ex.answer(ctx, ss, answers); err != nil {
 			return zero, err
 		}
-	} else {
+	case !needsRounds(ss):
+		res, err := call(ctx)
+		if err != nil {
+			return zero, err
+		}
+		return wrapped(res, what), nil
+	default:
 		var err error
 		ex, err = f.startExchange(ctx, ss, what, func(ctx context.Context) (mcp.Result, error) { return call(ctx) })
 		if err != nil {
@@ -161,7 +188,51 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 	case requests != nil:
 		return needInput(requests, ex.state), nil
 	}
-	return res.(R), nil // what ties an exchange to one kind of request
+	return wrapped(res.(R), what), nil // what ties an exchange to one kind of request
+}
+
+// statePrefix starts a server's request state as the gateway passes it on.
+const statePrefix = "switchboard:"
+
+// wrapped is res with its request state, when it asks for input, wrapped: tied to
+// what (the request it is good for) and set apart from the states of the gateway's
+// own exchanges. The server's state itself passes unchanged: it is the server's to
+// protect (SEP-2322: "servers MUST treat requestState as untrusted input").
+func wrapped[R mcp.Result](res R, what string) R {
+	switch r := any(res).(type) {
+	case *mcp.CallToolResult:
+		if r != nil && r.InputRequests != nil {
+			r.RequestState = wrapState(what, r.RequestState)
+		}
+	case *mcp.GetPromptResult:
+		if r != nil && r.InputRequests != nil {
+			r.RequestState = wrapState(what, r.RequestState)
+		}
+	case *mcp.ReadResourceResult:
+		if r != nil && r.InputRequests != nil {
+			r.RequestState = wrapState(what, r.RequestState)
+		}
+	}
+	return res
+}
+
+func wrapState(what, state string) string {
+	sum := sha256.Sum256([]byte(what))
+	return statePrefix + hex.EncodeToString(sum[:8]) + ":" + state
+}
+
+// unwrapState is the server's state in a state wrapState made for what.
+func unwrapState(what, state string) (string, bool) {
+	rest, ok := strings.CutPrefix(state, statePrefix)
+	if !ok {
+		return "", false
+	}
+	tag, server, ok := strings.Cut(rest, ":")
+	sum := sha256.Sum256([]byte(what))
+	if !ok || tag != hex.EncodeToString(sum[:8]) {
+		return "", false
+	}
+	return server, true
 }
 
 // startExchange starts call for ss on a goroutine the gateway owns. The exchange

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/telemetry"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -27,6 +28,9 @@ type progressDest struct {
 // which is also returned. done undoes the progress token's mapping.
 func (f *forwarder) begin(ctx context.Context, ss *mcp.ServerSession, meta mcp.Meta) (_ context.Context, out mcp.Meta, done func()) {
 	ctx = context.WithValue(ctx, sessionKey{}, ss)
+	if p := ss.InitializeParams(); p != nil && p.Capabilities != nil {
+		ctx = relay.WithClientCapabilities(ctx, p.Capabilities) // what a server of 2026-07-28 may ask of it
+	}
 	ctx = telemetry.ExtractMeta(ctx, meta) // the client's trace, when its _meta has one
 	out, token := f.mapMeta(ctx, ss, meta)
 	if out != nil {

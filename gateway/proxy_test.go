@@ -607,6 +607,29 @@ func TestProxyServerToClientRequests(t *testing.T) {
 	}
 }
 
+// A gateway with sessions (the default) serves a client of 2026-07-28, which has
+// none, beside one of 2025-11-25 on its session: each negotiates its own version,
+// and each gets its servers' requests its own way while the other is connected.
+func TestProxyServesBothRevisionsAtOnce(t *testing.T) {
+	t.Parallel()
+	h, url := proxyURLWith(t, proxyOpts{protocol: sessionEra}, conf(t, "conf"), everything(t))
+	older := connectProxyClientVersion(t, url, "2025-11-25")
+	newer := connectProxyClientVersion(t, url, "") // the SDK's newest: server/discover first
+	for c, want := range map[*proxyClient]string{older: "2025-11-25", newer: "2026-07-28"} {
+		if got := c.cs.InitializeResult().ProtocolVersion; got != want {
+			t.Fatalf("negotiated %s, want %s", got, want)
+		}
+	}
+	if newer.cs.ID() != "" || older.cs.ID() == "" {
+		t.Errorf("session ids: 2026-07-28 %q (want none), 2025-11-25 %q (want one)", newer.cs.ID(), older.cs.ID())
+	}
+	serverToClientRequests(t, h, newer)
+	serverToClientRequests(t, h, older)
+	if text, isErr := callText(t, newer.cs, "test_simple_text", map[string]any{}); isErr || text == "" {
+		t.Errorf("2026-07-28 client's call after the other's: %q (error %v)", text, isErr)
+	}
+}
+
 func serverToClientRequests(t *testing.T, h *hub.Hub, c *proxyClient) {
 	t.Helper()
 	cs := c.cs

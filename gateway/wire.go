@@ -63,3 +63,31 @@ func (w withoutFields) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(m)
 }
+
+// withResultType is res with the "resultType" that 2026-07-28 requires of every
+// result ("complete", or "input_required" when it carries input requests), as the
+// SDK's own resources/read handler sets it: the gateway answers reads before that
+// handler (the middleware in clienttoserver.go), and the SDK keeps the field
+// unexported, settable only by decoding.
+func withResultType(res *mcp.ReadResourceResult) (*mcp.ReadResourceResult, error) {
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m["resultType"] = json.RawMessage(`"complete"`)
+	if res.InputRequests != nil {
+		m["resultType"] = json.RawMessage(`"input_required"`)
+	}
+	if b, err = json.Marshal(m); err != nil {
+		return nil, err
+	}
+	var typed mcp.ReadResourceResult
+	if err := json.Unmarshal(b, &typed); err != nil {
+		return nil, err
+	}
+	return &typed, nil
+}

@@ -17,11 +17,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/redact"
+	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -343,6 +345,14 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 	}
 	res, err := h.callRoute(ctx, r, args)
 	h.auditCall(ctx, name, r.sup.Name(), r.original, args, start, outcomeOf(ctx, err == nil && res.IsError, err))
+	var rpcErr *jsonrpc.Error
+	if _, ok := relay.InputRoundOf(ctx); ok && errors.As(err, &rpcErr) {
+		// A caller of 2026-07-28 (a gateway's client) gets the server's error as it
+		// is: its code says what the client must do (-32021: declare a capability;
+		// an invalid request state: start again).
+		h.callObs.report(CallEvent{Server: r.sup.Name(), Tool: r.original, Name: name, Duration: time.Since(start), IsError: true})
+		return nil, rpcErr
+	}
 	if err != nil {
 		res = tool.ErrorResult("server %q, tool %q: %s", r.sup.Name(), r.original, h.red.String(err.Error()))
 	} else {

@@ -46,9 +46,15 @@ func (s *Supervisor) roundTrip(ctx context.Context, c *conn, next mcp.MethodHand
 			return res, err
 		}
 		requests, state := inputRequests(res)
+		_, passOn := relay.InputRoundOf(ctx)
 		switch {
 		case requests == nil:
 			return complete(res), nil
+		case passOn && len(requests) > 0:
+			// The caller takes them itself (a gateway's client of 2026-07-28): under
+			// the server's keys and with its state, which the caller's next round
+			// brings back (see Call, and the gateway's prompts and reads).
+			return inputRequired(res), nil
 		case len(requests) == 0: // load shedding
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is busy; try again later"}
 		case round == maxRounds:
@@ -69,17 +75,7 @@ func (s *Supervisor) roundTrip(ctx context.Context, c *conn, next mcp.MethodHand
 // and the server's serverInfo in _meta (the connection's, which a gateway must not
 // pass off as its own). What a server of any version returns then reads the same.
 func complete(res mcp.Result) mcp.Result {
-	meta := func(m mcp.Meta) mcp.Meta {
-		if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
-			return m
-		}
-		m = maps.Clone(m)
-		delete(m, mcp.MetaKeyServerInfo)
-		if len(m) == 0 {
-			return nil
-		}
-		return m
-	}
+	meta := withoutServerInfo
 	// A new value of each: the SDK keeps resultType in an unexported field.
 	switch r := res.(type) {
 	case *mcp.CallToolResult:
@@ -88,6 +84,33 @@ func complete(res mcp.Result) mcp.Result {
 		return &mcp.GetPromptResult{Meta: meta(r.Meta), Description: r.Description, Messages: r.Messages}
 	case *mcp.ReadResourceResult:
 		return &mcp.ReadResourceResult{Meta: meta(r.Meta), Cacheable: r.Cacheable, Contents: r.Contents}
+	}
+	return res
+}
+
+// withoutServerInfo is m without the server's serverInfo.
+func withoutServerInfo(m mcp.Meta) mcp.Meta {
+	if _, ok := m[mcp.MetaKeyServerInfo]; !ok {
+		return m
+	}
+	m = maps.Clone(m)
+	delete(m, mcp.MetaKeyServerInfo)
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// inputRequired is an input-required result without the server's serverInfo in
+// _meta (see complete): its input requests and request state, nothing else.
+func inputRequired(res mcp.Result) mcp.Result {
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		return &mcp.CallToolResult{Meta: withoutServerInfo(r.Meta), InputRequests: r.InputRequests, RequestState: r.RequestState}
+	case *mcp.GetPromptResult:
+		return &mcp.GetPromptResult{Meta: withoutServerInfo(r.Meta), InputRequests: r.InputRequests, RequestState: r.RequestState}
+	case *mcp.ReadResourceResult:
+		return &mcp.ReadResourceResult{Meta: withoutServerInfo(r.Meta), InputRequests: r.InputRequests, RequestState: r.RequestState}
 	}
 	return res
 }

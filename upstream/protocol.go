@@ -6,6 +6,8 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/relay"
 )
 
 // protocol2026 is the first protocol version without sessions (SEP-2575): the
@@ -62,10 +64,16 @@ func (s *Supervisor) requestEra(c *conn) mcp.Middleware {
 				// NOT emit notifications/message for a request that does not include this
 				// field." (2026-07-28, logging). The map is the request's own: the SDK
 				// has put its keys in it already.
-				if p := req.GetParams(); level != "" && p != nil {
+				if p := req.GetParams(); p != nil {
 					if m := p.GetMeta(); m != nil {
-						if _, set := m[mcp.MetaKeyLogLevel]; !set {
+						if _, set := m[mcp.MetaKeyLogLevel]; !set && level != "" {
 							m[mcp.MetaKeyLogLevel] = level
+						}
+						if caller, ok := relay.ClientCapabilitiesOf(ctx); ok {
+							// The server reads the client's capabilities in each request
+							// (SEP-2575): those of the client the request is for, as far
+							// as this connection can answer for them.
+							m[mcp.MetaKeyClientCapabilities] = narrowed(s.clientCapabilities(), caller)
 						}
 					}
 				}
@@ -73,4 +81,35 @@ func (s *Supervisor) requestEra(c *conn) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// capabilitiesWire is ClientCapabilities as the 2026-07-28 wire has it: roots an
+// object when declared and absent when not (the SDK's own wire type is unexported;
+// its Roots field cannot be absent, see relay.CanAnswer).
+type capabilitiesWire struct {
+	mcp.ClientCapabilities
+	Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+}
+
+// narrowed is own, the connection's capabilities, with sampling, elicitation and
+// roots only where the caller declares them too, as the caller declares them (its
+// sub-capabilities: sampling with tools, elicitation by form or URL).
+func narrowed(own, caller *mcp.ClientCapabilities) capabilitiesWire {
+	c := *own
+	c.RootsV2, c.Roots = nil, mcp.ClientCapabilities{}.Roots
+	if own.Sampling == nil || caller.Sampling == nil {
+		c.Sampling = nil
+	} else {
+		c.Sampling = caller.Sampling
+	}
+	if own.Elicitation == nil || caller.Elicitation == nil {
+		c.Elicitation = nil
+	} else {
+		c.Elicitation = caller.Elicitation
+	}
+	w := capabilitiesWire{ClientCapabilities: c}
+	if relay.CanAnswer(own, relay.MethodListRoots) && relay.CanAnswer(caller, relay.MethodListRoots) {
+		w.Roots = &mcp.RootCapabilities{ListChanged: caller.RootsV2 != nil && caller.RootsV2.ListChanged || caller.Roots.ListChanged}
+	}
+	return w
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
@@ -500,7 +501,11 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 		// A copy of _meta: the SDK adds its own keys to the map it is given, and the
 		// call may be sent twice. It carries the span's traceparent too.
 		callCtx, stop := c.bound(ctx)
-		res, err := c.sess.CallTool(callCtx, &mcp.CallToolParams{Meta: telemetry.InjectMeta(ctx, maps.Clone(meta)), Name: name, Arguments: arguments})
+		params := &mcp.CallToolParams{Meta: telemetry.InjectMeta(ctx, maps.Clone(meta)), Name: name, Arguments: arguments}
+		if r, ok := relay.InputRoundOf(ctx); ok { // the caller's answers to the server's last round
+			params.InputResponses, params.RequestState = r.Responses, r.State
+		}
+		res, err := c.sess.CallTool(callCtx, params)
 		stop()
 		if err == nil {
 			return res, nil
@@ -569,8 +574,22 @@ func (s *Supervisor) callError(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}
+	if rpcErr := (*jsonrpc.Error)(nil); errors.As(err, &rpcErr) {
+		// The server's own error: it reads as before, and its code and data stay
+		// within reach (a gateway's client of 2026-07-28 gets it as it is).
+		return serverError{errors.New(s.redact(err.Error())), &jsonrpc.Error{Code: rpcErr.Code, Message: s.redact(rpcErr.Message), Data: rpcErr.Data}}
+	}
 	return errors.New(s.redact(err.Error()))
 }
+
+// serverError is a server's JSON-RPC error to a call: it reads as the SDK's error
+// does, and unwraps to the server's.
+type serverError struct {
+	error
+	rpc *jsonrpc.Error
+}
+
+func (e serverError) Unwrap() error { return e.rpc }
 
 // waitReady returns the live connection, waiting while the server is connecting or
 // reconnecting. Failed, disabled and closed servers, and those that need a sign-in,

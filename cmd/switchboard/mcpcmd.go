@@ -131,7 +131,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 	f := cmd.Flags()
 	f.StringVar(&listen, "listen", "", "serve over HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio (--addr works too, as for serve)")
 	f.SetNormalizeFunc(alias("addr", "listen"))
-	f.BoolVar(&stateless, "stateless", false, "Streamable HTTP without sessions")
+	f.BoolVar(&stateless, "stateless", false, "Streamable HTTP without sessions for every client (clients of 2026-07-28 have none anyway)")
 	f.DurationVar(&idle, "session-timeout", time.Hour, "close a client's HTTP session after this long with no request or stream open (0: never)")
 	f.StringVar(&token, "token", "", "bearer token required on every HTTP request"+tokenHelp)
 	f.StringVar(&printConfig, "print-config", "", "print the config snippet for claude, codex or vscode and exit")

@@ -161,12 +161,22 @@ func TestMCPHTTP(t *testing.T) {
 				}
 				cs.Close()
 			}
+			// A client of 2025-11-25 gets a session unless --stateless; one of
+			// 2026-07-28 (the SDK's default), which has none, never does.
+			older, err := g.connectVersion(ctx, t, "Bearer "+token, nil, "2025-11-25")
+			if err != nil {
+				t.Fatalf("connect at 2025-11-25 with the token: %v\n%s", err, g.stderr.String())
+			}
+			if id := older.ID(); (id == "") != tt.stateless {
+				t.Errorf("2025-11-25: session id %q, stateless %v", id, tt.stateless)
+			}
+			older.Close()
 			cs, err := g.connect(ctx, t, "Bearer "+token, nil)
 			if err != nil {
 				t.Fatalf("connect with the token: %v\n%s", err, g.stderr.String())
 			}
-			if id := cs.ID(); (id == "") != tt.stateless {
-				t.Errorf("session id %q, stateless %v", id, tt.stateless)
+			if v, id := cs.InitializeResult().ProtocolVersion, cs.ID(); v != "2026-07-28" || id != "" {
+				t.Errorf("default client: protocol %s, session id %q; want 2026-07-28 and none", v, id)
 			}
 			names, listed := listedTools(ctx, t, cs)
 			for name := range demoTools {
@@ -301,14 +311,24 @@ func startHTTPGateway(t *testing.T, s *sandbox, args ...string) *httpGateway {
 // any) as the Authorization of every request. The client's connections are closed when
 // the test ends.
 func (g *httpGateway) connect(ctx context.Context, t *testing.T, header string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
+	return g.connectVersion(ctx, t, header, opts, "")
+}
+
+// connectVersion is connect asking for protocol version ("": the SDK's newest,
+// 2026-07-28, which has no sessions).
+func (g *httpGateway) connectVersion(ctx context.Context, t *testing.T, header string, opts *mcp.ClientOptions, version string) (*mcp.ClientSession, error) {
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
 	client := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, opts)
+	var so *mcp.ClientSessionOptions
+	if version != "" {
+		so = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
 	return client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   g.url,
 		HTTPClient: &http.Client{Transport: authorization{header, tr}},
 		MaxRetries: -1,
-	}, nil)
+	}, so)
 }
 
 // stop sends the gateway SIGTERM and returns its exit code, once it and every process

@@ -143,7 +143,9 @@ type suiteRun struct {
 }
 
 var (
-	suiteSizeRE = regexp.MustCompile(`(?m)^Running \S+ suite \((\d+) scenarios\)`)
+	// "Running active suite (N scenarios)", or with --requirements (0.2.0-alpha.12)
+	// "Running requirements 2026-07-28 (N scenarios)".
+	suiteSizeRE = regexp.MustCompile(`(?m)^Running (?:\S+ suite|requirements \S+) \((\d+) scenarios\)`)
 	scenarioRE  = regexp.MustCompile(`(?m)^=== Running scenario: (\S+) ===$`)
 	// resultDirRE matches the directory that holds a scenario's checks.json:
 	// server-SCENARIO-2026-11-21T10-44-12-397Z.
@@ -154,7 +156,12 @@ var (
 // results in outDir, and reads them back. It fails only when the suite did not run;
 // failed checks are in the result.
 func runSuite(ctx context.Context, node22, conformance string, env []string, url, outDir string) (*suiteRun, error) {
-	r := run(ctx, node22, env, conformanceTimeout, conformance, "server", "--url", url, "--output-dir", outDir)
+	return runSuiteArgs(ctx, node22, []string{conformance, "server"}, env, url, outDir)
+}
+
+// runSuiteArgs is runSuite with the suite's command line up to its options (argv).
+func runSuiteArgs(ctx context.Context, node22 string, argv, env []string, url, outDir string) (*suiteRun, error) {
+	r := run(ctx, node22, env, conformanceTimeout, append(slices.Clone(argv), "--url", url, "--output-dir", outDir)...)
 	// Exit status 1 means that some check failed; anything else, that the suite did not run.
 	if r.err != nil && r.code != 1 {
 		return nil, fmt.Errorf("%v", r)
