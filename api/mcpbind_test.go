@@ -29,7 +29,7 @@ func TestMCPStaticTokenSession(t *testing.T) {
 	}
 	e := start(t, setup{gateway: true, opts: api.Options{Identify: people, Token: "static-secret"}})
 	e.token = ""
-	cs := mcpClient(t, e, "static-secret")
+	cs := mcpClientVersion(t, e, "static-secret", "2025-11-25") // a session: 2026-07-28 has none
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "convert_time", Arguments: map[string]any{"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}}); err != nil || res.IsError {
@@ -52,7 +52,7 @@ func TestMCPStaticTokenSession(t *testing.T) {
 	}
 
 	// And the other way: the static token does not take up a person's session.
-	as := mcpClient(t, e, "alice-token")
+	as := mcpClientVersion(t, e, "alice-token", "2025-11-25")
 	body := `{"jsonrpc":"2.0","id":8,"method":"tools/list"}`
 	r := e.do("POST", "/mcp", body, "Authorization: Bearer static-secret", "Mcp-Session-Id: "+as.ID(),
 		"Content-Type: application/json", "Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2025-11-25")
