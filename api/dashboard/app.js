@@ -969,6 +969,7 @@
     sessionID = s.id;
     $("chat-log").textContent = "";
     $("chat-session").textContent = `session ${s.id}${s.busy ? " (a turn runs in it elsewhere)" : ""}`;
+    followChat();
     showHistory(s.messages || []);
     // Calls of its turn that wait for a person can be decided here too.
     for (const a of s.approvals || []) approvalButtons(chatMsg("assistant", "").m, a);
@@ -1034,12 +1035,32 @@
     $("chat-help").textContent = model.help || "";
   }
 
+  // The log follows the conversation: whatever a turn adds (its answer as it streams
+  // in, its calls, a question) scrolls it to the newest line, unless the person has
+  // scrolled up to read; sending a message or opening a session follows again.
+  const chatLog = $("chat-log");
+  let chatFollow = true;
+  chatLog.addEventListener("scroll", () => {
+    chatFollow = chatLog.scrollHeight - chatLog.scrollTop - chatLog.clientHeight < 8;
+  });
+  new MutationObserver(() => {
+    if (!chatFollow) return;
+    chatLog.scrollTop = chatLog.scrollHeight;
+    // A question's first field or an approval's button, focused, stays in view.
+    const f = document.activeElement;
+    if (f && chatLog.contains(f) && f.getBoundingClientRect().top < chatLog.getBoundingClientRect().top) f.scrollIntoView({ block: "nearest" });
+  }).observe(chatLog, { childList: true, subtree: true, characterData: true });
+
+  function followChat() {
+    chatFollow = true;
+    chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
   function chatMsg(role, text) {
     const m = el("div", { class: "msg " + role }, el("strong", { text: role === "user" ? "You" : "Model" }), el("br"));
     const body = el("span", { class: "body", text: text || "" });
     m.append(body);
-    $("chat-log").append(m);
-    m.scrollIntoView({ block: "end" });
+    chatLog.append(m);
     return { m, body };
   }
 
@@ -1069,6 +1090,7 @@
     if (!text || chatBusy) return;
     chatBusy = true;
     $("chat-send").disabled = true;
+    followChat();
     chatMsg("user", text);
     $("chat-input").value = "";
     const reply = chatMsg("assistant", "");

@@ -1,0 +1,61 @@
+package api_test
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// What issue 34 saw in the dashboard's screenshots, each in Chromium: a chat cut off
+// after a few turns, sessions with the same title that cannot be told apart, a
+// server's error shown twice, a resource read landing out of sight, and a long page
+// with no way to jump between its parts.
+
+// inView is a JavaScript function: whether element el is shown whole within the
+// viewport, below the page's sticky header, and within every box that scrolls it.
+const inView = `((el) => {
+	if (!el) return false;
+	const r = el.getBoundingClientRect();
+	const head = document.querySelector("header");
+	const top = head && getComputedStyle(head).position === "sticky" ? head.getBoundingClientRect().bottom : 0;
+	if (r.height === 0 || r.top < top - 1 || r.bottom > innerHeight + 1) return false;
+	for (let p = el.parentElement; p; p = p.parentElement) {
+		if (!/(auto|scroll)/.test(getComputedStyle(p).overflowY)) continue;
+		const b = p.getBoundingClientRect();
+		if (r.top < b.top - 1 || r.bottom > b.bottom + 1) return false;
+	}
+	return true;
+})`
+
+// The chat log follows the conversation: after many turns, opened from the sessions'
+// list or typed in the page, the last answer is in view, not cut off below the log's
+// edge.
+func TestDashboardChatScroll(t *testing.T) {
+	ctx := browser(t)
+	e := start(t, setup{model: true})
+	id := sessionTurn(t, e, `call current_time {"zone": "UTC"}`)
+	for i := 2; i <= 8; i++ {
+		e.do("POST", "/v1/sessions/"+id+"/messages", map[string]string{"content": `call current_time {"zone": "Asia/Tokyo"}`}).want(t, http.StatusOK)
+	}
+	do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/"))
+	const last = `[...document.querySelectorAll("#chat-log .msg.assistant")].pop()`
+	do(t, ctx, "opening the session of 8 turns", chromedp.Click(chromedp.CSS(`#sessions button[data-session="`+id+`"]`)))
+	waitJS(t, ctx, "its history", `document.querySelectorAll("#chat-log .msg.assistant").length === 8`)
+	if tall := eval[bool](t, ctx, `(l => l.scrollHeight > l.clientHeight)(document.getElementById("chat-log"))`); !tall {
+		t.Fatal("8 turns fit in the chat log: the test shows nothing")
+	}
+	waitJS(t, ctx, "the last answer in view", inView+`(`+last+`)`)
+	screenshot(t, ctx, "chat-opened")
+
+	for i := 0; i < 3; i++ {
+		do(t, ctx, "sending a message", chromedp.SendKeys(chromedp.CSS("#chat-input"), `call current_time {"zone": "Europe/Paris"}`+"\r"))
+		waitJS(t, ctx, "the answer", `document.querySelectorAll("#chat-log .msg.assistant").length === `+strconv.Itoa(9+i)+` && !`+last+`.hasAttribute("aria-busy")`)
+		if !eval[bool](t, ctx, inView+`(`+last+`)`) {
+			screenshot(t, ctx, "chat-cut")
+			t.Fatalf("after turn %d the last answer is not in view", 9+i)
+		}
+	}
+	screenshot(t, ctx, "chat-followed")
+}
