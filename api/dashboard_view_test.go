@@ -3,6 +3,7 @@ package api_test
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -58,4 +59,35 @@ func TestDashboardChatScroll(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, "chat-followed")
+}
+
+// Sessions with the same title are told apart in the list: each shows its id and the
+// date it was started.
+func TestDashboardSessionsSameTitle(t *testing.T) {
+	ctx := browser(t)
+	e := start(t, setup{model: true})
+	var ids []string
+	for i := 0; i < 2; i++ {
+		var s struct {
+			ID string `json:"id"`
+		}
+		r := e.do("POST", "/v1/sessions", map[string]any{"metadata": map[string]string{"title": "What time is it?"}})
+		r.want(t, http.StatusCreated)
+		r.decode(t, &s)
+		ids = append(ids, s.ID)
+	}
+	do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/"))
+	waitJS(t, ctx, "both sessions listed", shownSessions+`.length === 2`)
+	rows := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll("#sessions button.open")].map(b => [b.dataset.session, b.innerText]))`)
+	today := eval[string](t, ctx, `new Date().toLocaleDateString()`)
+	for _, id := range ids {
+		row := rows[id]
+		if !strings.Contains(row, "What time is it?") || !strings.Contains(row, id) || !strings.Contains(row, today) {
+			t.Errorf("session %s is listed as %q, want its title, its id and the date it started (%s)", id, row, today)
+		}
+	}
+	if rows[ids[0]] == rows[ids[1]] {
+		t.Errorf("two sessions listed alike: %q", rows[ids[0]])
+	}
+	screenshot(t, ctx, "sessions-same-title")
 }

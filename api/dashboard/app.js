@@ -791,6 +791,12 @@
     return d.toDateString() === new Date().toDateString() ? clock(d) : `${d.toLocaleDateString()} ${clock(d)}`;
   }
 
+  // dated is a time with its date, to the minute.
+  function dated(t) {
+    const d = new Date(t);
+    return `${d.toLocaleDateString()} ${d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false })}`;
+  }
+
   async function loadSessions() {
     const my = epoch, asked = ++sessionsAsked;
     const params = new URLSearchParams({ limit: String(SESSION_PAGE) });
@@ -844,11 +850,14 @@
     list.textContent = "";
     for (const s of sessionList) {
       const title = s.title || s.id;
-      const facts = `${count(s.messages || 0, "message")} · active ${when(s.lastActive)}`;
+      // Sessions often share a title (the same first question): the id and the day
+      // each started tell them apart.
+      const facts = [s.created ? "started " + dated(s.created) : "", count(s.messages || 0, "message"), "active " + when(s.lastActive)];
       const b = el("button", { type: "button", class: "open", "data-session": s.id, "aria-current": s.id === sessionID ? "true" : "false", title: s.id },
         el("span", { class: "title", text: title }),
+        s.title ? el("code", { class: "sid", text: s.id }) : null,
         s.owner ? el("span", { class: "owner", text: "owner: " + s.owner }) : null,
-        el("span", { class: "facts", text: facts }));
+        el("span", { class: "facts", text: facts.filter(Boolean).join(" · ") }));
       b.addEventListener("click", () => openSession(s.id));
       const li = el("li", {}, b);
       li.append(el("button", { type: "button", class: "delete", "data-delete": s.id, "aria-label": "Delete session " + title, text: "Delete",
