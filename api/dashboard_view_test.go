@@ -1,12 +1,17 @@
 package api_test
 
 import (
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // What issue 34 saw in the dashboard's screenshots, each in Chromium: a chat cut off
@@ -90,4 +95,55 @@ func TestDashboardSessionsSameTitle(t *testing.T) {
 		t.Errorf("two sessions listed alike: %q", rows[ids[0]])
 	}
 	screenshot(t, ctx, "sessions-same-title")
+}
+
+// A server's error is shown once on its card, short, the whole chain in a details
+// element: not again, as long, in the card's history of changes.
+func TestDashboardServerErrorOnce(t *testing.T) {
+	ctx := browser(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close() // nothing listens there: every connection is refused
+	e := start(t, setup{servers: []config.Server{clockServer(t), {Name: "dead", Transport: config.HTTP, URL: dead}}})
+	var srv struct{ State, Reason string }
+	testenv.WaitFor(t, "dead failed", 30*time.Second, func() bool {
+		e.do("GET", "/v1/servers/dead", nil).decode(t, &srv)
+		return srv.State == "failed"
+	})
+	chain := srv.Reason
+	if !strings.Contains(chain, "connection refused") || !strings.Contains(chain, ": ") {
+		t.Fatalf("dead's reason %q, want an error chain ending in connection refused", chain)
+	}
+	card := `document.querySelector('article.server[data-server="dead"]')`
+	do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/"))
+	waitJS(t, ctx, "dead failed", card+` && `+card+`.dataset.state === "failed"`)
+	// A restart while the page is open: its changes come as events, into the history.
+	e.do("POST", "/v1/servers/dead/restart", nil).want(t, http.StatusAccepted)
+	waitJS(t, ctx, "the failure in dead's history", card+`.querySelectorAll(".history li").length >= 2 && `+card+`.dataset.state === "failed"`)
+	got := eval[map[string]any](t, ctx, `(c => ({
+		text: c.textContent,
+		shown: c.innerText,
+		reason: (c.querySelector(".reason") || {innerText: ""}).innerText,
+		history: c.querySelector(".history").innerText,
+	}))(`+card+`)`)
+	if n := strings.Count(got["text"].(string), chain); n != 1 {
+		t.Errorf("the card holds dead's error chain %d times, want once:\n%s", n, got["shown"])
+	}
+	if n := strings.Count(got["shown"].(string), "connection refused"); n != 1 {
+		t.Errorf("the card shows %q %d times, want once:\n%s", "connection refused", n, got["shown"])
+	}
+	if reason := got["reason"].(string); len(reason) > 80 || !strings.Contains(reason, "connection refused") {
+		t.Errorf("the card's error reads %q, want it short (80 characters at most) with its cause", reason)
+	}
+	if strings.Contains(got["history"].(string), "connection refused") {
+		t.Errorf("the history repeats the error: %q", got["history"])
+	}
+	do(t, ctx, "opening the whole error", chromedp.Click(chromedp.CSS(`article.server[data-server="dead"] .reason summary`)))
+	if whole := eval[string](t, ctx, card+`.querySelector(".reason").innerText`); !strings.Contains(whole, chain) {
+		t.Errorf("the error's details show %q, want the whole chain %q", whole, chain)
+	}
+	screenshot(t, ctx, "server-error")
 }

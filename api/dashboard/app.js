@@ -301,7 +301,7 @@
     const p = {
       state: el("span", { class: "state", role: "status" }),
       facts: el("div", { class: "facts" }),
-      reason: el("p", { class: "error", hidden: true }),
+      reason: el("div", { class: "reason error", hidden: true }),
       history: el("ul", { class: "history", "aria-label": "Recent changes of " + name }),
       stderr: el("pre"),
       stderrSummary: el("summary"),
@@ -368,18 +368,43 @@
     if (s.since) facts.push("since " + clock(s.since));
     p.facts.textContent = "";
     for (const f of facts) p.facts.append(el("span", { text: f }));
-    p.reason.hidden = !s.reason;
-    p.reason.textContent = s.reason || "";
+    showReason(p.reason, s.reason || "");
     showSignIn(s, p);
     const lines = s.stderr || [];
     p.stderrBox.hidden = !lines.length;
     p.stderrSummary.textContent = `stderr (last ${lines.length} lines)`;
     p.stderr.textContent = lines.join("\n");
     if (live) {
-      const li = el("li", { text: `${clock(Date.now())} ${s.state}${s.change ? " — " + s.change : ""}` });
+      // The change that is the server's error now is shown above, once: not again here.
+      const change = s.change && s.change !== s.state && s.change !== s.reason ? s.change : "";
+      const short = shortError(change);
+      const li = el("li", { text: `${clock(Date.now())} ${s.state}${change ? " — " + short : ""}`, title: short !== change ? change : null });
       p.history.prepend(li);
       while (p.history.children.length > 5) p.history.lastChild.remove();
     }
+  }
+
+  // shortError is an error chain ("calling "initialize": sending …: connect:
+  // connection refused") cut to what a person reads first: its first link and its
+  // cause. A short one is left whole.
+  function shortError(chain) {
+    const max = 80;
+    if (chain.length <= max) return chain;
+    const links = chain.split(": ");
+    const short = links.length > 2 ? `${links[0]}: … ${links[links.length - 1]}` : chain;
+    return short.length <= max ? short : short.slice(0, max - 1) + "…";
+  }
+
+  // showReason shows why a server is in its state, short, the whole error chain in a
+  // details element under it.
+  function showReason(box, reason) {
+    box.hidden = !reason;
+    if (box.dataset.reason === reason) return; // an open details stays open
+    box.dataset.reason = reason;
+    box.textContent = "";
+    const short = shortError(reason);
+    if (short === reason) box.append(el("p", { text: reason }));
+    else box.append(el("details", {}, el("summary", { text: short }), el("pre", { text: reason })));
   }
 
   // ---- sign-in ----
