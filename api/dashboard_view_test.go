@@ -147,3 +147,30 @@ func TestDashboardServerErrorOnce(t *testing.T) {
 	}
 	screenshot(t, ctx, "server-error")
 }
+
+// A resource read shows its result where the person looks: in view right after the
+// click, for a resource far down the list and for a template's Read.
+func TestDashboardResourceReadInView(t *testing.T) {
+	ctx := browser(t)
+	e := start(t, setup{servers: []config.Server{extrasServer(t, "alpha", 5*time.Second), extrasServer(t, "beta", 5*time.Second), extrasServer(t, "gamma", 5*time.Second)}})
+	do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/"))
+	const notes = `#res-list button[data-uri="switchboard://gamma/test://extras/notes.txt"]`
+	waitJS(t, ctx, "the resources listed", `document.querySelector('`+notes+`') !== null && document.querySelectorAll("#res-templates form").length > 0`)
+	const read = `document.querySelector("#res-view .res-read")`
+	do(t, ctx, "opening gamma's notes.txt", chromedp.Click(chromedp.CSS(notes)))
+	waitJS(t, ctx, "its text", `(p => p && p.textContent === "notes of gamma")(document.querySelector("#res-view pre.res-text"))`)
+	if !eval[bool](t, ctx, inView+`(`+read+`)`) {
+		screenshot(t, ctx, "read-out-of-view")
+		t.Errorf("the read of notes.txt is not in view after the click")
+	}
+	screenshot(t, ctx, "read-in-view")
+
+	const tmpl = `#res-templates form.template-form[data-template="switchboard://alpha/test://extras/items/{id}"]`
+	do(t, ctx, "reading item 7 of alpha", chromedp.SendKeys(chromedp.CSS(tmpl+` input[name="id"]`), "7"),
+		chromedp.Click(chromedp.CSS(tmpl+` button[type="submit"]`)))
+	waitJS(t, ctx, "the item's text", `(p => p && p.textContent === "item 7 of alpha")(document.querySelector("#res-view pre.res-text"))`)
+	if !eval[bool](t, ctx, inView+`(`+read+`)`) {
+		screenshot(t, ctx, "template-read-out-of-view")
+		t.Errorf("the template's read is not in view after Read")
+	}
+}
