@@ -174,3 +174,39 @@ func TestDashboardResourceReadInView(t *testing.T) {
 		t.Errorf("the template's read is not in view after Read")
 	}
 }
+
+// The page has a navigation of its sections, reached first with the keyboard: each
+// link, pressed with Enter, brings its section's heading into view (below the
+// header that keeps the navigation on screen) and puts the section in the URL's
+// hash; an address with that hash opens the page there.
+func TestDashboardNav(t *testing.T) {
+	ctx := browser(t)
+	e := start(t, setup{model: true})
+	do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/"))
+	waitJS(t, ctx, "the tools listed", `document.querySelectorAll("#tools button").length === 3`)
+	links := eval[[]string](t, ctx, `[...document.querySelectorAll('header nav a[href^="#"]')].map(a => a.getAttribute("href"))`)
+	sections := eval[[]string](t, ctx, `[...document.querySelectorAll("main > section")].map(s => "#" + s.id)`)
+	if strings.Join(links, " ") != strings.Join(sections, " ") {
+		t.Fatalf("the navigation links to %q, want every section in order %q", links, sections)
+	}
+	eval[bool](t, ctx, `document.activeElement.blur(), true`)
+	do(t, ctx, "pressing Tab", chromedp.KeyEvent("\t"))
+	if first := eval[string](t, ctx, `document.activeElement.closest("header nav") ? document.activeElement.getAttribute("href") : document.activeElement.outerHTML`); first != links[0] {
+		t.Errorf("the first Tab reaches %q, want the navigation's first link %q", first, links[0])
+	}
+	// Backwards, so that each jump goes up the page as well as down.
+	for i := len(links) - 1; i >= 0; i-- {
+		href := links[i]
+		eval[bool](t, ctx, `document.querySelector('header nav a[href="`+href+`"]').focus(), true`)
+		do(t, ctx, "pressing Enter on "+href, chromedp.KeyEvent("\r"))
+		waitJS(t, ctx, href+" in the URL", `location.hash === "`+href+`"`)
+		waitJS(t, ctx, href+"'s heading in view", inView+`(document.querySelector("`+href+` h2"))`)
+		if cur := eval[string](t, ctx, `(a => a ? a.getAttribute("href") : "")(document.querySelector('header nav a[aria-current="true"]'))`); cur != href {
+			t.Errorf("the navigation marks %q as the current section, want %q", cur, href)
+		}
+	}
+	screenshot(t, ctx, "nav")
+
+	do(t, ctx, "opening the page at #sessions-section", chromedp.Navigate(e.url+"/#sessions-section"))
+	waitJS(t, ctx, "the sessions' heading in view", inView+`(document.querySelector("#sessions-section h2"))`)
+}

@@ -14,6 +14,30 @@
     history.replaceState(null, "", location.pathname + location.search);
   }
   let token = sessionStorage.getItem(TOKEN_KEY) || "";
+
+  // The header's links jump between the page's sections (plain #anchors: the
+  // keyboard, the address and the Back button work as on any page); the link of the
+  // section in the address is marked. The header stays on screen: its height is
+  // --head, which the jumps land below (style.css).
+  function markSection() {
+    for (const a of document.querySelectorAll("#sections a")) {
+      a.setAttribute("aria-current", a.getAttribute("href") === location.hash ? "true" : "false");
+    }
+  }
+  window.addEventListener("hashchange", markSection);
+  markSection();
+  const head = document.querySelector("header");
+  new ResizeObserver(() => document.documentElement.style.setProperty("--head", head.offsetHeight + "px")).observe(head);
+  // Opened at a section's address, the page is still short, its lists unloaded, when
+  // the browser jumps: the jump is made again as they fill in, until the person moves.
+  const landing = /^#[\w-]+-section$/.test(location.hash) && document.querySelector(location.hash);
+  if (landing) {
+    const land = new ResizeObserver(() => landing.scrollIntoView());
+    land.observe(document.querySelector("main"));
+    for (const ev of ["wheel", "touchstart", "keydown", "mousedown", "hashchange"]) {
+      window.addEventListener(ev, () => land.disconnect(), { once: true, capture: true });
+    }
+  }
   // epoch changes with the person (a sign-out, another token): what was asked for the
   // last one and answers afterwards is dropped, never shown to the next.
   let epoch = 0;
