@@ -14,6 +14,30 @@
     history.replaceState(null, "", location.pathname + location.search);
   }
   let token = sessionStorage.getItem(TOKEN_KEY) || "";
+
+  // The header's links jump between the page's sections (plain #anchors: the
+  // keyboard, the address and the Back button work as on any page); the link of the
+  // section in the address is marked. The header stays on screen: its height is
+  // --head, which the jumps land below (style.css).
+  function markSection() {
+    for (const a of document.querySelectorAll("#sections a")) {
+      a.setAttribute("aria-current", a.getAttribute("href") === location.hash ? "true" : "false");
+    }
+  }
+  window.addEventListener("hashchange", markSection);
+  markSection();
+  const head = document.querySelector("header");
+  new ResizeObserver(() => document.documentElement.style.setProperty("--head", head.offsetHeight + "px")).observe(head);
+  // Opened at a section's address, the page is still short, its lists unloaded, when
+  // the browser jumps: the jump is made again as they fill in, until the person moves.
+  const landing = /^#[\w-]+-section$/.test(location.hash) && document.querySelector(location.hash);
+  if (landing) {
+    const land = new ResizeObserver(() => landing.scrollIntoView());
+    land.observe(document.querySelector("main"));
+    for (const ev of ["wheel", "touchstart", "keydown", "mousedown", "hashchange"]) {
+      window.addEventListener(ev, () => land.disconnect(), { once: true, capture: true });
+    }
+  }
   // epoch changes with the person (a sign-out, another token): what was asked for the
   // last one and answers afterwards is dropped, never shown to the next.
   let epoch = 0;
@@ -301,7 +325,7 @@
     const p = {
       state: el("span", { class: "state", role: "status" }),
       facts: el("div", { class: "facts" }),
-      reason: el("p", { class: "error", hidden: true }),
+      reason: el("div", { class: "reason error", hidden: true }),
       history: el("ul", { class: "history", "aria-label": "Recent changes of " + name }),
       stderr: el("pre"),
       stderrSummary: el("summary"),
@@ -368,18 +392,43 @@
     if (s.since) facts.push("since " + clock(s.since));
     p.facts.textContent = "";
     for (const f of facts) p.facts.append(el("span", { text: f }));
-    p.reason.hidden = !s.reason;
-    p.reason.textContent = s.reason || "";
+    showReason(p.reason, s.reason || "");
     showSignIn(s, p);
     const lines = s.stderr || [];
     p.stderrBox.hidden = !lines.length;
     p.stderrSummary.textContent = `stderr (last ${lines.length} lines)`;
     p.stderr.textContent = lines.join("\n");
     if (live) {
-      const li = el("li", { text: `${clock(Date.now())} ${s.state}${s.change ? " — " + s.change : ""}` });
+      // The change that is the server's error now is shown above, once: not again here.
+      const change = s.change && s.change !== s.state && s.change !== s.reason ? s.change : "";
+      const short = shortError(change);
+      const li = el("li", { text: `${clock(Date.now())} ${s.state}${change ? " — " + short : ""}`, title: short !== change ? change : null });
       p.history.prepend(li);
       while (p.history.children.length > 5) p.history.lastChild.remove();
     }
+  }
+
+  // shortError is an error chain ("calling "initialize": sending …: connect:
+  // connection refused") cut to what a person reads first: its first link and its
+  // cause. A short one is left whole.
+  function shortError(chain) {
+    const max = 80;
+    if (chain.length <= max) return chain;
+    const links = chain.split(": ");
+    const short = links.length > 2 ? `${links[0]}: … ${links[links.length - 1]}` : chain;
+    return short.length <= max ? short : short.slice(0, max - 1) + "…";
+  }
+
+  // showReason shows why a server is in its state, short, the whole error chain in a
+  // details element under it.
+  function showReason(box, reason) {
+    box.hidden = !reason;
+    if (box.dataset.reason === reason) return; // an open details stays open
+    box.dataset.reason = reason;
+    box.textContent = "";
+    const short = shortError(reason);
+    if (short === reason) box.append(el("p", { text: reason }));
+    else box.append(el("details", {}, el("summary", { text: short }), el("pre", { text: reason })));
   }
 
   // ---- sign-in ----
@@ -791,6 +840,12 @@
     return d.toDateString() === new Date().toDateString() ? clock(d) : `${d.toLocaleDateString()} ${clock(d)}`;
   }
 
+  // dated is a time with its date, to the minute.
+  function dated(t) {
+    const d = new Date(t);
+    return `${d.toLocaleDateString()} ${d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false })}`;
+  }
+
   async function loadSessions() {
     const my = epoch, asked = ++sessionsAsked;
     const params = new URLSearchParams({ limit: String(SESSION_PAGE) });
@@ -844,11 +899,14 @@
     list.textContent = "";
     for (const s of sessionList) {
       const title = s.title || s.id;
-      const facts = `${count(s.messages || 0, "message")} · active ${when(s.lastActive)}`;
+      // Sessions often share a title (the same first question): the id and the day
+      // each started tell them apart.
+      const facts = [s.created ? "started " + dated(s.created) : "", count(s.messages || 0, "message"), "active " + when(s.lastActive)];
       const b = el("button", { type: "button", class: "open", "data-session": s.id, "aria-current": s.id === sessionID ? "true" : "false", title: s.id },
         el("span", { class: "title", text: title }),
+        s.title ? el("code", { class: "sid", text: s.id }) : null,
         s.owner ? el("span", { class: "owner", text: "owner: " + s.owner }) : null,
-        el("span", { class: "facts", text: facts }));
+        el("span", { class: "facts", text: facts.filter(Boolean).join(" · ") }));
       b.addEventListener("click", () => openSession(s.id));
       const li = el("li", {}, b);
       li.append(el("button", { type: "button", class: "delete", "data-delete": s.id, "aria-label": "Delete session " + title, text: "Delete",
@@ -969,6 +1027,7 @@
     sessionID = s.id;
     $("chat-log").textContent = "";
     $("chat-session").textContent = `session ${s.id}${s.busy ? " (a turn runs in it elsewhere)" : ""}`;
+    followChat();
     showHistory(s.messages || []);
     // Calls of its turn that wait for a person can be decided here too.
     for (const a of s.approvals || []) approvalButtons(chatMsg("assistant", "").m, a);
@@ -1034,12 +1093,32 @@
     $("chat-help").textContent = model.help || "";
   }
 
+  // The log follows the conversation: whatever a turn adds (its answer as it streams
+  // in, its calls, a question) scrolls it to the newest line, unless the person has
+  // scrolled up to read; sending a message or opening a session follows again.
+  const chatLog = $("chat-log");
+  let chatFollow = true;
+  chatLog.addEventListener("scroll", () => {
+    chatFollow = chatLog.scrollHeight - chatLog.scrollTop - chatLog.clientHeight < 8;
+  });
+  new MutationObserver(() => {
+    if (!chatFollow) return;
+    chatLog.scrollTop = chatLog.scrollHeight;
+    // A question's first field or an approval's button, focused, stays in view.
+    const f = document.activeElement;
+    if (f && chatLog.contains(f) && f.getBoundingClientRect().top < chatLog.getBoundingClientRect().top) f.scrollIntoView({ block: "nearest" });
+  }).observe(chatLog, { childList: true, subtree: true, characterData: true });
+
+  function followChat() {
+    chatFollow = true;
+    chatLog.scrollTop = chatLog.scrollHeight;
+  }
+
   function chatMsg(role, text) {
     const m = el("div", { class: "msg " + role }, el("strong", { text: role === "user" ? "You" : "Model" }), el("br"));
     const body = el("span", { class: "body", text: text || "" });
     m.append(body);
-    $("chat-log").append(m);
-    m.scrollIntoView({ block: "end" });
+    chatLog.append(m);
     return { m, body };
   }
 
@@ -1069,6 +1148,7 @@
     if (!text || chatBusy) return;
     chatBusy = true;
     $("chat-send").disabled = true;
+    followChat();
     chatMsg("user", text);
     $("chat-input").value = "";
     const reply = chatMsg("assistant", "");

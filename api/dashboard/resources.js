@@ -27,6 +27,8 @@
   const listError = el("p", { class: "error", role: "alert", hidden: true });
   const resList = el("div", { id: "res-list" });
   const tmplList = el("div", { id: "res-templates" });
+  // The view of a read goes right after what was clicked (a resource's server group, a
+  // template's form): where the person looks, not under every template.
   const view = el("div", { id: "res-view", "aria-live": "polite" });
   const promptList = el("div", { id: "prompt-list" });
   panels.resources.append(resList, el("h3", { class: "res-sub", text: "Templates" }), tmplList, view);
@@ -93,7 +95,14 @@
 
   // ---- resources ----
 
+  // home puts the view back at the panel's end before a list it sits in is rendered
+  // again.
+  function home(list) {
+    if (list.contains(view)) panels.resources.append(view);
+  }
+
   function renderResources(list) {
+    home(resList);
     resList.textContent = "";
     if (!list.length) {
       resList.append(el("p", { class: "muted", text: "No server lists resources." }));
@@ -106,19 +115,22 @@
           el("span", { class: "name", text: r.title || r.name || r.uri }), " ",
           el("span", { class: "muted", text: [r.mimeType, r.size ? r.size + " bytes" : ""].filter(Boolean).join(" · ") }),
           el("span", { class: "desc", text: r.description || r.uri }));
-        b.addEventListener("click", () => read(r.uri));
+        b.addEventListener("click", () => read(r.uri, b.closest(".res-group")));
         ul.append(el("li", {}, b));
       }
       resList.append(el("section", { class: "res-group", "data-server": server }, serverHeading(server), ul));
     }
   }
 
-  // read reads uri and shows its contents in the view.
-  async function read(uri) {
+  // read reads uri and shows its contents in the view, put after the element near
+  // (what was clicked) and scrolled into sight.
+  async function read(uri, near) {
     const my = sb.epoch(), seq = ++viewSeq;
     for (const b of resList.querySelectorAll("button[data-uri]")) b.setAttribute("aria-current", b.dataset.uri === uri ? "true" : "false");
+    if (near && near.isConnected) near.after(view);
     view.textContent = "";
     view.append(el("p", { class: "muted", text: "Reading " + uri + "…" }));
+    view.scrollIntoView({ block: "nearest" });
     let res, err;
     try {
       res = await sb.api("/v1/resources/read?uri=" + encodeURIComponent(uri));
@@ -130,6 +142,7 @@
     if (err) {
       view.append(el("div", { class: "result is-error", role: "alert" },
         el("strong", { class: "error", text: "Read failed" }), el("pre", { text: err.describe ? err.describe() : String(err) })));
+      view.scrollIntoView({ block: "nearest" });
       return;
     }
     const out = el("div", { class: "result res-read", "data-uri": res.uri },
@@ -137,6 +150,7 @@
     for (const c of res.contents) out.append(content(c));
     if (!res.contents.length) out.append(el("p", { class: "muted", text: "(no contents)" }));
     view.append(out);
+    view.scrollIntoView({ block: "nearest" });
   }
 
   // safeType is a MIME type fit to put in a data: URL (type/subtype, nothing else),
@@ -196,6 +210,7 @@
   }
 
   function renderTemplates(list) {
+    home(tmplList);
     tmplList.textContent = "";
     if (!list.length) {
       tmplList.append(el("p", { class: "muted", text: "No server has resource templates." }));
@@ -227,7 +242,7 @@
       ev.preventDefault();
       const values = {};
       for (const v of vars) values[v] = inputs[v].value;
-      read(expand(parts, values));
+      read(expand(parts, values), form);
     });
     return form;
   }

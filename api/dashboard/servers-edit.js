@@ -1,8 +1,10 @@
 // Switchboard dashboard: servers-edit (see app.js, window.switchboard).
 // Servers added, changed, disabled and removed at run time: POST /v1/servers, PATCH
 // and DELETE /v1/servers/{name}, GET /v1/servers/{name}/config (api/serveredit.go).
-// The service writes each change to its config file. Shown to whoever may make
-// them: everyone without identities, admins with them (GET /v1/me's "admin").
+// The service writes each change to its config file; without one (the built-in
+// demo's) a change lasts until the service stops, and the page says so after it
+// (the answers' "saved": false). Shown to whoever may make them: everyone without
+// identities, admins with them (GET /v1/me's "admin").
 "use strict";
 (() => {
   const sb = window.switchboard;
@@ -35,6 +37,7 @@
 
   function render() {
     addButton.hidden = !allowed;
+    if (!allowed) saved("", null);
     if (!allowed) closeForm();
     for (const [, c] of cards) c.controls.hidden = !allowed;
   }
@@ -44,7 +47,16 @@
   const section = $("servers-section");
   const addButton = el("button", { type: "button", id: "server-add", class: "primary", text: "Add server", hidden: true });
   const formBox = el("div", { id: "server-form-box", hidden: true });
-  section.querySelector("h2").after(el("div", { class: "server-edit-bar" }, addButton), formBox);
+  const note = el("p", { id: "server-edit-note", role: "status", hidden: true });
+  section.querySelector("h2").after(el("div", { class: "server-edit-bar" }, note, addButton), formBox);
+
+  // saved says what became of a change: nothing when it is in the config file; that
+  // it lasts until the service stops when there is none (saved false).
+  function saved(what, answer) {
+    const lost = !!answer && answer.saved === false;
+    note.hidden = !lost;
+    note.textContent = lost ? `${what} — not saved: no config file, so this lasts until the service stops.` : "";
+  }
   addButton.addEventListener("click", () => openForm(null, {}));
 
   // field makes one labelled input with the place of its error.
@@ -59,7 +71,9 @@
 
   let form = null; // the open form: {el, fields, name, orig, general}
 
-  function openForm(name, orig) {
+  // openForm opens the form of server name (null: a new one) with its entry orig;
+  // inFile false says the config has no file to write a change to.
+  function openForm(name, orig, inFile) {
     closeForm();
     const f = {
       name: field("name", "Name", el("input", { type: "text", required: true, autocomplete: "off", spellcheck: "false" }),
@@ -87,6 +101,7 @@
     const cancel = el("button", { type: "button", text: "Cancel" });
     const box = el("form", { class: "server-form panel-inner", "aria-label": name ? "Edit " + name : "Add a server", novalidate: true },
       el("h3", { text: name ? "Edit " + name : "Add a server" }),
+      inFile === false ? el("p", { class: "muted", text: "There is no config file: a change made here is not saved, and lasts until the service stops." }) : null,
       ...Object.values(f).map((x) => x.wrap), general, el("div", { class: "row" }, submit, cancel));
     form = { el: box, fields: f, name, orig, general, submit };
     fill(f, name, orig);
@@ -248,9 +263,10 @@
       const next = entryOf(f.fields, f.orig);
       if (f.name) {
         const patch = patchOf(f.orig, next);
-        if (Object.keys(patch).length) await send("PATCH", path(f.name), patch);
+        if (Object.keys(patch).length) saved(f.name + " changed", await send("PATCH", path(f.name), patch));
       } else {
-        await send("POST", "/v1/servers", { name: f.fields.name.input.value.trim(), ...next });
+        const name = f.fields.name.input.value.trim();
+        saved(name + " added", await send("POST", "/v1/servers", { name, ...next }));
       }
       if (form === f) closeForm();
     } catch (e) {
@@ -276,7 +292,7 @@
         const orig = (await send("GET", path(name) + "/config")).config || {};
         const p = { disabled: on ? null : true };
         if (orig.enabled !== undefined) p.enabled = null;
-        await send("PATCH", path(name), p);
+        saved(name + (on ? " enabled" : " disabled"), await send("PATCH", path(name), p));
       } catch (e) {
         toggle.checked = !on;
         fail(on ? "Enabling failed" : "Disabling failed")(e);
@@ -288,8 +304,8 @@
     edit.addEventListener("click", async () => {
       error.hidden = true;
       try {
-        const { config } = await send("GET", path(name) + "/config");
-        openForm(name, config || {});
+        const { config, saved: inFile } = await send("GET", path(name) + "/config");
+        openForm(name, config || {}, inFile);
       } catch (e) { fail("Cannot edit")(e); }
     });
     const del = el("button", { type: "button", class: "danger", "aria-label": "Delete " + name, text: "Delete" });
@@ -303,7 +319,10 @@
     yes.addEventListener("click", async () => {
       yes.disabled = true;
       try {
+        // DELETE answers no body: whether the config has a file is asked first.
+        const inFile = await send("GET", path(name) + "/config").then((c) => c.saved, () => undefined);
         await send("DELETE", path(name));
+        saved(name + " removed", { saved: inFile });
         card.remove(); // its last event says closed; a card of a server added again comes back
         if (form && form.name === name) closeForm();
       } catch (e) {
