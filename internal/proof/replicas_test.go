@@ -40,7 +40,8 @@ func TestReplicasServe2026Clients(t *testing.T) {
 	var backends []*url.URL
 	for _, name := range []string{"replica-a", "replica-b"} {
 		srv := startServer(t, "switchboard serve ("+name+")", sb.Work, env, func(addr string) []string {
-			return []string{switchboard, "serve", "--config", config, "--addr", addr}
+			// --no-token: loopback, and the test is about replicas, not tokens.
+			return []string{switchboard, "serve", "--config", config, "--addr", addr, "--no-token"}
 		})
 		testenv.WaitFor(t, name+"'s everything-server ready", 30*time.Second, func() bool { return serverReady("http://" + srv.addr + "/v1/servers/everything") })
 		u, err := url.Parse("http://" + srv.addr)
