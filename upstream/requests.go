@@ -53,7 +53,9 @@ func (s *Supervisor) Do(ctx context.Context, fn func(context.Context, *mcp.Clien
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &rpcErr):
+	case s.giveUp(ctx, c, err) != nil:
+		return s.lostError(c, "request")
+	case replied(err) && errors.As(err, &rpcErr):
 		return &jsonrpc.Error{Code: rpcErr.Code, Message: s.redact(rpcErr.Message), Data: rpcErr.Data}
 	case ctx.Err() == nil && c.calls.Err() != nil:
 		return s.lostError(c, "request")

@@ -63,15 +63,18 @@ type config struct {
 	requireHeader string
 	// requireProtocol: HTTP requests after initialize must carry MCP-Protocol-Version.
 	requireProtocol bool
-	pageSize        int
-	noPing          bool
-	resourceLink    bool
-	extras          bool
-	ask             bool
-	meta            bool
-	proxyTarget     string
-	proxyProtocol   string
-	proxy           *proxy // connected by run when proxyTarget is set
+	// stateless: /mcp keeps no session and opens no GET stream, as a server behind a
+	// load balancer does.
+	stateless     bool
+	pageSize      int
+	noPing        bool
+	resourceLink  bool
+	extras        bool
+	ask           bool
+	meta          bool
+	proxyTarget   string
+	proxyProtocol string
+	proxy         *proxy // connected by run when proxyTarget is set
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -92,6 +95,7 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP (/mcp) and SSE (/sse) at this address")
 	fs.StringVar(&c.requireHeader, "require-header", "", "HTTP only: reject requests without header NAME=VALUE (401)")
 	fs.BoolVar(&c.requireProtocol, "require-protocol-header", false, "HTTP only: answer 400 to requests after initialize without an MCP-Protocol-Version header")
+	fs.BoolVar(&c.stateless, "stateless", false, "HTTP only: serve /mcp statelessly (no session id, no GET stream)")
 	fs.IntVar(&c.pageSize, "page-size", 0, "tools/list page size (0: SDK default)")
 	fs.BoolVar(&c.noPing, "no-ping", false, "answer ping with a JSON-RPC \"method not found\" error, as servers of the 2026-07-28 era do")
 	fs.BoolVar(&c.resourceLink, "resource-link", false, "list the resource "+linkedURI+" and register the tool link, whose result links to it and embeds it")
