@@ -89,7 +89,11 @@ func (s *Supervisor) probe(c *conn, timeout time.Duration) error {
 	if err == nil || replied(err) {
 		return nil
 	}
-	return err
+	if ue := unreachable(err); ue != nil {
+		// Not the SDK's wrapping ("calling "ping": sending "ping": rejected by transport: …").
+		err = ue
+	}
+	return errors.New(s.redact(err.Error()))
 }
 
 // codeRejected is the code of the SDK's jsonrpc2.ErrRejected (an internal package),
