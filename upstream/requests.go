@@ -140,12 +140,12 @@ func (s *Supervisor) restore(ctx context.Context, c *conn) {
 	uris := slices.Sorted(maps.Keys(s.subs))
 	s.mu.Unlock()
 	if level != "" && c.hasLogging() && !modern(c.sess) {
-		if err := c.sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+		if err := c.sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil && s.ctx.Err() == nil {
 			s.log.Warn("restoring the log level failed", "level", level, "err", s.redact(err.Error()))
 		}
 	}
 	for _, uri := range uris {
-		if err := c.sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		if err := c.sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil && s.ctx.Err() == nil {
 			s.log.Warn("restoring a resource subscription failed", "uri", uri, "err", s.redact(err.Error()))
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -125,4 +127,35 @@ func TestServeKilledRemoteServer(t *testing.T) {
 		return events.has("remote", "reconnecting", "ready")
 	})
 	remote.run("status").wantCode(t, exitOK)
+}
+
+// TestCallSharedNameOfTheFirst: `switchboard call` resolves a name as `switchboard
+// tools` shows it (issue 34): the slow first server's "pid" and "echo" are its own, the
+// fast later one's are "grand__pid" and "grand__echo", whichever is ready first. The
+// call used to run the fast server's, the only one listed when it went. And it stops
+// quietly: a server listed after them, still listing its resources and prompts when
+// the call is done, is closed without a warning about the lists its closing cancelled
+// (it logged "resources/list failed … context canceled" and the like as it exited).
+func TestCallSharedNameOfTheFirst(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	pidfile := filepath.Join(t.TempDir(), "first.pid")
+	bin := testserver.Build(t)
+	entry := func(args ...string) string {
+		b, _ := json.Marshal(map[string]any{"command": bin, "args": args, "timeout": 60})
+		return string(b)
+	}
+	cfg := s.writeConfig("mcp.json", `{"mcpServers": {
+  "first": `+entry("--init-delay", "2s", "--pidfile", pidfile)+`,
+  "grand": `+entry()+`,
+  "lister": `+entry("--extras", "--slow-lists", "1m")+`
+}}`)
+	r := s.run("--config", cfg, "call", "pid")
+	r.wantCode(t, exitOK)
+	if want := strconv.Itoa(testserver.ReadPID(t, pidfile)); strings.TrimSpace(r.stdout) != want {
+		t.Errorf("call pid answered %q, want the first server's pid %s\n%s", strings.TrimSpace(r.stdout), want, r)
+	}
+	if r.stderr != "" {
+		t.Errorf("call printed more than its answer on stderr\n%s", r)
+	}
 }
