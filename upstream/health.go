@@ -89,7 +89,7 @@ func (s *Supervisor) probe(c *conn, timeout time.Duration) error {
 	if err == nil || replied(err) {
 		return nil
 	}
-	if ue := unreachable(err); ue != nil {
+	if ue := s.unreachable(err); ue != nil {
 		// Not the SDK's wrapping ("calling "ping": sending "ping": rejected by transport: …").
 		err = ue
 	}
@@ -112,11 +112,18 @@ func replied(err error) bool {
 }
 
 // unreachable returns the transport's error when err is a request that never got
-// to the server or whose answer never came back (the HTTP client's *url.Error, a
-// refused or reset connection), and not the server's reply; nil otherwise.
-func unreachable(err error) *url.Error {
+// to the server or whose answer never came back (the HTTP client's *url.Error for a
+// URL of the server's host, a refused or reset connection), and not the server's
+// reply; nil otherwise. An authorization server out of reach is not the server's
+// fault: its errors are left alone.
+func (s *Supervisor) unreachable(err error) *url.Error {
 	var ue *url.Error
 	if replied(err) || !errors.As(err, &ue) {
+		return nil
+	}
+	got, err1 := url.Parse(ue.URL)
+	own, err2 := url.Parse(s.cfg.URL)
+	if err1 != nil || err2 != nil || got.Host != own.Host {
 		return nil
 	}
 	return ue
@@ -134,7 +141,7 @@ func notDialled(ue *url.Error) bool {
 // does, instead of waiting for the heartbeat. It returns the transport's error, nil
 // when err is something else or when ctx (the request's) or c had ended already.
 func (s *Supervisor) giveUp(ctx context.Context, c *conn, err error) *url.Error {
-	ue := unreachable(err)
+	ue := s.unreachable(err)
 	if ue == nil || ctx.Err() != nil || c.calls.Err() != nil {
 		return nil
 	}
