@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -124,17 +125,19 @@ func (h *Hub) waitFor(ctx context.Context, done func() bool) error {
 // *tool.CollisionError when naming "never" refuses the catalog; the required servers
 // that are not ready; ctx.Err().
 //
-// Under naming "auto" a name may still gain a prefix while the start-up decides the
-// names (a colliding server launched with the hub becomes ready within its init
-// timeout): WaitTool resolves the name as the catalog has it at that moment, so
-// "current_time" reaches the first server that offered it, and a later colliding
-// server changes nothing for this call. After the start-up a name stays with its tool.
+// A name resolves as the catalog of the whole start-up has it: under naming "auto" a
+// fresh start leaves a shared name to the server listed first, so WaitTool also waits
+// for the servers listed before the one that offers name, each within its init
+// timeout (a slow first server would otherwise lose "echo" to a fast later one for
+// this call only, while 'tools' shows it the first's). It waits for none of the
+// servers listed after it, nor for any under naming "always". After the start-up a
+// name stays with its tool.
 func (h *Hub) WaitTool(ctx context.Context, name string) (t tool.Tool, err error) {
 	done := h.startReporting()
 	defer func() { done(err) }()
 	if err := h.waitFor(ctx, func() bool {
-		_, ok := h.Lookup(name)
-		return ok && len(h.pendingRequired()) == 0
+		t, ok := h.Lookup(name)
+		return ok && !h.pendingBefore(t.Server) && len(h.pendingRequired()) == 0
 	}); err != nil {
 		return tool.Tool{}, err
 	}
@@ -152,6 +155,30 @@ func (h *Hub) WaitTool(ctx context.Context, name string) (t tool.Tool, err error
 		return t, nil
 	}
 	return tool.Tool{}, h.UnknownTool(name)
+}
+
+// pendingBefore reports whether a server listed before server is still in its
+// start-up, within its init timeout: under naming "auto" (and "never", where a shared
+// name is a collision) it decides who has a name the two share.
+func (h *Hub) pendingBefore(server string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.naming == config.NamingAlways {
+		return false
+	}
+	starting := map[string]bool{}
+	for _, s := range h.inStartup(time.Now()) {
+		starting[s.sup.Name()] = true
+	}
+	for _, name := range h.order {
+		if name == server {
+			return false
+		}
+		if starting[name] {
+			return true
+		}
+	}
+	return false
 }
 
 // pendingRequired lists the required servers still pending.

@@ -14,9 +14,9 @@ import (
 )
 
 // TestWaitTool: after Launch, WaitTool returns a tool as soon as its server is ready,
-// while another server hangs in initialize (with an init timeout long past the test's
-// deadline); Pending names the hung one; a name nobody offers is an UnknownToolError
-// once every server has settled.
+// while another server listed after it hangs in initialize (with an init timeout long
+// past the test's deadline); Pending names the hung one; a name nobody offers is an
+// UnknownToolError once every server has settled.
 func TestWaitTool(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -24,7 +24,9 @@ func TestWaitTool(t *testing.T) {
 
 	hung := testserver.Stdio(t, "hung", "--hang-init")
 	hung.InitTimeout = 10 * time.Minute
-	h, logs := newHub(t, cfgOf(hung, testserver.Stdio(t, "ts")), nil)
+	// hung is listed after ts: one listed before would own "echo", which both offer,
+	// and is waited for (TestWaitToolSharedName).
+	h, logs := newHub(t, cfgOf(testserver.Stdio(t, "ts"), hung), nil)
 	if err := h.Launch(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,5 +59,30 @@ func TestWaitTool(t *testing.T) {
 	var unknown *hub.UnknownToolError
 	if !errors.As(err, &unknown) || !strings.Contains(err.Error(), `unknown tool "ecoh" (did you mean echo`) {
 		t.Errorf("WaitTool(ecoh) = %v, want an UnknownToolError suggesting echo", err)
+	}
+}
+
+// TestWaitToolSharedName: a name two servers share resolves as the start-up's
+// catalog has it, whichever server is ready first (issue 34): "echo" is the slow
+// first server's, and the fast later one's is "fast__echo". WaitTool used to return
+// the fast server's "echo", the only one listed at that moment, so that a one-shot
+// 'switchboard call echo' ran another tool than 'switchboard tools' showed as "echo".
+func TestWaitToolSharedName(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	slow := testserver.Stdio(t, "slow", "--init-delay", "2s")
+	slow.InitTimeout = time.Minute
+	h, logs := newHub(t, cfgOf(slow, testserver.Stdio(t, "fast")), nil)
+	if err := h.Launch(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.WaitTool(ctx, "echo")
+	if err != nil || got.Server != "slow" || got.OriginalName != "echo" {
+		t.Fatalf("WaitTool(echo) = %s of %s, %v; want slow's echo\n%s", got.OriginalName, got.Server, err, logs)
+	}
+	got, err = h.WaitTool(ctx, "fast__echo")
+	if err != nil || got.Server != "fast" {
+		t.Fatalf("WaitTool(fast__echo) = %s of %s, %v; want fast's echo\n%s", got.OriginalName, got.Server, err, logs)
 	}
 }

@@ -23,8 +23,10 @@
 //     person can sign in, the server is NeedsSignIn at once (no backoff), and
 //     connects when the handler says a sign-in is there (made in this process, or
 //     stored by another), on Retry, or at the slow retry;
-//   - immediate detection of a process exit or a closed transport, heartbeats (ping; a
-//     JSON-RPC error reply counts as alive), and reconnection;
+//   - immediate detection of a process exit or a closed transport, and of an HTTP
+//     server a request cannot reach (a refused connection), heartbeats (ping; a
+//     JSON-RPC error reply counts as alive, the SDK's "rejected by transport" does
+//     not), and reconnection;
 //   - tools/list_changed followed (debounced) and every page of tools/list fetched;
 //   - calls that wait for a reconnecting server within their deadline, and are re-sent
 //     only when they provably never left;

@@ -42,20 +42,33 @@ func (s *Supervisor) fetchLists(ctx context.Context, sess *mcp.ClientSession, bi
 			return l, fmt.Errorf("tools/list: %w", err)
 		}
 	}
-	soft := func(what string, err error) {
+	// soft logs a failed list, and fails the listing when the supervisor is closing:
+	// its closing cancelled the request, which is nothing to warn about (a one-shot
+	// command logged three warnings as it exited), and the attempt ends with it.
+	soft := func(what string, err error) error {
+		if s.ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
 		s.log.Warn(what+" failed; serving the server without them", "err", s.redact(err.Error()))
+		return nil
 	}
 	if bits&listResources != 0 && caps.Resources != nil {
 		if l.resources, err = collect(sess.Resources(ctx, nil)); err != nil {
-			soft("resources/list", err)
+			if err := soft("resources/list", err); err != nil {
+				return l, err
+			}
 		}
 		if l.templates, err = collect(sess.ResourceTemplates(ctx, nil)); err != nil {
-			soft("resources/templates/list", err)
+			if err := soft("resources/templates/list", err); err != nil {
+				return l, err
+			}
 		}
 	}
 	if bits&listPrompts != 0 && caps.Prompts != nil {
 		if l.prompts, err = collect(sess.Prompts(ctx, nil)); err != nil {
-			soft("prompts/list", err)
+			if err := soft("prompts/list", err); err != nil {
+				return l, err
+			}
 		}
 	}
 	return l, nil
@@ -87,7 +100,9 @@ func (s *Supervisor) relist(c *conn, bits uint32) {
 	s.mu.Unlock()
 	l, err := s.fetchLists(ctx, c.sess, bits, &prev)
 	if err != nil {
-		s.log.Warn("re-listing after list_changed failed", "err", err)
+		if s.ctx.Err() == nil { // not cancelled by the closing
+			s.log.Warn("re-listing after list_changed failed", "err", s.redact(err.Error()))
+		}
 		return
 	}
 	s.mu.Lock()

@@ -53,7 +53,9 @@ func (s *Supervisor) Do(ctx context.Context, fn func(context.Context, *mcp.Clien
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &rpcErr):
+	case s.giveUp(ctx, c, err) != nil:
+		return s.lostError(c, "request")
+	case replied(err) && errors.As(err, &rpcErr):
 		return &jsonrpc.Error{Code: rpcErr.Code, Message: s.redact(rpcErr.Message), Data: rpcErr.Data}
 	case ctx.Err() == nil && c.calls.Err() != nil:
 		return s.lostError(c, "request")
@@ -138,12 +140,12 @@ func (s *Supervisor) restore(ctx context.Context, c *conn) {
 	uris := slices.Sorted(maps.Keys(s.subs))
 	s.mu.Unlock()
 	if level != "" && c.hasLogging() && !modern(c.sess) {
-		if err := c.sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil {
+		if err := c.sess.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level}); err != nil && s.ctx.Err() == nil {
 			s.log.Warn("restoring the log level failed", "level", level, "err", s.redact(err.Error()))
 		}
 	}
 	for _, uri := range uris {
-		if err := c.sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		if err := c.sess.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil && s.ctx.Err() == nil {
 			s.log.Warn("restoring a resource subscription failed", "uri", uri, "err", s.redact(err.Error()))
 		}
 	}

@@ -517,6 +517,13 @@ func (s *Supervisor) Call(ctx context.Context, name string, args json.RawMessage
 			c.markDead("connection closed")
 			continue
 		}
+		if ue := s.giveUp(ctx, c, err); ue != nil {
+			if notDialled(ue) {
+				// Not one byte left for the server: the call goes to the next connection.
+				continue
+			}
+			return nil, s.lostError(c, "call")
+		}
 		if size := c.writeFailed(before); ctx.Err() == nil && size > 0 {
 			return nil, s.closedOnWrite(c, size)
 		}

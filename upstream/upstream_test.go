@@ -895,3 +895,76 @@ func TestRequestsEndWithTheirConnection(t *testing.T) {
 		})
 	}
 }
+
+// An HTTP server that dies leaves "ready" (issue 34): the heartbeat counts a request
+// the transport could not deliver as a miss, and the server reconnects, with backoff,
+// until one takes its place. The SDK hands a refused connection back as a JSON-RPC
+// error ("rejected by transport"), which used to count as the server's reply: a
+// killed server stayed ready for good. Each transport, and Streamable HTTP with and
+// without a session (a stateless server has no GET stream to lose).
+func TestKilledHTTPServerLeavesReady(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		transport config.Transport
+		path      string
+		flags     []string
+	}{
+		{"stateless", config.HTTP, "/mcp", []string{"--stateless"}},
+		{"session", config.HTTP, "/mcp", nil},
+		{"sse", config.SSE, "/sse", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := testserver.StartHTTPServer(t, tc.flags...)
+			opts := testserver.Fast()
+			opts.Heartbeat = 100 * time.Millisecond
+			opts.RetryFailed = 100 * time.Millisecond
+			s := start(t, config.Server{Name: "remote", Transport: tc.transport, URL: srv.URL + tc.path, InitTimeout: 5 * time.Second}, opts)
+			if got := mustText(t, s, "echo", map[string]any{"text": "up"}); got != "up" {
+				t.Fatalf("echo = %q", got)
+			}
+			srv.Kill()
+			testenv.WaitFor(t, "the killed server to leave ready", 10*time.Second, func() bool {
+				return s.State() != upstream.Ready
+			})
+			if st := s.Status(); st.LastError == "" {
+				t.Errorf("status %+v says nothing of why", st)
+			}
+			testserver.StartHTTPServer(t, append(tc.flags, "--http", srv.Addr)...)
+			testenv.WaitFor(t, "the server to come back", 15*time.Second, func() bool {
+				return s.State() == upstream.Ready
+			})
+			if got := mustText(t, s, "echo", map[string]any{"text": "again"}); got != "again" {
+				t.Fatalf("echo after the restart = %q", got)
+			}
+		})
+	}
+}
+
+// A call to an HTTP server that died fails and takes the server out of "ready" at
+// once, without a heartbeat: a refused connection gives the connection up (the call,
+// which never left, waits for the reconnect, which fails here). It used to leave the
+// server ready, every call refused.
+func TestCallToKilledHTTPServer(t *testing.T) {
+	t.Parallel()
+	for _, stateless := range []bool{true, false} {
+		t.Run(fmt.Sprint("stateless=", stateless), func(t *testing.T) {
+			t.Parallel()
+			var flags []string
+			if stateless {
+				flags = append(flags, "--stateless")
+			}
+			srv := testserver.StartHTTPServer(t, flags...)
+			s := start(t, config.Server{Name: "remote", Transport: config.HTTP, URL: srv.URL + "/mcp", InitTimeout: 5 * time.Second}, testserver.Fast())
+			srv.Kill()
+			_, err := call(t, s, "echo", map[string]any{"text": "anyone?"})
+			if err == nil || !strings.Contains(err.Error(), "connection refused") {
+				t.Fatalf("call to the killed server: %v, want an error that says the connection was refused", err)
+			}
+			if st := s.Status(); st.State == upstream.Ready || st.Restarts != 1 {
+				t.Errorf("after the call: %s, %d restarts (%s); want it out of ready, 1 restart", st.State, st.Restarts, st.LastError)
+			}
+		})
+	}
+}

@@ -194,7 +194,8 @@ func (a *app) callCommand() *cobra.Command {
 unless --server or $SWITCHBOARD_SERVER names one: see below), calls TOOL
 with ARGS (a JSON object; '-' reads it from stdin; default {}) as soon as the server that
 owns TOOL is ready, prints the result as text, and closes everything. It waits for the
-other servers only while TOOL is not found yet.
+servers listed before that one (each within its init timeout), which would own a name
+they share, as 'tools' shows, and for the others only while TOOL is not found yet.
 
 ARGS may nest objects and arrays 64 levels deep (the config's
 "switchboard.maxArgumentDepth"); deeper ARGS are refused before any server sees them.
@@ -236,9 +237,9 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 	if err := h.CheckArguments(callArgs); err != nil {
 		return usageError("ARGS: %v", err)
 	}
-	// Only the server that owns the tool matters: the call goes as soon as it is
-	// ready, whatever the others are doing. Under naming "auto" the name is taken as
-	// the catalog has it then (see hub.WaitTool).
+	// Only the server that owns the tool, and those listed before it (one of them
+	// would own a name they share), matter: the call goes as soon as they are
+	// settled, whatever the others are doing (see hub.WaitTool).
 	_, err := h.WaitTool(ctx, name)
 	var unknown *hub.UnknownToolError
 	if errors.As(err, &unknown) && len(a.signInWaiting(ctx, hs)) > 0 {

@@ -558,16 +558,18 @@ func TestNamingNever(t *testing.T) {
 }
 
 // TestCallDoesNotWaitForOthers: a server that never answers initialize does not hold up
-// a call to another server's tool. Its init timeout is 10 minutes, so a call that
-// waited for it would run past runStdin's 45 s limit.
+// a call to the tool of a server listed before it. Its init timeout is 10 minutes, so
+// a call that waited for it would run past runStdin's 45 s limit. (One listed before
+// the tool's server is waited for, since it would own a name they share:
+// TestCallSharedNameOfTheFirst.)
 func TestCallDoesNotWaitForOthers(t *testing.T) {
 	t.Parallel()
 	bin := testserver.Build(t)
 	config := func(s *sandbox, timeout string, more ...string) string {
 		pidfile := filepath.Join(s.Dir, "hung.pid")
 		return s.writeConfig("mcp.json", `{"mcpServers": {
-  "hung": {"command": `+jsonString(bin)+`, "args": ["--hang-init", "--pidfile", `+jsonString(pidfile)+`], "timeout": "`+timeout+`"},
-  "clock": `+demoEntry(t, "clock")+strings.Join(more, "")+`
+  "clock": `+demoEntry(t, "clock")+strings.Join(more, "")+`,
+  "hung": {"command": `+jsonString(bin)+`, "args": ["--hang-init", "--pidfile", `+jsonString(pidfile)+`], "timeout": "`+timeout+`"}
 }}`)
 	}
 	t.Run("owner ready", func(t *testing.T) {

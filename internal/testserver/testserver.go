@@ -66,6 +66,30 @@ func Command(tb testing.TB, args ...string) *exec.Cmd {
 // The server's stderr is logged if the test failed.
 func StartHTTP(tb testing.TB, args ...string) (baseURL string) {
 	tb.Helper()
+	return StartHTTPServer(tb, args...).URL
+}
+
+// HTTPServer is a test server started by StartHTTPServer.
+type HTTPServer struct {
+	URL  string // http://127.0.0.1:PORT
+	Addr string // 127.0.0.1:PORT: "--http", Addr in the args of another one serves there
+	cmd  *exec.Cmd
+	done chan error // Wait's result, once
+}
+
+// Kill ends the server at once (SIGKILL), as a crash or an OOM kill does, and waits
+// for it to exit. Once.
+func (s *HTTPServer) Kill() {
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.done <- nil // for the cleanup's stop
+}
+
+// StartHTTPServer is StartHTTP returning the server itself, which a test may kill.
+// A later "--http ADDR" in args wins over the first: StartHTTPServer(tb, "--http",
+// killed.Addr) starts a server where a killed one was.
+func StartHTTPServer(tb testing.TB, args ...string) *HTTPServer {
+	tb.Helper()
 	bin := Build(tb)
 	cmd := exec.Command(bin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
 
@@ -117,11 +141,12 @@ func StartHTTP(tb testing.TB, args ...string) (baseURL string) {
 		if !ok {
 			tb.Fatalf("test server exited before listening; stderr:\n%s", stderr.String())
 		}
-		return strings.TrimSpace(u)
+		u = strings.TrimSpace(u)
+		return &HTTPServer{URL: u, Addr: strings.TrimPrefix(u, "http://"), cmd: cmd, done: waitErr}
 	case <-time.After(10 * time.Second):
 		tb.Fatalf("test server did not print %q within 10s; stderr:\n%s", ListeningPrefix, stderr.String())
 	}
-	return ""
+	return nil
 }
 
 // stop sends SIGTERM, waits up to 5s, then SIGKILLs and waits again.

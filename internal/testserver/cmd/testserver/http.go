@@ -38,7 +38,7 @@ func serveHTTP(c *config) error {
 	getServer := func(*http.Request) *mcp.Server { return server }
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, nil))
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Stateless: c.stateless}))
 	// The SSE handler serves the event stream at /sse and per-session message
 	// endpoints below it (/sse?sessionid=...).
 	mux.Handle("/sse", mcp.NewSSEHandler(getServer, nil))

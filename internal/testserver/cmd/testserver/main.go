@@ -63,15 +63,19 @@ type config struct {
 	requireHeader string
 	// requireProtocol: HTTP requests after initialize must carry MCP-Protocol-Version.
 	requireProtocol bool
-	pageSize        int
-	noPing          bool
-	resourceLink    bool
-	extras          bool
-	ask             bool
-	meta            bool
-	proxyTarget     string
-	proxyProtocol   string
-	proxy           *proxy // connected by run when proxyTarget is set
+	// stateless: /mcp keeps no session and opens no GET stream, as a server behind a
+	// load balancer does.
+	stateless     bool
+	pageSize      int
+	noPing        bool
+	slowLists     time.Duration
+	resourceLink  bool
+	extras        bool
+	ask           bool
+	meta          bool
+	proxyTarget   string
+	proxyProtocol string
+	proxy         *proxy // connected by run when proxyTarget is set
 }
 
 func parseFlags(args []string) (*config, error) {
@@ -92,7 +96,9 @@ func parseFlags(args []string) (*config, error) {
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP (/mcp) and SSE (/sse) at this address")
 	fs.StringVar(&c.requireHeader, "require-header", "", "HTTP only: reject requests without header NAME=VALUE (401)")
 	fs.BoolVar(&c.requireProtocol, "require-protocol-header", false, "HTTP only: answer 400 to requests after initialize without an MCP-Protocol-Version header")
+	fs.BoolVar(&c.stateless, "stateless", false, "HTTP only: serve /mcp statelessly (no session id, no GET stream)")
 	fs.IntVar(&c.pageSize, "page-size", 0, "tools/list page size (0: SDK default)")
+	fs.DurationVar(&c.slowLists, "slow-lists", 0, "sleep this long (or until the request is cancelled) before answering resources/list, resources/templates/list and prompts/list")
 	fs.BoolVar(&c.noPing, "no-ping", false, "answer ping with a JSON-RPC \"method not found\" error, as servers of the 2026-07-28 era do")
 	fs.BoolVar(&c.resourceLink, "resource-link", false, "list the resource "+linkedURI+" and register the tool link, whose result links to it and embeds it")
 	fs.BoolVar(&c.extras, "extras", false, "list resources (text, markup, image, binary, failing, slow), a resource template and prompts under "+extrasURI+" (extras.go)")
@@ -241,6 +247,9 @@ func newServer(c *config) *mcp.Server {
 	if c.noPing {
 		server.AddReceivingMiddleware(noPingMiddleware)
 	}
+	if c.slowLists > 0 {
+		server.AddReceivingMiddleware(slowListsMiddleware(c.slowLists))
+	}
 	return server
 }
 
@@ -254,6 +263,24 @@ func noPingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: `"ping" is not supported`}
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// slowListsMiddleware holds the lists other than tools/list for d, so that a client
+// is still listing when it is closed.
+func slowListsMiddleware(d time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "resources/list", "resources/templates/list", "prompts/list":
+				select {
+				case <-time.After(d):
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return next(ctx, method, req)
+		}
 	}
 }
 
