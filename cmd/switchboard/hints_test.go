@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/redact"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // TestServiceTokenHints: the CLI's answer to a 401 says what this service wants. One
@@ -41,5 +42,26 @@ func TestServiceTokenHints(t *testing.T) {
 		"give --data-dir its data directory (the token was looked for in "+filepath.Join(elsewhere, "serve-token")+")")
 	if strings.Contains(r.stderr, redact.Mask) {
 		t.Errorf("the hint masks words\n%s", r)
+	}
+}
+
+// TestToolsSummaryPlurals: one is singular ("1 tools from 1 servers" was printed).
+func TestToolsSummaryPlurals(t *testing.T) {
+	ready := upstream.Status{Name: "a", State: upstream.Ready}
+	failed := upstream.Status{Name: "b", State: upstream.Failed}
+	for _, c := range []struct {
+		tools int
+		sts   []upstream.Status
+		want  string
+	}{
+		{1, []upstream.Status{ready}, "1 tool from 1 server"},
+		{2, []upstream.Status{ready, ready}, "2 tools from 2 servers"},
+		{0, nil, "0 tools from 0 servers"},
+		{1, []upstream.Status{ready, failed}, "1 tool from 1 of 2 servers (1 failed: b)"},
+		{0, []upstream.Status{failed}, "0 tools from 0 of 1 server (1 failed: b)"},
+	} {
+		if got := toolsSummary(c.tools, c.sts); got != c.want {
+			t.Errorf("toolsSummary(%d, %d servers) = %q, want %q", c.tools, len(c.sts), got, c.want)
+		}
 	}
 }
