@@ -51,7 +51,7 @@ func tableRows(stdout string) map[string][]string {
 		switch {
 		case !in:
 			in = len(f) > 0 && (f[0] == "SERVER" || f[0] == "TOOL")
-		case len(f) == 0 || strings.HasSuffix(f[0], ":") || (len(f) > 1 && f[1] == "tools"):
+		case len(f) == 0 || strings.HasSuffix(f[0], ":") || (len(f) > 1 && (f[1] == "tools" || f[1] == "tool")):
 			return rows // the summary lines after the table
 		default:
 			rows[f[0]] = f

@@ -172,6 +172,7 @@ service's catalog as it is now, printed the same way.
 				}
 				tw.Flush()
 				fmt.Fprintln(a.stdout, toolsSummary(len(tools), h.Status()))
+				a.printDemoNote()
 				return nil
 			})
 		},
@@ -364,6 +365,9 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 				sts := h.Status()
 				if err := a.writeStatus(serverRows(h, sts), len(h.Tools()), asJSON); err != nil {
 					return err
+				}
+				if !asJSON {
+					a.printDemoNote()
 				}
 				if len(notReady(sts)) > 0 {
 					return silentExit(exitFailed)
