@@ -36,7 +36,7 @@ type entryState struct {
 	disabled, enabled   bool
 	stdioOnly, httpOnly []string        // fields that only make sense for one kind of transport
 	oauthV              *hujson.Value   // "oauth", when present
-	unknown             []string        // fields no case of field knows
+	unknown             []string        // fields that field did not know, for unknownFields
 	meant               map[string]bool // fields a near miss was taken for (see unknownFields)
 }
 
