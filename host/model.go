@@ -224,7 +224,7 @@ func (h *Host) openStore(ctx context.Context, ss config.SessionSettings) (sessio
 		return session.NewMemory(), nil
 	case "postgres":
 		if ss.DSN == "" {
-			return nil, settingsErrorf(`the postgres session store needs a connection string: the config's "sessions": {"dsn": "${PG_DSN}"}, or --dsn`)
+			return nil, settingsErrorf(`the postgres session store needs a connection string: the config's "sessions": {"dsn": "${PG_DSN}"}`)
 		}
 		h.red.Add(ss.DSN)
 		return postgres.Open(ctx, ss.DSN) // its errors name the store and its host
@@ -233,7 +233,7 @@ func (h *Host) openStore(ctx context.Context, ss config.SessionSettings) (sessio
 	if path == "" {
 		var err error
 		if path, err = sqlite.DefaultPath(); err != nil {
-			return nil, settingsErrorf("session store: %v (give --data-dir)", err)
+			return nil, settingsErrorf(`session store: %v (give the config's "sessions": {"path"})`, err)
 		}
 	}
 	if err := storeFileWritable(path); err != nil {
