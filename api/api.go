@@ -215,7 +215,7 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		o.PublicURL = strings.TrimRight(o.PublicURL, "/")
 	}
 	if o.NoModel == "" {
-		o.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`
+		o.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config`
 	}
 	log := o.Logger
 	if log == nil {

@@ -437,7 +437,7 @@ func TestDashboardToken(t *testing.T) {
 	if kept := eval[string](t, ctx, `sessionStorage.getItem("switchboard.token")`); kept != token {
 		t.Errorf("sessionStorage has %q", kept)
 	}
-	if got := eval[string](t, ctx, `document.getElementById("chat-help").textContent`); !strings.Contains(got, "--model") {
+	if got := eval[string](t, ctx, `document.getElementById("chat-help").textContent`); !strings.Contains(got, `"switchboard": {"model": {`) {
 		t.Errorf("without a model the chat panel says %q, want how to configure one", got)
 	}
 	screenshot(t, ctx, "token")

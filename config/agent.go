@@ -165,7 +165,7 @@ func (p *parser) modelSettings(v *hujson.Value, fp string, ms *ModelSettings) {
 				ms.Temperature = &f
 			}
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 }
@@ -183,7 +183,7 @@ func (p *parser) agentSettings(v *hujson.Value, fp string, as *AgentSettings) {
 		case "deferred":
 			as.Deferred = p.deferredSettings(v, kp)
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 }
@@ -211,7 +211,7 @@ func (p *parser) sessionSettings(v *hujson.Value, fp string, ss *SessionSettings
 		case "timeout":
 			ss.Timeout = disableOnZero(p.duration(v, kp, zeroOff))
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 	if ss.Store == "postgres" && ss.DSN == "" {

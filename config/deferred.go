@@ -129,7 +129,7 @@ func (p *parser) deferredSettings(v *hujson.Value, fp string) *DeferredSettings 
 		case "pinned":
 			d.Pinned = p.globs(v, kp)
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 	if d.Share > 0 && d.Threshold > 0 {

@@ -34,8 +34,10 @@ type entryState struct {
 	typeKey             string        // "type" or "transport"
 	disabledV, enabledV *hujson.Value
 	disabled, enabled   bool
-	stdioOnly, httpOnly []string      // fields that only make sense for one kind of transport
-	oauthV              *hujson.Value // "oauth", when present
+	stdioOnly, httpOnly []string        // fields that only make sense for one kind of transport
+	oauthV              *hujson.Value   // "oauth", when present
+	unknown             []string        // fields that field did not know, for unknownFields
+	meant               map[string]bool // fields a near miss was taken for (see unknownFields)
 }
 
 // entry parses one server entry. ok is false when the entry has errors.
@@ -59,6 +61,7 @@ func (p *parser) entry(name, path string, v *hujson.Value) (s Server, ok bool) {
 		}
 		st.field(&s, key, fp, m)
 	}
+	st.meant = p.unknownFields(v, path, st.unknown, entryFields, true)
 	st.finish(&s, v)
 	return s, len(p.errs) == st.errs
 }
@@ -155,7 +158,7 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		p.warn(fp, "not supported (ignored)")
 	default:
 		if !ignoredFields[key] {
-			p.warn(fp, "unknown field (ignored)")
+			st.unknown = append(st.unknown, key)
 		}
 	}
 }
@@ -199,7 +202,10 @@ func (st *entryState) finish(s *Server, v *hujson.Value) {
 
 	switch {
 	case st.command == nil && st.url == nil:
-		p.errAt(v, st.path, `"command" or "url" is required`)
+		// A near miss of either ("comand") already says what is wrong.
+		if !st.meant["command"] && !st.meant["url"] {
+			p.errAt(v, st.path, `"command" or "url" is required`)
+		}
 		return
 	case st.command != nil && st.url != nil:
 		p.errAt(v, st.path, `"command" and "url" are mutually exclusive`)
@@ -347,6 +353,7 @@ func validHeaderName(s string) bool {
 
 // tools reads {"allow": [...], "deny": [...]}.
 func (p *parser) tools(v *hujson.Value, fp string) (f ToolFilter) {
+	var unknown []string
 	p.members(v, fp, func(key, kp string, v *hujson.Value) {
 		switch key {
 		case "allow":
@@ -354,9 +361,10 @@ func (p *parser) tools(v *hujson.Value, fp string) (f ToolFilter) {
 		case "deny":
 			f.Deny = p.globs(v, kp)
 		default:
-			p.warn(kp, "unknown field (ignored)")
+			unknown = append(unknown, key)
 		}
 	})
+	p.unknownFields(v, fp, unknown, toolsFields, false)
 	return f
 }
 

@@ -177,11 +177,11 @@ func TestWarnings(t *testing.T) {
 		want  []string
 	}{
 		{"unknown field", `{"command": "c", "foo": 1, "bar": {}}`,
-			[]string{"servers.x.foo: unknown field (ignored)", "servers.x.bar: unknown field (ignored)"}},
+			[]string{"mcp.json:1:36: servers.x.foo: unknown field (ignored)", "mcp.json:1:46: servers.x.bar: unknown field (ignored)"}},
 		{"envFile", `{"command": "c", "envFile": ".env"}`, []string{"servers.x.envFile: not supported (ignored)"}},
 		{"other hosts' fields", `{"command": "c", "alwaysAllow": ["a"], "autoApprove": [], "autoStart": true}`, nil},
 		{"null fields", `{"command": "c", "args": null, "env": null, "foo": null}`, nil},
-		{"tools unknown key", `{"command": "c", "tools": {"allow": [], "only": []}}`, []string{"servers.x.tools.only: unknown field (ignored)"}},
+		{"tools unknown key", `{"command": "c", "tools": {"allow": [], "only": []}}`, []string{"mcp.json:1:59: servers.x.tools.only: unknown field (ignored)"}},
 		{"stdio fields on http", `{"url": "https://h", "args": [], "env": {}, "cwd": "/"}`,
 			[]string{"servers.x.args: ignored for http servers", "servers.x.env: ignored for http servers", "servers.x.cwd: ignored for http servers"}},
 		{"headers on stdio", `{"command": "c", "headers": {}}`, []string{"servers.x.headers: ignored for stdio servers"}},

@@ -280,7 +280,7 @@ func (p *parser) top(root *hujson.Value, cfg *Config) {
 		default:
 			// Hosts keep their own settings next to mcpServers (Claude Desktop's
 			// "globalShortcut"); not ours to judge.
-			p.warn(key, "unknown top-level key (ignored)")
+			p.warnAt(&m.Name, key, "unknown top-level key (ignored)")
 		}
 	}
 	p.servers(entries, cfg)
@@ -432,7 +432,7 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 				st.Extra = map[string]json.RawMessage{}
 			}
 			st.Extra[key] = json.RawMessage(c.Pack())
-			p.warn(path, "unknown setting (ignored)")
+			p.warnAt(v, path, "unknown setting (ignored)")
 		}
 	})
 }

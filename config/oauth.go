@@ -64,6 +64,7 @@ func (st *entryState) oauth(v *hujson.Value, fp string) *OAuth {
 	p := st.p
 	o := &OAuth{}
 	at := map[string]*hujson.Value{}
+	var unknown []string
 	p.members(v, fp, func(key, kp string, v *hujson.Value) {
 		at[key] = v
 		switch key {
@@ -100,9 +101,10 @@ func (st *entryState) oauth(v *hujson.Value, fp string) *OAuth {
 		case "perUser":
 			o.PerUser, _ = p.boolean(v, kp)
 		default:
-			p.warn(kp, "unknown field (ignored)")
+			unknown = append(unknown, key)
 		}
 	})
+	p.unknownFields(v, fp, unknown, oauthFields, false)
 	if o.PerUser && o.Grant == GrantClientCredentials {
 		p.errAt(at["perUser"], fp+".perUser", `not with "grant": "client_credentials": that grant signs the service in, no person`)
 	}

@@ -108,7 +108,7 @@ func TestOAuthErrors(t *testing.T) {
 // TestOAuthWarnings: unknown "oauth" fields are warned about, not refused.
 func TestOAuthWarnings(t *testing.T) {
 	cfg := mustParse(t, `{"servers": {"x": {"url": "https://h", "oauth": {"clientID": "a", "clientId": "b", "grant": "client_credentials", "clientSecret": "c", "redirectUri": "http://127.0.0.1:1/cb"}}}}`, nil)
-	for _, w := range []string{"servers.x.oauth.clientID: unknown field (ignored)",
+	for _, w := range []string{"mcp.json:1:50: servers.x.oauth.clientID: unknown field (ignored)",
 		`servers.x.oauth.redirectUri: ignored with "grant": "client_credentials" (no browser comes back)`} {
 		if !slices.Contains(cfg.Warnings, w) {
 			t.Errorf("warnings %q lack %q", cfg.Warnings, w)

@@ -42,7 +42,7 @@ func (p *parser) searchSettings(v *hujson.Value, fp string, ss *SearchSettings) 
 		case "embeddings":
 			ss.Embeddings = p.embeddingsSettings(v, kp)
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 }
@@ -85,7 +85,7 @@ func (p *parser) embeddingsSettings(v *hujson.Value, fp string) *EmbeddingsSetti
 				es.Weight = f
 			}
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 	if es.Model == "" {

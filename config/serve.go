@@ -77,7 +77,7 @@ func (p *parser) serveSettings(v *hujson.Value, fp string, ss *ServeSettings) {
 				case "arguments":
 					ss.Audit.Arguments, _ = p.boolean(v, kp)
 				default:
-					p.warn(kp, "unknown setting (ignored)")
+					p.warnAt(v, kp, "unknown setting (ignored)")
 				}
 			})
 		case "limits":
@@ -88,11 +88,11 @@ func (p *parser) serveSettings(v *hujson.Value, fp string, ss *ServeSettings) {
 						ss.Limits.RequestsPerMinute = n
 					}
 				default:
-					p.warn(kp, "unknown setting (ignored)")
+					p.warnAt(v, kp, "unknown setting (ignored)")
 				}
 			})
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 }
@@ -139,7 +139,7 @@ func (p *parser) authSettings(v *hujson.Value, fp string) *AuthSettings {
 				as.AdminClaim = s
 			}
 		default:
-			p.warn(kp, "unknown setting (ignored)")
+			p.warnAt(v, kp, "unknown setting (ignored)")
 		}
 	})
 	if !at["issuer"] {

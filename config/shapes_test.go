@@ -28,7 +28,7 @@ func TestShapes(t *testing.T) {
 				"preferences": {"x": 1}}`,
 			shape:    "mcpServers",
 			servers:  []string{"fs"},
-			warnings: []string{"globalShortcut: unknown top-level key (ignored)", "preferences: unknown top-level key (ignored)"},
+			warnings: []string{"mcp.json:1:2: globalShortcut: unknown top-level key (ignored)", "mcp.json:2:5: preferences: unknown top-level key (ignored)"},
 		},
 		{
 			name: "vscode servers with inputs",
@@ -161,7 +161,7 @@ func TestSettings(t *testing.T) {
 	if got := string(st.Extra["future"]); got != `{"a":[1,2]}` {
 		t.Errorf("Extra[future] = %s", got)
 	}
-	want := []string{"switchboard.future: unknown setting (ignored)"}
+	want := []string{"mcp.json:2:86: switchboard.future: unknown setting (ignored)"}
 	if !slices.Equal(cfg.Warnings, want) {
 		t.Errorf("Warnings = %q, want %q", cfg.Warnings, want)
 	}
@@ -307,7 +307,7 @@ func TestDidYouMean(t *testing.T) {
 	}
 	// Far from every known key: still a warning only, next to a servers key.
 	cfg = mustParse(t, `{"mcpServers": {"a": {"command": "a"}}, "globalShortcut": ""}`, nil)
-	if !slices.Equal(cfg.Warnings, []string{"globalShortcut: unknown top-level key (ignored)"}) {
+	if !slices.Equal(cfg.Warnings, []string{"mcp.json:1:41: globalShortcut: unknown top-level key (ignored)"}) {
 		t.Errorf("warnings = %q", cfg.Warnings)
 	}
 }

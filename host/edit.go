@@ -184,7 +184,7 @@ func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byt
 	if err != nil {
 		return EditResult{}, invalidEntry(name, err)
 	}
-	res := EditResult{Saved: path != "", Source: source, Warnings: serverWarnings(cfg.Warnings, name)}
+	res := EditResult{Saved: path != "", Source: source, Warnings: serverWarnings(cfg.Warnings, source, name)}
 	if path != "" {
 		if err := config.WriteFileAtomic(path, out); err != nil {
 			return EditResult{}, fmt.Errorf("the change is not made: writing %s: %w", path, err)
@@ -330,16 +330,35 @@ func fieldOf(path, name string) string {
 	return ""
 }
 
-// serverWarnings are the warnings about server name's entry.
-func serverWarnings(warns []string, name string) []string {
+// serverWarnings are the warnings about server name's entry in the config read from
+// source.
+func serverWarnings(warns []string, source, name string) []string {
 	var out []string
 	for _, w := range warns {
-		path, _, _ := strings.Cut(w, ": ")
+		path, _, _ := strings.Cut(warningAt(w, source), ": ")
 		if path == name || strings.HasSuffix(path, "."+name) || fieldOf(path, name) != "" {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// warningAt is w without its place in source ("mcp.json:3:5: "), when it has one.
+func warningAt(w, source string) string {
+	rest, ok := strings.CutPrefix(w, source+":")
+	if !ok {
+		return w
+	}
+	line, rest, _ := strings.Cut(rest, ":")
+	col, rest, _ := strings.Cut(rest, ": ")
+	if !allDigits(line) || !allDigits(col) {
+		return w
+	}
+	return rest
+}
+
+func allDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // applyIfNew applies data, the file's content, unless it is what was applied last

@@ -159,6 +159,10 @@ func TestEditErrors(t *testing.T) {
 		}, host.EditInvalid, "name", `begin with "switchboard"`},
 		{"odd name", func() error { _, err := h.AddServer(ctx, "a/b", json.RawMessage(`{"command": "x"}`)); return err }, host.EditInvalid, "name", "use letters, digits"},
 		{"not an object", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`[1]`)); return err }, host.EditInvalid, "", "JSON object"},
+		{"typo", func() error {
+			_, err := h.AddServer(ctx, "x", json.RawMessage(`{"command": "x", "disabeld": true}`))
+			return err
+		}, host.EditInvalid, "disabeld", `disabeld: unknown field: did you mean "disabled"?`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.do()
@@ -187,6 +191,19 @@ func TestEditErrors(t *testing.T) {
 	}
 	if got := readFile(t, path); got != broken {
 		t.Errorf("broken file changed:\n%s", got)
+	}
+}
+
+// TestEditWarnings: an edit's result carries the warnings about its server, which
+// name their place in the file.
+func TestEditWarnings(t *testing.T) {
+	h, path, _ := startEdited(t, testserver.Stdio(t, "a"))
+	res, err := h.AddServer(context.Background(), "x", json.RawMessage(`{"command": "x", "colour": "red", "disabled": true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 1 || !strings.HasPrefix(res.Warnings[0], path+":") || !strings.HasSuffix(res.Warnings[0], ": mcpServers.x.colour: unknown field (ignored)") {
+		t.Errorf("warnings = %q, want the unknown field's, at its place in %s", res.Warnings, path)
 	}
 }
 

@@ -36,6 +36,11 @@ type Options struct {
 	Model    *config.ModelSettings
 	Agent    *config.AgentSettings
 	Sessions *config.SessionSettings
+	// ModelHow is how this program's user gives a model other than by the config,
+	// added to what says there is none (ErrNoModel: the API's 503, the log of
+	// chat turns off): the CLI's "pass --model (and --base-url for a local
+	// server)". "": the config's settings alone are named.
+	ModelHow string
 	// GatewayDeferred, when set, is the gateway's deferred mode over the config's
 	// "deferred" (whose threshold and pins stay): switchboard mcp --deferred.
 	GatewayDeferred *config.DeferredSettings

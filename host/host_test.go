@@ -115,6 +115,33 @@ func TestSettingsErrors(t *testing.T) {
 	}
 }
 
+// TestNoModelInLibraryTerms: a Host says what is missing in its own terms, the
+// config's settings (its log and the API's 503 said "pass --model", a flag of the
+// CLI's); a program's own way (Options.ModelHow) is added when it gives one.
+func TestNoModelInLibraryTerms(t *testing.T) {
+	t.Setenv("HOST_TEST_KEY", "")
+	logs := &testenv.Buffer{}
+	h := host.New(&config.Config{}, &host.Options{Logger: slog.New(slog.NewTextHandler(logs, nil)), DataDir: t.TempDir(),
+		Sessions: &config.SessionSettings{Store: "memory"}})
+	t.Cleanup(func() { h.Close() })
+	if _, err := h.API(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "chat turns are off: no model configured") || strings.Contains(logs.String(), "--") {
+		t.Errorf("the log of a library without a model:\n%s", logs)
+	}
+	h2 := host.New(&config.Config{}, &host.Options{Model: &config.ModelSettings{Name: "gpt", APIKeyEnv: "HOST_TEST_KEY"}})
+	t.Cleanup(func() { h2.Close() })
+	if _, err := h2.Model(); err == nil || strings.Contains(err.Error(), "--") {
+		t.Errorf("no key: %v, want it in the library's terms", err)
+	}
+	h3 := host.New(&config.Config{}, &host.Options{ModelHow: "pass --model"})
+	t.Cleanup(func() { h3.Close() })
+	if _, err := h3.Model(); !errors.Is(err, host.ErrNoModel) || !strings.HasSuffix(err.Error(), ", or pass --model") {
+		t.Errorf("with ModelHow: %v", err)
+	}
+}
+
 // What the Host learns is registered with the redactor it is given: the config's
 // secrets (a failed result quoting one comes back masked), and the model's key.
 func TestSecrets(t *testing.T) {

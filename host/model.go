@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -20,7 +21,8 @@ import (
 )
 
 // ErrNoModel is what Model's *SettingsError wraps when no model is configured.
-var ErrNoModel = errors.New(`no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config, or pass --model (and --base-url for a local server)`)
+// With Options.ModelHow, the error says that way too.
+var ErrNoModel = errors.New(`no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config`)
 
 // ModelSettings are the model's settings: Options.Model, else the config's, with
 // the provider (openai) and the key's variable (OPENAI_API_KEY or
@@ -87,13 +89,16 @@ func (h *Host) HasModel() bool {
 func (h *Host) newModel() (llm.Model, error) {
 	ms := h.ModelSettings()
 	if ms.Name == "" {
+		if h.opts.ModelHow != "" {
+			return nil, &SettingsError{Err: fmt.Errorf("%w, or %s", ErrNoModel, h.opts.ModelHow)}
+		}
 		return nil, &SettingsError{Err: ErrNoModel}
 	}
 	key := os.Getenv(ms.APIKeyEnv)
 	if key != "" {
 		h.red.Add(key)
 	} else if ms.BaseURL == "" {
-		return nil, settingsErrorf("$%s is not set: the %s API needs a key (for a local OpenAI-compatible server, give its --base-url)", ms.APIKeyEnv, ms.Provider)
+		return nil, settingsErrorf(`$%s is not set: the %s API needs a key (a local OpenAI-compatible server needs none: give the model's "baseUrl")`, ms.APIKeyEnv, ms.Provider)
 	}
 	var (
 		m   llm.Model
@@ -219,7 +224,7 @@ func (h *Host) openStore(ctx context.Context, ss config.SessionSettings) (sessio
 		return session.NewMemory(), nil
 	case "postgres":
 		if ss.DSN == "" {
-			return nil, settingsErrorf(`the postgres session store needs a connection string: the config's "sessions": {"dsn": "${PG_DSN}"}, or --dsn`)
+			return nil, settingsErrorf(`the postgres session store needs a connection string: the config's "sessions": {"dsn": "${PG_DSN}"}`)
 		}
 		h.red.Add(ss.DSN)
 		return postgres.Open(ctx, ss.DSN) // its errors name the store and its host
@@ -228,7 +233,7 @@ func (h *Host) openStore(ctx context.Context, ss config.SessionSettings) (sessio
 	if path == "" {
 		var err error
 		if path, err = sqlite.DefaultPath(); err != nil {
-			return nil, settingsErrorf("session store: %v (give --data-dir)", err)
+			return nil, settingsErrorf(`session store: %v (give the config's "sessions": {"path"})`, err)
 		}
 	}
 	if err := storeFileWritable(path); err != nil {

@@ -127,16 +127,49 @@ func (r *Redactor) String(s string) string {
 		case "bearer", "basic", "token", strings.ToLower(Mask):
 			return m // a scheme word; the credential after it was masked above
 		}
+		// "key: word", unquoted after a colon and a space, is how prose reads ("no
+		// bearer token: send Authorization: Bearer TOKEN"); a quoted value or one
+		// after "=" is masked whatever it looks like.
+		if strings.HasSuffix(sub[1], " ") && strings.Contains(sub[1], ":") && wordOrPlaceholder(sub[2]) {
+			return m
+		}
 		return sub[1] + Mask
 	})
 }
 
-// maskAfterScheme keeps an auth scheme word ("Bearer") and masks the credential after it.
+// maskAfterScheme keeps an auth scheme word ("Bearer") and masks the credential after
+// it, unless that is a placeholder ("Bearer YOUR_TOKEN") or, after "token", a word
+// ("no token provided"): prose, not a credential.
 func maskAfterScheme(m string) string {
-	if i := strings.IndexAny(m, " \t"); i > 0 {
-		return m[:i+1] + Mask
+	i := strings.IndexAny(m, " \t")
+	if i <= 0 {
+		return Mask
 	}
-	return Mask
+	v := strings.TrimLeft(m[i:], " \t")
+	if wordOrPlaceholder(v) && (strings.EqualFold(m[:i], "token") || strings.ToUpper(v) == v) {
+		return m
+	}
+	return m[:i+1] + Mask
+}
+
+// wordOrPlaceholder reports whether s is letters of one case, with '_' or '-'
+// between them: an English word ("send") or a placeholder ("TOKEN", "YOUR_API_KEY").
+// Credentials that services and people make carry digits or mixed case; a secret of
+// lower-case letters alone is masked by value (Add), not by its shape.
+func wordOrPlaceholder(s string) bool {
+	lower, upper := false, false
+	for _, c := range []byte(s) {
+		switch {
+		case 'a' <= c && c <= 'z':
+			lower = true
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		case c == '_' || c == '-':
+		default:
+			return false
+		}
+	}
+	return lower != upper
 }
 
 // URL masks a URL's password and every query value (tokens often travel there),

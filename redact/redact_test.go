@@ -24,6 +24,18 @@ func TestRedactorString(t *testing.T) {
 		{"json pair", `{"token": "abc123secret"}`, []string{"abc123secret"}, []string{`"token"`}},
 		{"short value untouched", "ab cd", nil, []string{"ab cd"}},
 		{"plain text untouched", "server clock ready with 3 tools", nil, []string{"server clock ready with 3 tools"}},
+		// Prose and placeholders are no credentials: "send" was masked in the 401's
+		// "no bearer token: send Authorization: Bearer TOKEN" (issue 34).
+		{"prose after a colon", "no bearer token: send Authorization: Bearer TOKEN, a JWT", nil,
+			[]string{"no bearer token: send Authorization: Bearer TOKEN, a JWT"}},
+		{"placeholders", "token: YOUR_TOKEN; Authorization: Bearer YOUR_API_TOKEN; no token provided", nil,
+			[]string{"token: YOUR_TOKEN; Authorization: Bearer YOUR_API_TOKEN; no token provided"}},
+		{"a colon's credential", "token: abcDEFghiJKL", []string{"abcDEFghiJKL"}, []string{"token: "}},
+		{"a colon's credential with digits", "password: hunter22", []string{"hunter22"}, []string{"password: "}},
+		{"a word after =", "password=letmein", []string{"letmein"}, []string{"password="}},
+		{"a quoted word", `"secret": "letmein"`, []string{"letmein"}, []string{`"secret"`}},
+		{"a lower-case bearer token", "Authorization: Bearer abcdefghijklmnop", []string{"abcdefghijklmnop"}, []string{"Bearer"}},
+		{"an upper-case token with digits", "Bearer ABCDEFGH12345678", []string{"ABCDEFGH12345678"}, []string{"Bearer"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

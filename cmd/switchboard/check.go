@@ -75,6 +75,7 @@ func (a *app) printCheck(cfg *config.Config) {
 		fmt.Fprintf(a.stdout, "warning: %s\n", w)
 	}
 	fmt.Fprintf(a.stdout, "ok: %d server(s), %d disabled, %d warning(s)\n", len(cfg.Servers), disabled, len(warnings))
+	a.printDemoNote()
 }
 
 // checkWarnings are the config's warnings, then what of its enabled stdio servers'

@@ -51,7 +51,7 @@ func tableRows(stdout string) map[string][]string {
 		switch {
 		case !in:
 			in = len(f) > 0 && (f[0] == "SERVER" || f[0] == "TOOL")
-		case len(f) == 0 || strings.HasSuffix(f[0], ":") || (len(f) > 1 && f[1] == "tools"):
+		case len(f) == 0 || strings.HasSuffix(f[0], ":") || (len(f) > 1 && (f[1] == "tools" || f[1] == "tool")):
 			return rows // the summary lines after the table
 		default:
 			rows[f[0]] = f
@@ -262,7 +262,7 @@ func TestCheckOutput(t *testing.T) {
 }}`)
 	r := s.run("--config", path, "check")
 	r.wantCode(t, exitOK)
-	const warning = "mcpServers.fs.colour: unknown field (ignored)"
+	warning := path + ":2:86: mcpServers.fs.colour: unknown field (ignored)"
 	if n := strings.Count(r.stdout+r.stderr, warning); n != 1 {
 		t.Errorf("the warning is printed %d times, want once\n%s", n, r)
 	}
@@ -285,6 +285,33 @@ func TestCheckOutput(t *testing.T) {
 	if out := parseCheck(t, r); len(out.Warnings) != 1 || out.Warnings[0] != warning {
 		t.Errorf("warnings = %q", out.Warnings)
 	}
+}
+
+// TestCheckTypos: a field one typo from a known one is refused with its place and
+// the field meant (exit 2), where it was a warning and the server meant disabled ran;
+// "comand" says "did you mean", not only that "command" is required; a field far from
+// any stays a warning, now at its place.
+func TestCheckTypos(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	path := s.writeConfig("mcp.json", `{"mcpServers": {
+  "fs": {"command": "fs-server", "disabeld": true},
+  "web": {"comand": "web-server"}
+}}`)
+	for _, cmd := range [][]string{{"check"}, {"tools"}} {
+		r := s.run(append([]string{"--config", path}, cmd...)...)
+		r.wantCode(t, exitUsage)
+		r.wantStderr(t, path+`:2:34: mcpServers.fs.disabeld: unknown field: did you mean "disabled"?`,
+			path+`:3:11: mcpServers.web.comand: unknown field: did you mean "command"?`)
+		if strings.Contains(r.stderr, "is required") {
+			t.Errorf("%s: the typo of command is also said to be a missing command\n%s", cmd, r)
+		}
+	}
+
+	path = s.writeConfig("far.json", `{"mcpServers": {"fs": {"command": "fs-server", "colour": "red"}}}`)
+	r := s.run("--config", path, "check")
+	r.wantCode(t, exitOK)
+	r.wantStdout(t, "warning: "+path+":1:48: mcpServers.fs.colour: unknown field (ignored)")
 }
 
 var problemLineRE = regexp.MustCompile(`^(.+):(\d+):(\d+): (\S+): (.+)$`)

@@ -38,7 +38,8 @@ func (a *app) configOptions() *config.Options {
 // loadConfig loads the config for a command. Config problems are usage errors (exit 2).
 // Which file was loaded is logged (info), and so are the warnings and skipped servers;
 // that no config was found, where one was looked for and that the demo servers run is
-// a warning: a config kept where it is not looked for would otherwise go unnoticed.
+// a warning of serve and mcp, and a line of the output of tools, status and check
+// (a.demoNote): a config kept where it is not looked for would otherwise go unnoticed.
 // Secret values are registered for redaction.
 func (a *app) loadConfig() (*config.Config, error) {
 	return a.loadConfigFor(loadOptions{report: true})
@@ -73,8 +74,12 @@ func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
 		}
 		cfg = demo.Config(exe)
 		a.log.Debug("no config given: using the built-in demo servers", "source", cfg.Source)
-		// Said even by check: a newcomer should learn where a config would be found.
-		a.log.Warn(demoNotice(d))
+		// A newcomer should learn where a config would be found: in the log of a
+		// command that runs on, else in what tools, status and check print.
+		a.demoNote = demoNotice(d)
+		if a.logsDemo {
+			a.log.Warn(a.demoNote)
+		}
 	default:
 		cfg, err = config.Load(d.Found.Path, a.configOptions())
 		if err != nil {
@@ -101,6 +106,13 @@ func loadedNotice(c *config.Candidate, cfg *config.Config) string {
 		what = c.Host + "'s user config, " + what
 	}
 	return fmt.Sprintf("config: %s (%s)", tildePath(c.Path), what)
+}
+
+// printDemoNote ends a report with a.demoNote, when the demo servers ran.
+func (a *app) printDemoNote() {
+	if a.demoNote != "" {
+		fmt.Fprintf(a.stdout, "\n%s\n", a.demoNote)
+	}
 }
 
 // demoNotice says that no config was found, where one was looked for, and what to do.

@@ -72,22 +72,37 @@ func TestConfigDiscovery(t *testing.T) {
 	}
 }
 
-// TestConfigNotices checks what stderr says about the config: that the demo runs, where
-// a config was looked for and what to do (a warning, at the default level), or the file
-// loaded (at info level).
+// TestConfigNotices checks what is said about the config: that the demo runs, where a
+// config was looked for and what to do (once, where it helps: the output of tools,
+// status and check, serve's log; a WARN line on every one-shot command before), or the
+// file loaded (at info level).
 func TestConfigNotices(t *testing.T) {
 	t.Parallel()
 	t.Run("demo", func(t *testing.T) {
 		t.Parallel()
-		r := newSandbox(t).run("tools")
-		r.wantCode(t, exitOK)
-		r.wantStderr(t, "level=WARN", "no config found (looked in mcp.json, .mcp.json, .vscode/mcp.json, .cursor/mcp.json, "+
-			"~/.config/Claude/claude_desktop_config.json, ~/.cursor/mcp.json); "+
-			"using the built-in demo servers clock and notes — point --config at your mcp.json")
-		// check says it too: its report names only "<built-in demo>".
-		r = newSandbox(t).run("check")
-		r.wantCode(t, exitOK)
-		r.wantStderr(t, "no config found (looked in mcp.json,")
+		const notice = "no config found (looked in mcp.json, .mcp.json, .vscode/mcp.json, .cursor/mcp.json, " +
+			"~/.config/Claude/claude_desktop_config.json, ~/.cursor/mcp.json); " +
+			"using the built-in demo servers clock and notes — point --config at your mcp.json"
+		s := newSandbox(t)
+		for _, args := range [][]string{{"tools"}, {"status"}, {"check"}} {
+			r := s.run(args...)
+			r.wantCode(t, exitOK)
+			r.wantStdout(t, "\n\n"+notice+"\n")
+			if r.stderr != "" {
+				t.Errorf("%s: stderr is not empty\n%s", args, r)
+			}
+		}
+		for _, args := range [][]string{{"call", "current_time"}, {"search", "time"}, {"tools", "--json"}, {"status", "--json"}} {
+			r := s.run(args...)
+			r.wantCode(t, exitOK)
+			if strings.Contains(r.stdout+r.stderr, "no config found") {
+				t.Errorf("%s says there is no config\n%s", args, r)
+			}
+		}
+		p := startServe(t, s, "", "", "--store", "memory")
+		if code := p.stop(t); code != exitOK || !strings.Contains(p.stderr.String(), `"level":"WARN","msg":"`+notice) {
+			t.Errorf("serve's log does not say there is no config (exit %d)\n%s", code, p.stderr.String())
+		}
 	})
 	t.Run("project file", func(t *testing.T) {
 		t.Parallel()

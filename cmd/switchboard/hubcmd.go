@@ -172,6 +172,7 @@ service's catalog as it is now, printed the same way.
 				}
 				tw.Flush()
 				fmt.Fprintln(a.stdout, toolsSummary(len(tools), h.Status()))
+				a.printDemoNote()
 				return nil
 			})
 		},
@@ -366,6 +367,9 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 				if err := a.writeStatus(serverRows(h, sts), len(h.Tools()), asJSON); err != nil {
 					return err
 				}
+				if !asJSON {
+					a.printDemoNote()
+				}
 				if len(notReady(sts)) > 0 {
 					return silentExit(exitFailed)
 				}
@@ -448,7 +452,7 @@ func notReady(sts []upstream.Status) []upstream.Status {
 	return out
 }
 
-// toolsSummary is e.g. "6 tools from 2 servers", or with servers not ready
+// toolsSummary is e.g. "6 tools from 2 servers" ("1 tool from 1 server"), or with servers not ready
 // "6 tools from 2 of 6 servers (3 failed: a, b, c; 1 connecting: d)".
 func toolsSummary(tools int, sts []upstream.Status) string {
 	ready := 0
@@ -465,13 +469,13 @@ func toolsSummary(tools int, sts []upstream.Status) string {
 		byState[st.State] = append(byState[st.State], st.Name)
 	}
 	if len(states) == 0 {
-		return fmt.Sprintf("%d tools from %d servers", tools, ready)
+		return plural(tools, "tool") + " from " + plural(ready, "server")
 	}
 	var parts []string
 	for _, state := range states {
 		parts = append(parts, fmt.Sprintf("%d %s: %s", len(byState[state]), state, strings.Join(byState[state], ", ")))
 	}
-	return fmt.Sprintf("%d tools from %d of %d servers (%s)", tools, ready, len(sts), strings.Join(parts, "; "))
+	return fmt.Sprintf("%s from %d of %s (%s)", plural(tools, "tool"), ready, plural(len(sts), "server"), strings.Join(parts, "; "))
 }
 
 func firstLine(s string, max int) string {

@@ -672,6 +672,6 @@ func TestStatusNotReady(t *testing.T) {
 		s := newSandbox(t)
 		r := s.run("--config", config(s), "tools")
 		r.wantCode(t, exitOK)
-		r.wantStdout(t, "1 tools from 1 of 4 servers (1 failed: crashy; 1 connecting: hung; 1 disabled: off)\n")
+		r.wantStdout(t, "1 tool from 1 of 4 servers (1 failed: crashy; 1 connecting: hung; 1 disabled: off)\n")
 	})
 }

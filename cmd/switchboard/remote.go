@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -118,6 +119,9 @@ type remote struct {
 	// tokenFile is the file the token was read from; "" when it came from
 	// $SWITCHBOARD_TOKEN or there is none.
 	tokenFile string
+	// tokenLook is the file a token was looked for in and not found: a service on
+	// loopback, no $SWITCHBOARD_TOKEN.
+	tokenLook string
 	http      *http.Client
 }
 
@@ -141,19 +145,22 @@ func (a *app) newRemote(raw, dataDir string) (*remote, error) {
 	if err != nil {
 		return nil, err
 	}
-	file := ""
+	file, look := "", ""
 	if token == "" && httpguard.IsLoopback(u.Host) {
 		if token, err = host.ReadServeToken(dataDir); err != nil {
 			return nil, usageError("--server %s: %v", raw, err)
 		}
+		path, _ := host.ServeTokenPath(dataDir)
 		if token != "" {
 			a.red.Add(token)
-			file, _ = host.ServeTokenPath(dataDir)
+			file = path
+		} else {
+			look = path
 		}
 	}
 	// No overall timeout: a call or a turn takes as long as it takes, and Ctrl-C ends it.
 	transport := http.DefaultTransport.(*http.Transport).Clone()
-	return &remote{base: strings.TrimSuffix(u.String(), "/"), token: token, tokenFile: file, http: &http.Client{Transport: transport}}, nil
+	return &remote{base: strings.TrimSuffix(u.String(), "/"), token: token, tokenFile: file, tokenLook: look, http: &http.Client{Transport: transport}}, nil
 }
 
 // close lets go of the connections kept for the next request.
@@ -230,15 +237,62 @@ func (r *remote) errorOf(res *http.Response) error {
 		}
 	}
 	if res.StatusCode == http.StatusUnauthorized {
-		switch {
-		case r.token == "":
-			return &exitError{code: exitFailed, err: fmt.Errorf("the switchboard service at %s wants a token: set $%s to the token it was started with, or give --data-dir the data directory of a serve on this machine that made its own (%s)", r.base, tokenEnv, e.Message)}
-		case r.tokenFile != "":
-			return &exitError{code: exitFailed, err: fmt.Errorf("the switchboard service at %s refused the token of %s (another serve's?): set $%s to its token, or give --data-dir its data directory (%s)", r.base, r.tokenFile, tokenEnv, e.Message)}
-		}
-		return &exitError{code: exitFailed, err: fmt.Errorf("the switchboard service at %s refused the token in $%s: %s", r.base, tokenEnv, e.Message)}
+		return &exitError{code: exitFailed, err: r.unauthorized(res, e.Message)}
 	}
 	return e
+}
+
+// unauthorized says what to do about a 401 whose API message is msg. A service
+// that takes an identity provider's tokens says so (RFC 9728: its WWW-Authenticate
+// names its protected resource metadata, whose authorization_servers name the
+// provider): a person gets a token of that provider, not the one the service was
+// started with. Else the token is the one it was started with or, on this machine,
+// the one it made in its data directory, which the CLI reads itself.
+func (r *remote) unauthorized(res *http.Response, msg string) error {
+	issuers := r.identityProviders(res)
+	switch {
+	case len(issuers) > 0 && r.token == "":
+		return fmt.Errorf("the switchboard service at %s signs people in with %s: set $%s to an access token that it issued you for this service (%s)", r.base, strings.Join(issuers, ", "), tokenEnv, msg)
+	case len(issuers) > 0 && r.tokenFile != "":
+		return fmt.Errorf("the switchboard service at %s refused the token of %s (another serve's?): it signs people in with %s; set $%s to an access token that it issued you for this service (%s)", r.base, r.tokenFile, strings.Join(issuers, ", "), tokenEnv, msg)
+	case len(issuers) > 0:
+		return fmt.Errorf("the switchboard service at %s refused the token in $%s: %s (it takes the access tokens of %s issued for it)", r.base, tokenEnv, msg, strings.Join(issuers, ", "))
+	case r.token == "" && r.tokenLook != "":
+		return fmt.Errorf("the switchboard service at %s wants a token: set $%s to the token it was started with (--token or $%s), or, when it made its own, give --data-dir its data directory (the token was looked for in %s) (%s)", r.base, tokenEnv, tokenEnv, r.tokenLook, msg)
+	case r.token == "":
+		return fmt.Errorf("the switchboard service at %s wants a token: set $%s to the token it was started with, or to the one it made (in its data directory's %s) (%s)", r.base, tokenEnv, host.ServeTokenFile, msg)
+	case r.tokenFile != "":
+		return fmt.Errorf("the switchboard service at %s refused the token of %s (another serve's?): set $%s to its token, or give --data-dir its data directory (%s)", r.base, r.tokenFile, tokenEnv, msg)
+	}
+	return fmt.Errorf("the switchboard service at %s refused the token in $%s: %s", r.base, tokenEnv, msg)
+}
+
+// identityProviders are the authorization servers of the service's protected
+// resource metadata when its 401 points at one; nil when it does not or the
+// metadata cannot be read. The metadata is asked of the service itself, whatever
+// address the challenge names.
+func (r *remote) identityProviders(res *http.Response) []string {
+	if !strings.Contains(res.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(res.Request.Context(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.base+"/.well-known/oauth-protected-resource", nil)
+	if err != nil {
+		return nil
+	}
+	meta, err := r.http.Do(req)
+	if err != nil {
+		return nil
+	}
+	defer meta.Body.Close()
+	var doc struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if meta.StatusCode != http.StatusOK || json.NewDecoder(io.LimitReader(meta.Body, 64<<10)).Decode(&doc) != nil {
+		return nil
+	}
+	return doc.AuthorizationServers
 }
 
 // getJSON GETs path and decodes the answer into v.

@@ -31,6 +31,12 @@ type app struct {
 	// remote is the client of that service (--server, else $SWITCHBOARD_SERVER) for
 	// a command that can ask one; nil: the command runs here.
 	remote *remote
+	// demoNote says that no config was found and the demo servers run (demoNotice),
+	// once loadConfig found none; logsDemo: the command logs it (serve and mcp, which
+	// log as they run); the one-shot commands leave it to the output of tools, status
+	// and check, not a warning on every run.
+	demoNote string
+	logsDemo bool
 
 	stdout, stderr io.Writer
 	log            *slog.Logger
@@ -106,6 +112,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 			if err := a.setupLogging(cmd); err != nil {
 				return err
 			}
+			a.logsDemo = cmd.Annotations[logLevelKey] != ""
 			end, err := telemetry.Setup(cmd.Context(), a.log)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}

@@ -288,7 +288,7 @@ func writeFound(w io.Writer, q searchQuery, found []search.Result, tools int) {
 		if q.regex {
 			what = "pattern"
 		}
-		fmt.Fprintf(w, "No tools match the %s %q (searched %d tools).\n", what, q.text, tools)
+		fmt.Fprintf(w, "No tools match the %s %q (searched %s).\n", what, q.text, plural(tools, "tool"))
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

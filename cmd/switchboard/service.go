@@ -72,6 +72,7 @@ func (a *app) hostOptions(opts *host.Options) *host.Options {
 		o = *opts
 	}
 	o.Logger, o.Redactor, o.Version, o.ConfigOptions = a.log, a.red, versionNumber(), a.configOptions()
+	o.ModelHow = "pass --model (and --base-url for a local server)"
 	if o.DataDir == "" {
 		o.DataDir = a.dataDir
 	}

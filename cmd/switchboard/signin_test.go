@@ -68,6 +68,10 @@ func TestLoginThenCalls(t *testing.T) {
 	login.wantCode(t, exitOK)
 	login.wantStdout(t, "Signed in to notes (3 tools).\n")
 	login.wantStderr(t, "To sign in to notes, open this URL in a browser:\n\n  "+srv.Issuer+"/authorize?")
+	// Its log does not tell the person to run the command they run (issue 34).
+	if strings.Contains(login.stderr, "run 'switchboard login") {
+		t.Errorf("login says to run login:\n%s", login)
+	}
 
 	delete(s.env, "BROWSER") // nobody at the terminal from now on
 	var runs []result

@@ -188,6 +188,9 @@ usage or configuration error (an unknown server, a stdio server).`,
 				return settingsError(err, "", false)
 			}
 			had := hs.SignIns().Handler(srv).SignedIn(ctx)
+			// The server's state change is logged with how to sign in: not "run
+			// 'switchboard login NAME'" to the person who runs it.
+			hs.SignIns().SetHow(func(string) string { return "signing in now, at this terminal" })
 			if err := hs.Hub().Launch(); err != nil {
 				return err
 			}
