@@ -484,7 +484,7 @@ var choosePage = template.Must(template.New("choose").Parse(`<!doctype html>
 <h1>Fake sign-in</h1>
 <p>A development stand-in for an identity provider (switchboard fake-idp): whoever
 reaches it may sign in as anyone below. Never use it for anything real.</p>
-<form method="post" action="/authorize?{{.Query}}">
+<form method="post" action="{{.Action}}">
 {{range .People}}<p><button name="person" value="{{.Name}}">Sign in as {{.Name}}</button>
 {{with .Groups}}(groups: {{range $i, $g := .}}{{if $i}}, {{end}}{{$g}}{{end}}){{end}}</p>
 {{end}}</form></body></html>
@@ -494,7 +494,10 @@ func (p *Provider) choose(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
-	_ = choosePage.Execute(w, map[string]any{"Query": r.URL.RawQuery, "People": p.opts.People})
+	// The request's own query, already encoded: as a template.URL it is written as it
+	// is (a plain string there would be escaped as one query value).
+	action := template.URL("/authorize?" + r.URL.RawQuery)
+	_ = choosePage.Execute(w, map[string]any{"Action": action, "People": p.opts.People})
 }
 
 // personToken is a token of the person named in the path, as text: what a script

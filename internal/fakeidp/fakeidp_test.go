@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -115,7 +117,12 @@ func TestPeopleSignIn(t *testing.T) {
 		t.Fatalf("authorize without a person = %s, want the page that asks who:\n%s", page.Status, body)
 	}
 
-	chosen, err := c.PostForm(authURL, url.Values{"person": {"bob"}})
+	// The button posts to the form's action, as a browser would.
+	m := regexp.MustCompile(`<form method="post" action="([^"]*)">`).FindStringSubmatch(string(body))
+	if m == nil {
+		t.Fatalf("no form on the page:\n%s", body)
+	}
+	chosen, err := c.PostForm(p.Issuer+html.UnescapeString(m[1]), url.Values{"person": {"bob"}})
 	if err != nil {
 		t.Fatal(err)
 	}
