@@ -494,8 +494,8 @@ func (p *Provider) choose(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
-	// The request's own query, already encoded: as a template.URL it is written as it
-	// is (a plain string there would be escaped as one query value).
+	// The request's own query, already encoded, written whole: after a literal "?"
+	// in the template html/template escaped it as one query value.
 	action := template.URL("/authorize?" + r.URL.RawQuery)
 	_ = choosePage.Execute(w, map[string]any{"Action": action, "People": p.opts.People})
 }
