@@ -2,6 +2,7 @@
 #   make run    build the binary and run `switchboard serve` on the demo config (the dashboard at http://127.0.0.1:7300/)
 #   make test   install test dependencies (npm reference servers, node 22 tools) and run every test
 #   make cross  vet every package for macOS, Windows and FreeBSD (part of `make lint`)
+#   make dist   release archives for linux, macOS and windows × amd64, arm64 with SHA256SUMS, under dist/
 #   make load   the README's load figures: 64 clients on `switchboard serve` for 30 s, a server killed every 5 s
 
 GO      ?= go
@@ -10,10 +11,34 @@ NPM_DIR := testdata/npm
 NODE22_DIR := testdata/node22
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: build run test deps vet cross lint fuzz bench load bench-sdk-patched clean
+.PHONY: build run test deps vet cross lint fuzz bench load bench-sdk-patched dist clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
+
+# Release archives: a static binary (CGO_ENABLED=0, as the Dockerfile builds it) per
+# platform with the LICENSE and README, tar.gz (zip for Windows), and SHA256SUMS
+# (`sha256sum -c SHA256SUMS` checks them). The version and the commit go in through
+# -ldflags: a build in a git worktree has no VCS stamp to read (cmd/switchboard/version.go).
+DIST      := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION  ?= $(shell git rev-parse HEAD 2>/dev/null)
+SHA256    ?= $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo shasum -a 256)
+LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
+
+dist:
+	@set -e; rm -rf dist; mkdir -p dist; \
+	for p in $(DIST); do \
+		os=$${p%/*}; arch=$${p#*/}; name=switchboard_$(VERSION)_$${os}_$${arch}; \
+		exe=switchboard; [ $$os = windows ] && exe=switchboard.exe; \
+		echo "$$name"; mkdir -p dist/$$name; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o dist/$$name/$$exe ./cmd/switchboard; \
+		cp LICENSE README.md dist/$$name/; \
+		if [ $$os = windows ]; then (cd dist && zip -qr $$name.zip $$name); \
+		else tar -C dist -czf dist/$$name.tar.gz $$name; fi; \
+		rm -rf dist/$$name; \
+	done; \
+	cd dist && $(SHA256) switchboard_* > SHA256SUMS && cat SHA256SUMS
 
 # The main job on the built-in demo config (no mcp.json needed): switchboard serve on
 # loopback (the dashboard at http://127.0.0.1:7300/) until Ctrl-C.
@@ -86,4 +111,4 @@ bench-sdk-patched:
 	scripts/bench-sdk-patched
 
 clean:
-	rm -rf bin $(NPM_DIR)/node_modules $(NODE22_DIR)/node_modules
+	rm -rf bin dist $(NPM_DIR)/node_modules $(NODE22_DIR)/node_modules

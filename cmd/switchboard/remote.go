@@ -34,7 +34,7 @@ const remoteKey = "switchboard/remote"
 // quietAboutServerEnv are the commands that ignore $SWITCHBOARD_SERVER without a
 // word: serve is the service itself (a shell that points its CLI at it starts it
 // too), and the others touch no server.
-var quietAboutServerEnv = map[string]bool{"serve": true, "version": true, "demo-server": true, "fake-llm": true}
+var quietAboutServerEnv = map[string]bool{"serve": true, "version": true, "demo-server": true, "fake-llm": true, "health": true, "fake-idp": true}
 
 // cobraOwn are cobra's own commands, which take every persistent flag as it comes.
 var cobraOwn = map[string]bool{"help": true, "completion": true, cobra.ShellCompRequestCmd: true, cobra.ShellCompNoDescRequestCmd: true}

@@ -108,6 +108,8 @@ catalog.
 Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// --version says what `switchboard version` says.
+		Version: versionString(),
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if err := a.setupLogging(cmd); err != nil {
 				return err
@@ -121,6 +123,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 			return a.setupRemote(cmd)
 		},
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: err, hint: true}
 	})
@@ -146,6 +149,8 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		a.versionCommand(),
 		a.demoServerCommand(),
 		a.fakeLLMCommand(),
+		a.healthCommand(),
+		a.fakeIdPCommand(),
 	)
 	return root
 }

@@ -15,8 +15,12 @@
 //	defer idp.Close()
 //	tok := idp.Mint(map[string]any{"sub": "alice", "name": "Alice"})
 //
-// It is not linked into the binary, and imports no testing: tests of several
-// packages and the binary's start it.
+// With People it is also the development stand-in that `switchboard fake-idp`
+// serves, so that a person can try team mode on one machine: its authorization
+// endpoint asks which of them signs in (a page with a button each; login_hint
+// chooses without it), and GET /people/NAME/token is a token of theirs for a
+// script or curl. It imports no testing: tests of several packages and the
+// binary's start it.
 package fakeidp
 
 import (
@@ -30,6 +34,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"maps"
 	"net"
 	"net/http"
@@ -54,6 +59,39 @@ type Options struct {
 	Claims map[string]any
 	// TokenTTL is the access tokens' lifetime; default an hour.
 	TokenTTL time.Duration
+	// People, when set, are who may sign in: the authorization endpoint asks which
+	// (or takes login_hint), and each has GET /people/NAME/token. Without them,
+	// Subject signs in at once.
+	People []Person
+	// Listen is the loopback address to listen on; default 127.0.0.1 and a free
+	// port. Any other host is refused: a provider that signs in anyone who asks
+	// belongs on loopback only.
+	Listen string
+}
+
+// Person is someone the provider signs in: their "sub" (Name), "name" (Display,
+// default Name), "preferred_username" (Name), "email" (NAME@example.com) and
+// "groups".
+type Person struct {
+	Name    string
+	Display string
+	Groups  []string
+}
+
+// claims are the person's claims in a token.
+func (p Person) claims() map[string]any {
+	display := p.Display
+	if display == "" {
+		display = p.Name
+	}
+	groups := p.Groups
+	if groups == nil {
+		groups = []string{}
+	}
+	return map[string]any{
+		"sub": p.Name, "name": display, "preferred_username": p.Name,
+		"email": p.Name + "@example.com", "groups": groups,
+	}
 }
 
 // Provider is a running fake OpenID provider at Issuer.
@@ -85,6 +123,7 @@ type signingKey struct {
 // grant is what an authorization code stands for.
 type grant struct {
 	client, redirect, challenge string
+	person                      *Person // nil: Options.Subject
 }
 
 // Start starts a provider on a loopback port. Close stops it.
@@ -110,7 +149,16 @@ func Start(opts *Options) (*Provider, error) {
 		return nil, err
 	}
 	p.forger = forger
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	listen := p.opts.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	if host, _, err := net.SplitHostPort(listen); err != nil {
+		return nil, fmt.Errorf("fakeidp: listen address %q: %v", listen, err)
+	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("fakeidp: listen address %q is not loopback: a provider that signs in anyone who asks must not be reachable from elsewhere", listen)
+	}
+	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return nil, err
 	}
@@ -262,13 +310,16 @@ func (p *Provider) mux() http.Handler {
 	mux.HandleFunc("GET /jwks", p.jwks)
 	mux.HandleFunc("POST /register", p.register)
 	mux.HandleFunc("GET /authorize", p.authorize)
+	mux.HandleFunc("POST /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("GET /people/{name}/token", p.personToken)
 	return mux
 }
 
 func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                p.Issuer,
+		"claims_supported":                      []string{"sub", "name", "preferred_username", "email", "groups"},
 		"jwks_uri":                              p.Issuer + "/jwks",
 		"authorization_endpoint":                p.Issuer + "/authorize",
 		"token_endpoint":                        p.Issuer + "/token",
@@ -336,9 +387,21 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want response_type=code and PKCE (S256)", http.StatusBadRequest)
 		return
 	}
+	var who *Person
+	if len(p.opts.People) > 0 {
+		name := q.Get("login_hint")
+		if r.Method == http.MethodPost {
+			name = r.PostFormValue("person")
+		}
+		who = p.person(name)
+		if who == nil {
+			p.choose(w, r)
+			return
+		}
+	}
 	code := rand.Text()
 	p.mu.Lock()
-	p.codes[code] = &grant{client: client, redirect: redirect, challenge: q.Get("code_challenge")}
+	p.codes[code] = &grant{client: client, redirect: redirect, challenge: q.Get("code_challenge"), person: who}
 	p.mu.Unlock()
 	u, err := url.Parse(redirect)
 	if err != nil {
@@ -393,11 +456,66 @@ func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
 	if claims == nil {
 		claims = map[string]any{}
 	}
+	if g.person != nil {
+		maps.Copy(claims, g.person.claims())
+	}
 	claims["client_id"] = client
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": p.Mint(claims), "token_type": "Bearer",
 		"expires_in": int(p.opts.TokenTTL.Seconds()),
 	})
+}
+
+// person is the one of People named name, or nil.
+func (p *Provider) person(name string) *Person {
+	for i := range p.opts.People {
+		if p.opts.People[i].Name == name {
+			return &p.opts.People[i]
+		}
+	}
+	return nil
+}
+
+// choosePage asks who signs in: a button each, posted back to /authorize with the
+// request's query, which names the client, its redirect URI and its challenge.
+var choosePage = template.Must(template.New("choose").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>Fake sign-in</title></head>
+<body style="font-family: sans-serif; max-width: 32em; margin: 3em auto">
+<h1>Fake sign-in</h1>
+<p>A development stand-in for an identity provider (switchboard fake-idp): whoever
+reaches it may sign in as anyone below. Never use it for anything real.</p>
+<form method="post" action="{{.Action}}">
+{{range .People}}<p><button name="person" value="{{.Name}}">Sign in as {{.Name}}</button>
+{{with .Groups}}(groups: {{range $i, $g := .}}{{if $i}}, {{end}}{{$g}}{{end}}){{end}}</p>
+{{end}}</form></body></html>
+`))
+
+func (p *Provider) choose(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	// The request's own query, already encoded, written whole: after a literal "?"
+	// in the template html/template escaped it as one query value.
+	action := template.URL("/authorize?" + r.URL.RawQuery)
+	_ = choosePage.Execute(w, map[string]any{"Action": action, "People": p.opts.People})
+}
+
+// personToken is a token of the person named in the path, as text: what a script
+// of the development walk puts in $SWITCHBOARD_TOKEN.
+func (p *Provider) personToken(w http.ResponseWriter, r *http.Request) {
+	who := p.person(r.PathValue("name"))
+	if who == nil {
+		http.Error(w, fmt.Sprintf("no person %q here", r.PathValue("name")), http.StatusNotFound)
+		return
+	}
+	claims := maps.Clone(p.opts.Claims)
+	if claims == nil {
+		claims = map[string]any{}
+	}
+	maps.Copy(claims, who.claims())
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = fmt.Fprintln(w, p.Mint(claims))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
