@@ -130,7 +130,11 @@ func (r *Redactor) String(s string) string {
 		// "key: word", unquoted after a colon and a space, is how prose reads ("no
 		// bearer token: send Authorization: Bearer TOKEN"); a quoted value or one
 		// after "=" is masked whatever it looks like.
-		if strings.HasSuffix(sub[1], " ") && strings.Contains(sub[1], ":") && wordOrPlaceholder(sub[2]) {
+		// A password or secret, though, is often a word a person chose ("password:
+		// letmein"): masked whatever it looks like.
+		key := strings.ToLower(sub[1])
+		chosen := strings.Contains(key, "pass") || strings.Contains(key, "secret")
+		if !chosen && strings.HasSuffix(sub[1], " ") && strings.Contains(sub[1], ":") && wordOrPlaceholder(sub[2]) {
 			return m
 		}
 		return sub[1] + Mask

@@ -33,6 +33,7 @@ func TestRedactorString(t *testing.T) {
 		{"a colon's credential", "token: abcDEFghiJKL", []string{"abcDEFghiJKL"}, []string{"token: "}},
 		{"a colon's credential with digits", "password: hunter22", []string{"hunter22"}, []string{"password: "}},
 		{"a word after =", "password=letmein", []string{"letmein"}, []string{"password="}},
+		{"a chosen password after a colon", "password: letmein; client_secret: sesame", []string{"letmein", "sesame"}, []string{"password: ", "client_secret: "}},
 		{"a quoted word", `"secret": "letmein"`, []string{"letmein"}, []string{`"secret"`}},
 		{"a lower-case bearer token", "Authorization: Bearer abcdefghijklmnop", []string{"abcdefghijklmnop"}, []string{"Bearer"}},
 		{"an upper-case token with digits", "Bearer ABCDEFGH12345678", []string{"ABCDEFGH12345678"}, []string{"Bearer"}},
