@@ -31,10 +31,10 @@ func TestImportLayers(t *testing.T) {
 	}
 	only := map[string][]string{
 		"tool":   {"internal/jsonenc"},
-		"config": {"internal/jsonenc", "tool"},
+		"config": {"internal/editdist", "internal/jsonenc", "tool"},
 		// The sign-in of remote servers knows a server's config and masks what it
 		// learns; it knows nothing of the supervisors and the hub that use it.
-		"signin": {"internal/jsonenc", "tool", "config", "redact", "identity"},
+		"signin": {"internal/editdist", "internal/jsonenc", "tool", "config", "redact", "identity"},
 		// Who makes a request: every layer may ask it, so it asks nobody.
 		"identity": {},
 	}

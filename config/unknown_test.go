@@ -58,20 +58,3 @@ func TestNearMissFields(t *testing.T) {
 		})
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"disabeld", "disabled", 1}, {"comand", "command", 1},
-		{"hearbeet", "heartbeat", 2}, {"dev", "env", 2}, {"kitten", "sitting", 3},
-	} {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-		if got := editDistance(tt.b, tt.a); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
-		}
-	}
-}

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/internal/editdist"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/relay"
@@ -688,7 +689,7 @@ func Suggest(name string, tools []tool.Tool, n int) []string {
 	var cs []cand
 	lname := strings.ToLower(name)
 	for _, t := range tools {
-		d := editDistance(lname, strings.ToLower(t.Name))
+		d := editdist.Distance(lname, strings.ToLower(t.Name))
 		if strings.Contains(strings.ToLower(t.Name), lname) || strings.Contains(lname, strings.ToLower(t.OriginalName)) {
 			d = min(d, 1)
 		}
@@ -707,24 +708,4 @@ func Suggest(name string, tools []tool.Tool, n int) []string {
 		out = append(out, cs[i].name)
 	}
 	return out
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
