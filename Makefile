@@ -27,6 +27,7 @@ SHA256    ?= $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || e
 LDFLAGS   := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
 dist:
+	@command -v zip >/dev/null || { echo "make dist: the Windows archives need zip (apt-get install zip)"; exit 1; }
 	@set -e; rm -rf dist; mkdir -p dist; \
 	for p in $(DIST); do \
 		os=$${p%/*}; arch=$${p#*/}; name=switchboard_$(VERSION)_$${os}_$${arch}; \
@@ -41,7 +42,7 @@ dist:
 	cd dist && $(SHA256) switchboard_* > SHA256SUMS && cat SHA256SUMS
 
 # The main job on the built-in demo config (no mcp.json needed): switchboard serve on
-# loopback (the dashboard at http://127.0.0.1:7300/) until Ctrl-C.
+# loopback until Ctrl-C (the dashboard's URL, with the token serve made, on stderr).
 run: build
 	./$(BIN) serve
 
