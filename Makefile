@@ -1,5 +1,5 @@
 # Switchboard: build, run the demo, test.
-#   make run    build the binary and run `switchboard serve` on the demo config (the dashboard at http://127.0.0.1:7300/)
+#   make run    build the binary and run `switchboard serve` on the demo config (the dashboard's URL, with its token, on stderr)
 #   make test   install test dependencies (npm reference servers, node 22 tools) and run every test
 #   make cross  vet every package for macOS, Windows and FreeBSD (part of `make lint`)
 #   make dist   release archives for linux, macOS and windows × amd64, arm64 with SHA256SUMS, under dist/
