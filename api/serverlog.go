@@ -54,7 +54,7 @@ type logFollowers struct {
 }
 
 // enter takes a place for a follow stream of server's log by person, or answers
-// why there is none; leave gives the place back (once, whatever the calls).
+// why there is none; leave, called once, gives the place back.
 func (f *logFollowers) enter(server, person string) (leave func(), e *apiError) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -71,23 +71,20 @@ func (f *logFollowers) enter(server, person string) (leave func(), e *apiError) 
 	}
 	f.byServer[server]++
 	f.byPerson[person]++
-	return sync.OnceFunc(func() {
+	return func() { // deferred once by the handler
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		for _, c := range []struct {
-			m map[string]int
-			k string
-		}{{f.byServer, server}, {f.byPerson, person}} {
-			if c.m[c.k]--; c.m[c.k] <= 0 {
-				delete(c.m, c.k)
-			}
-		}
-	}), nil
+		release(f.byServer, server)
+		release(f.byPerson, person)
+	}, nil
 }
 
-// logEndGrace bounds how long a follow stream of a removed server's log waits for
-// the server's last entry, its "closed", before it ends.
-const logEndGrace = 5 * time.Second
+// release gives back one of k's places in m.
+func release(m map[string]int, k string) {
+	if m[k]--; m[k] <= 0 {
+		delete(m, k)
+	}
+}
 
 // serverLog is the answer of GET /v1/servers/{name}/log without follow.
 type serverLog struct {
@@ -169,7 +166,6 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 	// its end: what comes next is new.
 	after := min(q.since, l.Last())
 	changed := l.Changed()
-	closed := false // the last entry sent says the server closed
 	send := func(limit int) error {
 		entries, missed := l.Entries(after, limit)
 		if missed > 0 {
@@ -182,7 +178,6 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 				return err
 			}
 			after = e.Seq
-			closed = e.Kind == upstream.LogState && e.State == upstream.Closed
 		}
 		sw.start() // an empty backlog starts the stream too
 		return sw.flush()
@@ -198,22 +193,10 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 			return
 		case <-tick.C:
 			if cur, ok := s.hub.Log(name); !ok || cur != l {
-				// The hub lets go of the log before it stops the server, which then
-				// writes its "closed": that entry, if it comes soon, goes before the end.
-				grace := time.NewTimer(logEndGrace)
-				defer grace.Stop()
-				for !closed {
-					select {
-					case <-r.Context().Done():
-						return
-					case <-grace.C:
-						closed = true
-					case <-changed:
-						changed = l.Changed()
-						if send(0) != nil {
-							return
-						}
-					}
+				// The hub lets go of the log once the server stopped: its last
+				// entries, "closed" among them, go before the end.
+				if send(0) != nil {
+					return
 				}
 				_ = sw.send("end", map[string]string{"reason": "the server " + strconv.Quote(name) + " was removed"})
 				_ = sw.flush()

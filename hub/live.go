@@ -69,10 +69,13 @@ func (h *Hub) remove(name string, forget bool) error {
 	h.detach(name)
 	if forget {
 		h.forget(name)
-		h.dropLog(name)
 	}
+	l := h.logs[name]
 	h.mu.Unlock()
 	sup.Close()
+	if forget {
+		h.dropLog(name, l)
+	}
 	return h.refresh()
 }
 
@@ -157,6 +160,7 @@ func (h *Hub) Reload(cfg *config.Config) error {
 	}
 	var stop []*upstream.Supervisor
 	var start []config.Server
+	gone := map[string]*upstream.Log{} // the logs of the servers that leave
 	for _, name := range append([]string(nil), h.order...) {
 		sup := h.sups[name]
 		s, keep := want[name]
@@ -167,7 +171,7 @@ func (h *Hub) Reload(cfg *config.Config) error {
 		h.detach(name)
 		if !keep {
 			h.forget(name)
-			h.dropLog(name)
+			gone[name] = h.logs[name]
 		}
 	}
 	for _, s := range cfg.Servers {
@@ -187,6 +191,9 @@ func (h *Hub) Reload(cfg *config.Config) error {
 		}()
 	}
 	wg.Wait()
+	for name, l := range gone {
+		h.dropLog(name, l)
+	}
 	for _, s := range start {
 		if err := h.Add(s); err != nil {
 			return err

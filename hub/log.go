@@ -43,5 +43,14 @@ func (h *Hub) logOf(name string) *upstream.Log {
 	return l
 }
 
-// dropLog forgets the log of a server that left the hub; h.mu must be held.
-func (h *Hub) dropLog(name string) { delete(h.logs, name) }
+// dropLog forgets l, the log of a server that left the hub, once the server has
+// stopped (its last entry, "closed", written: a follower that sees the log go has
+// read it), unless a server of that name has come back meanwhile and writes to it
+// again. h.mu must not be held.
+func (h *Hub) dropLog(name string, l *upstream.Log) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, back := h.sups[name]; !back && h.logs[name] == l {
+		delete(h.logs, name)
+	}
+}
