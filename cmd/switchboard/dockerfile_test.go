@@ -3,7 +3,6 @@ package main
 import (
 	"debug/elf"
 	"encoding/json"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,17 +68,6 @@ func execForm(t *testing.T, in dockerInstr, args string) []string {
 		t.Fatalf("Dockerfile:%d: %s %s: want the exec form (a JSON array): the image has no shell", in.line, in.cmd, args)
 	}
 	return argv
-}
-
-// imagePort is a loopback port that nothing listened on a moment ago.
-func imagePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 // TestDockerfile: images cannot be pulled here, so the Dockerfile is checked and its
@@ -209,7 +197,7 @@ func TestDockerfile(t *testing.T) {
 	if err := os.Mkdir(data, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	port := imagePort(t)
+	port := freePort(t)
 	subst := func(argv []string) []string {
 		var r []string
 		for _, a := range argv {
@@ -251,7 +239,7 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("nothing kept in the data directory: %v", err)
 	}
 
-	down := exec.Command(out, "health", "--url", "http://127.0.0.1:"+imagePort(t))
+	down := exec.Command(out, "health", "--url", "http://127.0.0.1:"+freePort(t))
 	b, err := down.CombinedOutput()
 	if code := down.ProcessState.ExitCode(); code != exitFailed {
 		t.Errorf("health with nothing listening: exit %d (%v), want %d\n%s", code, err, exitFailed, b)

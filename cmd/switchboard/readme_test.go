@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,15 +249,4 @@ func walkReport(steps []string, out string) string {
 		fmt.Fprintf(&b, "%d: %s\n  rc %q\n  stdout: %s\n  stderr: %s\n", i, s, strings.TrimSpace(string(rc)), o, e)
 	}
 	return b.String()
-}
-
-// freePort is a port that was free a moment ago on loopback.
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
