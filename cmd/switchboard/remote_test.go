@@ -383,8 +383,10 @@ func TestRemoteChatInterrupted(t *testing.T) {
 	defer wantNoServerStarted(t, marker)
 
 	s.onStart = func(cli *os.Process, stderr *testenv.Buffer) {
-		testenv.WaitFor(t, "the sleep call to start", 30*time.Second, func() bool {
-			return strings.Contains(p.stderr.String(), "testserver: sleep started")
+		// Both: the tool runs at the service, and chat has printed the step the
+		// stream brought (the two race; the line is what this test checks).
+		testenv.WaitFor(t, "the sleep call to start and chat to show it", 30*time.Second, func() bool {
+			return strings.Contains(p.stderr.String(), "testserver: sleep started") && strings.Contains(stderr.String(), "→ sleep ")
 		})
 		if err := cli.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
