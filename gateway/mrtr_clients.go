@@ -35,6 +35,10 @@ import (
 // time: elicitation is a form.
 const defaultInputWait = 10 * time.Minute
 
+// roundSettle is how long a round waits, after a server's first request, for the
+// others that came with it (see exchange.wait).
+const roundSettle = 20 * time.Millisecond
+
 // speaks2026 reports whether ss speaks the 2026-07-28 protocol or later.
 func speaks2026(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
@@ -72,6 +76,9 @@ type exchange struct {
 	nextID  int
 	idle    *time.Timer // ends the exchange when the client does not come back
 	over    bool
+	// parked: a round has gone back to the client with the server's requests, and
+	// the client has not come back with its answers (see caller.parked).
+	parked bool
 }
 
 // ask is one request of a server, waiting for the client's answer.
@@ -181,12 +188,12 @@ func roundTrip[R mcp.Result](ctx context.Context, f *forwarder, ss *mcp.ServerSe
 			return zero, err
 		}
 	}
-	res, requests, err := ex.wait(ctx)
+	res, requests, state, err := ex.wait(ctx)
 	switch {
 	case err != nil:
 		return zero, err
 	case requests != nil:
-		return needInput(requests, ex.state), nil
+		return needInput(requests, state), nil
 	}
 	return wrapped(res.(R), what), nil // what ties an exchange to one kind of request
 }
@@ -268,6 +275,7 @@ func (ex *exchange) answer(ctx context.Context, ss *mcp.ServerSession, responses
 		ex.idle.Stop()
 	}
 	ex.round.Store(&clientRound{ctx, ss})
+	ex.parked = false
 	for id, a := range ex.pending {
 		r, ok := responses[id].(mcp.Result)
 		switch {
@@ -282,43 +290,67 @@ func (ex *exchange) answer(ctx context.Context, ss *mcp.ServerSession, responses
 }
 
 // wait waits for the call's outcome, or for the server's next requests, which end
-// this round as input requests (ex.state is set then).
-func (ex *exchange) wait(ctx context.Context) (mcp.Result, mcp.InputRequestMap, error) {
+// this round as input requests with the state the client is to echo.
+func (ex *exchange) wait(ctx context.Context) (_ mcp.Result, _ mcp.InputRequestMap, state string, _ error) {
 	select {
 	case o := <-ex.done:
 		ex.end()
-		return o.res, nil, o.err
+		return o.res, nil, "", o.err
 	case a := <-ex.asks:
+		// The server's other requests of this round: those of an input-required
+		// result reach a server's client all at once (the SDK sends each on a
+		// goroutine of its own), but not in one read.
+		batch := []*ask{a}
+		settle := time.NewTimer(roundSettle)
+	collect:
+		for {
+			select {
+			case a := <-ex.asks:
+				batch = append(batch, a)
+			case <-settle.C:
+				break collect
+			}
+		}
 		ex.mu.Lock()
 		defer ex.mu.Unlock()
 		if ex.over { // ended (idle, or the gateway closing) since a was sent
-			a.reply <- outcome{err: errExchangeOver}
-			return nil, nil, errUnknownState
+			for _, a := range batch {
+				a.reply <- outcome{err: errExchangeOver}
+			}
+			return nil, nil, "", errUnknownState
 		}
-		if ex.state == "" {
-			ex.state = rand.Text() // 128 random bits
-			ex.f.mu.Lock()
-			ex.f.exchanges[ex.state] = ex
-			ex.f.mu.Unlock()
-		}
+		// A state of its own each round (128 random bits): an earlier round's,
+		// replayed, is refused, and the client sees the exchange move on (SEP-2322's
+		// multi-round flow "returns another InputRequiredResult with updated
+		// requestState").
+		last := ex.state
+		ex.state = rand.Text()
+		ex.f.mu.Lock()
+		delete(ex.f.exchanges, last)
+		ex.f.exchanges[ex.state] = ex
+		ex.f.mu.Unlock()
 		requests := mcp.InputRequestMap{}
-		for a != nil {
+		for _, a := range batch {
 			ex.nextID++
 			id := strconv.Itoa(ex.nextID)
 			ex.pending[id] = a
 			requests[id] = a.params
-			select { // the server's other requests already waiting go in the same round
-			case a = <-ex.asks:
-			default:
-				a = nil
-			}
 		}
+		ex.parked = true
 		ex.idle = time.AfterFunc(ex.f.g.inputWait, ex.end)
-		return nil, requests, nil
+		return nil, requests, ex.state, nil
 	case <-ctx.Done(): // the client cancelled its call
 		ex.end()
-		return nil, nil, ctx.Err()
+		return nil, nil, "", ctx.Err()
 	}
+}
+
+// isParked reports whether the exchange waits for its client to come back with
+// answers.
+func (ex *exchange) isParked() bool {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.parked && !ex.over
 }
 
 // end cancels the call (if it still runs), fails the requests waiting for answers

@@ -985,6 +985,44 @@ func TestProxyInputRequiredServers(t *testing.T) {
 	}
 }
 
+// A 2026-07-28 client that leaves a round unanswered holds no other client off the
+// server: over an upstream of 2025-11-25 nothing on the wire says which call a
+// server's request is for, and the call waiting for its client's answers is not the
+// one that asked — another client's sampling request reaches that client (before,
+// it was refused: "2 callers … which one caused it is unknown", until InputWait
+// ended the left exchange). The round left waiting is still its client's: its
+// answer, when it comes, ends its call.
+func TestProxyRoundLeftWaitingBlocksNoOne(t *testing.T) {
+	t.Parallel()
+	_, url := proxyURLWith(t, proxyOpts{protocol: sessionEra}, conf(t, "conf"))
+	left := connectByHand(t, url)
+	args := map[string]any{"prompt": "left waiting"}
+	first, err := left.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args})
+	if err != nil || !first.NeedsInput() || len(first.InputRequests) != 1 {
+		t.Fatalf("first round: %v %+v", err, first)
+	}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		c := connectProxyClientVersion(t, url, version)
+		text, isErr := callText(t, c.cs, "test_sampling", map[string]any{"prompt": "meanwhile " + version})
+		if want := "LLM response: sampled: meanwhile " + version; isErr || text != want {
+			t.Errorf("a %s client's call while another's round waits: %q (error %v), want %q", version, text, isErr, want)
+		}
+		c.snapshot(func(c *proxyClient) {
+			if !slices.Equal(c.sampled, []string{"meanwhile " + version}) {
+				t.Errorf("the %s client was asked %q, want only its own call's prompt", version, c.sampled)
+			}
+		})
+	}
+	answers := mcp.InputResponseMap{}
+	for id := range first.InputRequests {
+		answers[id] = &mcp.CreateMessageResult{Role: "assistant", Model: "hand", Content: &mcp.TextContent{Text: "at last"}}
+	}
+	second, err := left.CallTool(ctx15(t), &mcp.CallToolParams{Name: "test_sampling", Arguments: args, InputResponses: answers, RequestState: first.RequestState})
+	if err != nil || second.NeedsInput() || tool.Text(second) != "LLM response: at last" {
+		t.Errorf("the round left waiting, answered: %v %q", err, tool.Text(second))
+	}
+}
+
 // connectByHand connects a 2026-07-28 client that can sample but handles input
 // requests itself (the SDK's loop off), to the gateway at url without sessions.
 func connectByHand(t *testing.T, url string) *mcp.ClientSession {

@@ -15,6 +15,24 @@ import (
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
+// A server held to 2025-11-25 reads its caller's capabilities in each request too
+// (the key is MCP's own; the Go SDK's servers read it in every revision): the
+// conformance server's test_missing_capability refuses a 2026-07-28 client that
+// did not declare sampling with -32021, though the gateway's connection declares it,
+// and runs for one that did.
+func TestCallerCapabilitiesReachOlderServers(t *testing.T) {
+	t.Parallel()
+	_, url := proxyURLWith(t, proxyOpts{protocol: sessionEra}, conf(t, "conf"))
+	status, msg := post2026(t, url, "tools/call", map[string]any{"name": "test_missing_capability", "arguments": map[string]any{}}, map[string]any{})
+	if status != http.StatusBadRequest || msg.Error == nil || msg.Error.Code != -32021 {
+		t.Errorf("test_missing_capability without sampling: HTTP %d, %+v: want 400 and error -32021", status, msg)
+	}
+	status, msg = post2026(t, url, "tools/call", map[string]any{"name": "test_missing_capability", "arguments": map[string]any{}}, map[string]any{"sampling": map[string]any{}})
+	if text, _ := json.Marshal(msg.Result); status != http.StatusOK || msg.Error != nil || !strings.Contains(string(text), "tool executed") {
+		t.Errorf("test_missing_capability with sampling: HTTP %d, %+v: want it run", status, msg)
+	}
+}
+
 // What a client of 2026-07-28 gets through the gateway from a server of the same
 // revision (the Go SDK's conformance server, over a 2026-07-28 upstream connection),
 // in the default mode and without sessions, on the wire.

@@ -79,6 +79,14 @@ func rejected(err error) bool {
 func (f *forwarder) target(ctx context.Context, method string) (c caller, why string, mine bool) {
 	live := f.sessions()
 	callers, foreign := f.callers(ctx, live)
+	if active := slices.DeleteFunc(slices.Clone(callers), caller.parked); len(active) < len(callers) && (len(active) > 0 || foreign) {
+		// A call whose server waits for its client's answers (a round gone back to
+		// a 2026-07-28 client) causes no request until they come: another call
+		// under way caused this one. A client that never comes back would
+		// otherwise hold every other client of the server off its requests until
+		// InputWait ends its exchange.
+		callers = active
+	}
 	switch {
 	case len(callers) == 0 && foreign:
 		return caller{}, "it came during a call not made through a gateway", false
@@ -117,6 +125,10 @@ type caller struct {
 	ex  *exchange
 	ctx context.Context // of its newest request under way (nil: none)
 }
+
+// parked reports whether the caller's newest call waits for the caller's answers
+// to the server's requests (see exchange.wait): it is not what caused a new one.
+func (c caller) parked() bool { return c.ex != nil && c.ex.isParked() }
 
 // session is where messages to the caller go: the session of the exchange's
 // current round, or ss.

@@ -4,6 +4,7 @@ package upstream
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -55,6 +56,25 @@ func (s *Supervisor) requestEra(c *conn) mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			cs, _ := req.GetSession().(*mcp.ClientSession)
+			if cs != nil && !modern(cs) {
+				if caller, ok := relay.ClientCapabilitiesOf(ctx); ok {
+					if p := req.GetParams(); p != nil && !isNilParams(p) {
+						// A server of an older revision is not told its client's
+						// capabilities in each request, but may read them there (the
+						// key is MCP's own, which older servers leave alone; the Go
+						// SDK's servers of every revision read it): with it, a server
+						// that needs one the caller lacks can say so (-32021), as it
+						// can to a caller of 2026-07-28 — not only what the whole
+						// connection can answer.
+						m := p.GetMeta()
+						if m == nil {
+							m = map[string]any{}
+							p.SetMeta(m)
+						}
+						m[mcp.MetaKeyClientCapabilities] = narrowed(s.clientCapabilities(), caller)
+					}
+				}
+			}
 			if cs != nil && modern(cs) {
 				s.mu.Lock()
 				level := s.logLevel
@@ -112,4 +132,11 @@ func narrowed(own, caller *mcp.ClientCapabilities) capabilitiesWire {
 		w.Roots = &mcp.RootCapabilities{ListChanged: caller.RootsV2 != nil && caller.RootsV2.ListChanged || caller.Roots.ListChanged}
 	}
 	return w
+}
+
+// isNilParams reports whether p is a nil pointer of a params type (a request the
+// SDK sends without params).
+func isNilParams(p mcp.Params) bool {
+	v := reflect.ValueOf(p)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

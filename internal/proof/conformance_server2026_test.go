@@ -4,6 +4,7 @@ package proof
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,12 +29,15 @@ const sameToolsCheck = "sep-2575-server-sends-tools-list-changed-on-subscription
 // runs without scoring, against the gateway in front of the Go SDK's everything-server
 // over stdio (upstream at 2026-07-28, no pin): `switchboard mcp --listen` (sessions for
 // older clients, none for 2026-07-28's), `switchboard mcp --listen --stateless`, and
-// serve's /mcp. As the baseline it runs them against the everything-server served
+// serve's /mcp; and the first two again with the everything-server held to 2025-11-25
+// ("protocolVersion" in its entry), whose SDK then asks for input in the middle of a
+// call, which the gateway turns into input-required rounds. As the baseline it runs them against the everything-server served
 // directly over Streamable HTTP without sessions. Each target and scenario is a
 // subtest: it fails when the target fails a check, or lacks one the everything-server
 // passes on its own, but for the extensions that
-// testdata/conformance-server-2026-07-28.baseline lists with a reason; a listed one
-// that passes fails the test until its line is removed.
+// testdata/conformance-server-2026-07-28.baseline lists with a reason (and, for an
+// upstream of 2025-11-25, its -upstream-2025-11-25.baseline: what that revision's wire
+// cannot carry); a listed one that passes fails the test until its line is removed.
 //
 // One check may be a warning through the gateway where the everything-server passes
 // it: sameToolsCheck, a SHOULD.
@@ -45,6 +49,9 @@ func TestConformanceServer2026(t *testing.T) {
 		return
 	}
 	baseline := clientBaseline(t, filepath.Join("testdata", "conformance-server-"+revision2026+".baseline"))
+	// In front of a server held to 2025-11-25, what that revision's wire cannot carry.
+	olderBaseline := maps.Clone(baseline)
+	maps.Copy(olderBaseline, clientBaseline(t, filepath.Join("testdata", "conformance-server-"+revision2026+"-upstream-2025-11-25.baseline")))
 	everything := testenv.EverythingServer(t)
 	switchboard := testenv.Switchboard(t)
 	sb := testenv.NewSandbox(t)
@@ -56,24 +63,35 @@ func TestConformanceServer2026(t *testing.T) {
 
 	config := filepath.Join(sb.Dir, "mcp.json")
 	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": everything}}})
+	pinned := filepath.Join(sb.Dir, "mcp-2025.json")
+	writeJSON(t, pinned, map[string]any{"mcpServers": map[string]any{"everything": map[string]any{"command": everything, "protocolVersion": "2025-11-25"}}})
 	direct := startServer(t, "everything-server", sb.Work, env, func(addr string) []string {
 		return []string{everything, "-http", addr}
 	})
 	targets := []struct {
-		name string
-		srv  *server
+		name     string
+		srv      *server
+		baseline map[string]string
 	}{
 		{"mcp", startServer(t, "switchboard mcp", sb.Work, env, func(addr string) []string {
 			return []string{switchboard, "mcp", "--config", config, "--listen", addr}
-		})},
+		}), baseline},
 		{"mcp-stateless", startServer(t, "switchboard mcp --stateless", sb.Work, env, func(addr string) []string {
 			return []string{switchboard, "mcp", "--config", config, "--listen", addr, "--stateless"}
-		})},
+		}), baseline},
 		{"serve", startServer(t, "switchboard serve", sb.Work, env, func(addr string) []string {
 			// --no-token: the suite sends no bearer token; the token serve makes by
 			// default is tested in cmd/switchboard.
 			return []string{switchboard, "serve", "--config", config, "--addr", addr, "--no-token"}
-		})},
+		}), baseline},
+		// The same server held to 2025-11-25 upstream: it asks its client in the
+		// middle of a call, and the gateway turns that into rounds for the suite.
+		{"mcp-upstream-2025", startServer(t, "switchboard mcp (upstream 2025-11-25)", sb.Work, env, func(addr string) []string {
+			return []string{switchboard, "mcp", "--config", pinned, "--listen", addr}
+		}), olderBaseline},
+		{"mcp-stateless-upstream-2025", startServer(t, "switchboard mcp --stateless (upstream 2025-11-25)", sb.Work, env, func(addr string) []string {
+			return []string{switchboard, "mcp", "--config", pinned, "--listen", addr, "--stateless"}
+		}), olderBaseline},
 	}
 
 	node := filepath.Join(node22, "node_modules", ".bin", "node")
@@ -99,7 +117,7 @@ func TestConformanceServer2026(t *testing.T) {
 		}
 	}
 	base := runs[0]
-	for sc := range baseline {
+	for sc := range olderBaseline {
 		if !slices.Contains(base.scenarios, sc) {
 			t.Errorf("baseline: the suite runs no scenario %s", sc)
 		}
@@ -125,7 +143,7 @@ func TestConformanceServer2026(t *testing.T) {
 				problems := slices.DeleteFunc(got.problems(sc, base), func(p string) bool {
 					return p == "check "+sameToolsCheck+" is WARNING; it passes on the everything-server alone"
 				})
-				reason, expected := baseline[sc]
+				reason, expected := tg.baseline[sc]
 				t.Run(sc, func(t *testing.T) {
 					for _, c := range got.checks[sc] {
 						if c.Status == "WARNING" {
