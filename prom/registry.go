@@ -95,7 +95,8 @@ func (r *Registry) MustRegister(cs ...Collector) {
 	}
 }
 
-// Unregister removes c, and tells whether it was there.
+// Unregister removes c (found by ==: a pointer or a comparable value), and tells
+// whether it was there.
 func (r *Registry) Unregister(c Collector) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
