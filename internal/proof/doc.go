@@ -22,7 +22,9 @@
 //     reach a remote server) between the Go SDK's client and serve's /mcp (its token
 //     in --header), `switchboard mcp --listen` and --listen --stateless, in each of its
 //     --protocol modes (legacy; auto, which bridges a 2025-11-25 client to a
-//     2026-07-28 server), and lists and calls the demo tools.
+//     2026-07-28 server), and lists and calls the demo tools;
+//     TestMCPRemoteInputRequestsAndListChanges has a server's elicitations in the
+//     middle of a call and a tool-list change reach a 2025-11-25 client behind it.
 //
 // These tools need node 22, which `make deps` installs with them in testdata/node22 (see
 // testenv.Node22). Without that install the tests are skipped, or fail when CI=true.

@@ -3,10 +3,17 @@
 package proof
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,4 +174,163 @@ func singleText(res *mcp.CallToolResult) (string, bool) {
 		return "", false
 	}
 	return tc.Text, true
+}
+
+// TestMCPRemoteInputRequestsAndListChanges: what a server asks in the middle of a call,
+// and a change of the tool list, reach a 2025-11-25 client behind mcp-remote in each of
+// its --protocol modes. In auto mode mcp-remote speaks 2026-07-28 to serve's /mcp, so
+// both take that revision's ways, which it turns back into the older ones: a call's
+// input requests (SEP-2322: the gateway's own for a server of 2025-11-25 that sends
+// elicitation/create, or the everything-server's, of 2026-07-28, over two rounds)
+// become elicitation/create to the client, and the subscriptions/listen stream it
+// opens for the client carries notifications/tools/list_changed. In legacy mode the
+// same go over the client's session.
+func TestMCPRemoteInputRequestsAndListChanges(t *testing.T) {
+	node22 := testenv.Node22(t)
+	mcpRemote := testenv.Node22Bin(t, "mcp-remote")
+	switchboard := testenv.Switchboard(t)
+	everything := testenv.EverythingServer(t)
+	sb := testenv.NewSandbox(t)
+	t.Cleanup(func() {
+		noProcessesLeft(t, everything, "everything-server")
+		noProcessesLeft(t, switchboard, "switchboard")
+	})
+	env := nodeEnv(sb, node22)
+	token := rand.Text()
+	config := filepath.Join(sb.Dir, "mcp.json")
+	writeJSON(t, config, map[string]any{"mcpServers": map[string]any{
+		"everything": map[string]any{"command": everything},
+		"old":        map[string]any{"command": everything, "protocolVersion": "2025-11-25"}, // its tools: old__NAME
+	}})
+	gw := startServer(t, "switchboard serve", sb.Work, append(slices.Clip(env), tokenEnv+"="+token), func(addr string) []string {
+		return []string{switchboard, "serve", "--config", config, "--addr", addr}
+	})
+	for _, name := range []string{"everything", "old"} {
+		testenv.WaitFor(t, "serve's server "+name+" ready", 30*time.Second, func() bool {
+			return serverReady("http://"+gw.addr+"/v1/servers/"+name, token)
+		})
+	}
+
+	for _, mode := range []string{"legacy", "auto"} {
+		t.Run(mode, func(t *testing.T) {
+			var stderr testenv.Buffer
+			cmd := exec.Command(mcpRemote, gw.url(), "--protocol", mode, "--header", "Authorization: Bearer "+token)
+			cmd.Dir, cmd.Env, cmd.Stderr = sb.Work, env, &stderr
+			var (
+				mu    sync.Mutex
+				asked []string // the messages of the elicitations, in order
+			)
+			answers := map[string]map[string]any{
+				"Who are you?":                         {"username": "ada"},
+				"Step 1: What is your name?":           {"name": "Ada"},
+				"Step 2: What is your favorite color?": {"color": "blue"},
+			}
+			listChanged := make(chan struct{}, 1)
+			c := mcp.NewClient(&mcp.Implementation{Name: "mcp-remote-proof", Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					asked = append(asked, req.Params.Message)
+					mu.Unlock()
+					content, ok := answers[req.Params.Message]
+					if !ok {
+						return &mcp.ElicitResult{Action: "decline"}, nil
+					}
+					return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+				},
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+					select {
+					case listChanged <- struct{}{}:
+					default:
+					}
+				},
+			})
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatalf("connect through mcp-remote --protocol %s: %v; its stderr:\n%s", mode, err, tail(stderr.String(), 40))
+			}
+			t.Cleanup(func() { _ = cs.Close() })
+			if got, want := strings.Contains(stderr.String(), mcpRemoteEra2026), mode == "auto"; got != want {
+				t.Errorf("mcp-remote said %q: %v, want %v", mcpRemoteEra2026, got, want)
+			}
+
+			for _, call := range []struct {
+				tool      string
+				args      map[string]any
+				wantAsked []string
+				want      string
+			}{
+				{"old__test_elicitation", map[string]any{"message": "Who are you?"},
+					[]string{"Who are you?"}, "Elicitation result: action=accept, content=map[username:ada]"},
+				{"test_input_required_result_multi_round", nil,
+					[]string{"Step 1: What is your name?", "Step 2: What is your favorite color?"}, "Multi-round complete: Ada likes blue"},
+			} {
+				mu.Lock()
+				asked = nil
+				mu.Unlock()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+				if err != nil {
+					t.Fatalf("%s: %v; mcp-remote's stderr:\n%s", call.tool, err, tail(stderr.String(), 40))
+				}
+				if text, ok := singleText(res); res.IsError || !ok || text != call.want {
+					t.Errorf("%s = %+v, want the one text %q", call.tool, res.Content, call.want)
+				}
+				mu.Lock()
+				if !slices.Equal(asked, call.wantAsked) {
+					t.Errorf("%s asked the client %q, want %q", call.tool, asked, call.wantAsked)
+				}
+				mu.Unlock()
+			}
+
+			before, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			// A server added over serve's API changes the tool list: the demo clock, its
+			// 3 tools prefixed (clock-MODE__current_time) where an earlier run's took
+			// the names.
+			select {
+			case <-listChanged: // none is expected before; only the one after counts
+			default:
+			}
+			addServer(t, "http://"+gw.addr, token, "clock-"+mode, switchboard, "demo-server", "clock")
+			select {
+			case <-listChanged:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("no notifications/tools/list_changed within 30s of adding a server; mcp-remote's stderr:\n%s", tail(stderr.String(), 40))
+			}
+			after, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("tools/list: %v", err)
+			}
+			if len(after.Tools) != len(before.Tools)+3 {
+				t.Errorf("tools/list after the change: %d tools, want %d (the 3 of the clock added)", len(after.Tools), len(before.Tools)+3)
+			}
+		})
+	}
+}
+
+// addServer adds a stdio server over serve's API (POST /v1/servers) at base.
+func addServer(t *testing.T, base, token, name string, command ...string) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"name": name, "command": command[0], "args": command[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/v1/servers", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		msg, _ := io.ReadAll(resp.Body)
+		t.Fatalf("POST /v1/servers %s: %s %s", name, resp.Status, msg)
+	}
 }
