@@ -250,10 +250,12 @@ func TestMCPRemoteInputRequestsAndListChanges(t *testing.T) {
 			if err != nil {
 				t.Fatalf("connect through mcp-remote --protocol %s: %v; its stderr:\n%s", mode, err, tail(stderr.String(), 40))
 			}
-			t.Cleanup(func() { _ = cs.Close() })
-			if got, want := strings.Contains(stderr.String(), mcpRemoteEra2026), mode == "auto"; got != want {
-				t.Errorf("mcp-remote said %q: %v, want %v", mcpRemoteEra2026, got, want)
-			}
+			closed := false
+			t.Cleanup(func() {
+				if !closed {
+					_ = cs.Close()
+				}
+			})
 
 			for _, call := range []struct {
 				tool      string
@@ -306,6 +308,14 @@ func TestMCPRemoteInputRequestsAndListChanges(t *testing.T) {
 			}
 			if len(after.Tools) != len(before.Tools)+3 {
 				t.Errorf("tools/list after the change: %d tools, want %d (the 3 of the clock added)", len(after.Tools), len(before.Tools)+3)
+			}
+
+			// mcp-remote's stderr is all there once it exited (read earlier, it may
+			// lag behind what its stdout already answered).
+			closed = true
+			_ = cs.Close()
+			if got, want := strings.Contains(stderr.String(), mcpRemoteEra2026), mode == "auto"; got != want {
+				t.Errorf("mcp-remote said %q: %v, want %v; its stderr:\n%s", mcpRemoteEra2026, got, want, tail(stderr.String(), 40))
 			}
 		})
 	}
