@@ -157,7 +157,7 @@ func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byt
 		h.ed.doc = out
 		cfg.Settings = h.cfg.Settings // a config made in code keeps its own
 	}
-	Adopt(cfg, h.log, h.red)
+	RegisterConfig(cfg, h.log, h.red)
 	h.log.Info("servers changed", "server", name, "source", source, "saved", res.Saved)
 	if err := h.hub.Reload(cfg); err != nil {
 		return res, fmt.Errorf("the change is saved, but applying it failed: %w", err)
