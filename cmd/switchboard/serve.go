@@ -283,11 +283,11 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	// Over HTTP the clients are not known in advance: the servers are told every
 	// capability the gateway can forward (sampling included, answered by the model for
 	// the agent's own calls).
-	if err := s.start(ctx, gateway.AllForwardable()); err != nil {
+	if err := s.startShared(ctx); err != nil {
 		_ = shutdown()
 		return err
 	}
-	a.log.Info("servers started", "tools", len(s.Hub().Tools()))
+	a.log.Info("servers started", "tools", len(s.Tools()))
 	select {
 	case <-ctx.Done():
 		a.log.Info("shutting down", "grace", st.grace)
