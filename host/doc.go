@@ -41,6 +41,9 @@
 //   - Gateway: the catalog as one MCP server, in the gateway's deferred mode.
 //   - API: all of the above behind one HTTP handler. A missing model turns chat
 //     off (its endpoints answer 503 saying how to configure one); the rest works.
+//     ServeAPI serves it on a listener until Serving.Shutdown, which lets the
+//     requests under way finish for a grace; ServeMCP and ServeMCPStdio serve the
+//     Gateway alone.
 //
 // Options override the config's settings where a program has its own (the CLI's
 // flags). Whatever a Host makes, Close stops, in the reverse order, then the
