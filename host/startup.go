@@ -66,9 +66,10 @@ type SettleOptions struct {
 }
 
 // Settle waits until every launched server is ready, failed, disabled or past its
-// init timeout, then checks the start as Start does: an error is a required server
-// that did not come up, or a *tool.CollisionError under naming "never" (ConfigFault
-// tells them apart).
+// init timeout, then checks the start as hub.Start does: an error is a required
+// server that did not come up, or a *tool.CollisionError under naming "never"
+// (ConfigFault tells them apart). The sign-ins' store is not checked here: ask
+// SignInError before Launch.
 func (h *Host) Settle(ctx context.Context, opts *SettleOptions) error {
 	var o SettleOptions
 	if opts != nil {
