@@ -46,7 +46,7 @@ type Options struct {
 	// called by its exact name runs and is loaded too. nil shows every tool.
 	Deferred *deferred.Policy
 	// Catalog, with Deferred, is the search index of Tools to use: a
-	// deferred.Follow(Tools) shared with other agents, the gateway and the API, so
+	// deferred.NewCatalog(Tools) shared with other agents, the gateway and the API, so
 	// that the index is built once for all of them. nil: one of the agent's own.
 	Catalog *deferred.Catalog
 	// NativeSearch, with Deferred, lets a model whose backend has the provider's
@@ -125,7 +125,7 @@ func New(model llm.Model, store session.Store, opts *Options) *Agent {
 	if o.Deferred != nil && o.Tools != nil {
 		cat := o.Catalog
 		if cat == nil {
-			cat = deferred.Follow(o.Tools)
+			cat = deferred.NewCatalog(o.Tools)
 		}
 		a.deferred = cat.Views(*o.Deferred)
 	}

@@ -45,7 +45,7 @@ type Options struct {
 	// servers' questions wait for a person.
 	Agent *agent.Agent
 	// Catalog is the search index of the hub's catalog behind GET /v1/search, shared
-	// with the agent's deferred mode and the gateway's (deferred.Follow of the hub);
+	// with the agent's deferred mode and the gateway's (deferred.NewCatalog of the hub);
 	// nil: one of its own.
 	Catalog *deferred.Catalog
 	// Embeddings, when set, ranks GET /v1/search's queries in words by meaning too,
@@ -222,7 +222,7 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if o.Catalog == nil {
-		o.Catalog = deferred.Follow(h)
+		o.Catalog = deferred.NewCatalog(h)
 	}
 	s := &Server{
 		hub:     h,

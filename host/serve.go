@@ -185,7 +185,7 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	}
 	if o.Servers == nil {
 		// POST, PATCH and DELETE /v1/servers: written to the config file (edit.go).
-		o.Servers = apiServers{h}
+		o.Servers = h
 	}
 	if o.Identify == nil && h.cfg.Settings.Serve.Auth != nil {
 		// The people of "serve": {"auth"}: the provider is asked at once, so that a
