@@ -279,4 +279,3 @@ func (r *Runner) Answer(ctx context.Context, id, reqID string, rep Reply) error 
 	}
 	return ErrNotWaiting
 }
-

@@ -50,7 +50,9 @@ func newSetup(t *testing.T, opts conversation.Options, replies ...fakellm.Reply)
 	local := tool.NewLocal()
 	for _, name := range []string{"rm", "ls"} {
 		if err := local.AddRaw(name, "test tool "+name, json.RawMessage(`{"type":"object"}`),
-			func(context.Context, json.RawMessage) (*tool.Result, error) { return tool.TextResult(name + " ran"), nil }); err != nil {
+			func(context.Context, json.RawMessage) (*tool.Result, error) {
+				return tool.TextResult(name + " ran"), nil
+			}); err != nil {
 			t.Fatal(err)
 		}
 	}
