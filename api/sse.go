@@ -129,15 +129,18 @@ func textDeltas(evs []conversation.Event) []conversation.Event {
 	return out
 }
 
-// follow writes a running turn's events as they come (write, then a flush), with a
-// comment every keepAlive on a stream that has started. It returns the turn's
+// follow writes a running turn's events as they come (write, which may send none of
+// them, then a flush once the stream has started), with a comment every keepAlive on
+// a stream that has started. It returns the turn's
 // outcome once every event of the turn has been written; the caller writes the
 // stream's end.
 func (s *sseWriter) follow(t *conversation.Turn, write func([]conversation.Event)) (*conversation.Result, error) {
 	pass := func() {
 		if evs := t.Take(); len(evs) > 0 {
 			write(evs)
-			_ = s.flush()
+			if s.started { // a flush would send the headers: not before the stream starts
+				_ = s.flush()
+			}
 		}
 	}
 	tick := time.NewTicker(keepAlive)
