@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
@@ -32,17 +33,18 @@ const DefaultMaxRequestBytes = 4 << 20
 // DefaultApprovalTimeout bounds how long a turn waits for a person to approve (or
 // refuse) a call over the HTTP API unless Options say otherwise; past it the call is
 // denied. Switchboard's own.
-const DefaultApprovalTimeout = 5 * time.Minute
+const DefaultApprovalTimeout = conversation.DefaultApprovalTimeout
 
 // Options configure a Server; nil, and every zero field, is a usable default (no
 // model, no sessions, no gateway, no token, no CORS).
 type Options struct {
-	// Agent runs the turns of sessions and of chat completions; nil means no model is
-	// configured: turns get 503 with NoModel. Its Store must be the store of Sessions,
-	// where the sessions' turns run. Each turn gets hooks of the API's in place of the
-	// agent's OnEvent, Approve and Elicit (agent.TurnOptions): its events go to its
-	// stream and the metrics, and a session's calls that need approval and its
-	// servers' questions wait for a person.
+	// Agent runs the turns of sessions and of chat completions, through a
+	// conversation.Runner of the API's; nil means no model is configured: turns get
+	// 503 with NoModel. Its Store must be the store of Sessions, where the sessions'
+	// turns run. Each turn gets the Runner's hooks in place of the agent's OnEvent,
+	// Approve and Elicit: its events go to its stream and the metrics, and a
+	// session's calls that need approval and its servers' questions wait for a
+	// person.
 	Agent *agent.Agent
 	// Catalog is the search index of the hub's catalog behind GET /v1/search, shared
 	// with the agent's deferred mode and the gateway's (deferred.NewCatalog of the hub);
@@ -109,8 +111,9 @@ type Options struct {
 	// (elicitation) during a session's turn; default DefaultInputTimeout. The call
 	// that caused it bounds the wait too (its server's toolTimeout).
 	InputTimeout time.Duration
-	// NeedsApproval says whether a call must be approved before it runs; nil asks the
-	// hub whether the tool's server lists it under "approve".
+	// NeedsApproval says whether a call must be approved before it runs (the approve
+	// policy of the turns' conversation.Runner); nil asks the hub whether the tool's
+	// server lists it under "approve" (conversation.ServerPolicy).
 	NeedsApproval func(agent.Call) bool
 	// SignIn makes the sign-in a server waits for (host.Host.SignIn): it runs the
 	// OAuth flow through r, which brings the person to the authorization server and
@@ -173,7 +176,9 @@ type Server struct {
 	streams   map[*http.Request]context.CancelFunc
 	closing   bool
 
-	turns turns // the session turns running here, their calls that wait for approval (turns.go) and their questions (inputs.go)
+	// conv runs the turns (nil without an agent): the sessions' turns running here,
+	// their calls that wait for approval (turns.go) and their questions (inputs.go).
+	conv *conversation.Runner
 
 	signIns signIns     // the sign-ins under way through the API (signin.go)
 	sse     sseSessions // who opened each legacy SSE session of the gateway (ssebind.go)
@@ -243,6 +248,9 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	if o.Agent != nil {
+		s.conv = s.conversations()
+	}
 	handler, err := s.buildHandler()
 	if err != nil {
 		s.cancel()

@@ -79,8 +79,8 @@
 //	a := agent.New(model, sessions.Store(), &agent.Options{Tools: h})
 //	srv, err := api.New(h, &api.Options{Agent: a, Sessions: sessions})
 //
-// The API runs each turn with hooks of its own (agent.TurnOptions), in place of the
-// agent's OnEvent, Approve and Elicit: the turn's events go to its stream, its calls
+// The API runs each turn through a conversation.Runner of its own, whose hooks take
+// the place of the agent's OnEvent, Approve and Elicit: the turn's events go to its stream, its calls
 // that need approval and the servers' questions wait for a person, and both are
 // counted. Then:
 //

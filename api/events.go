@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -330,17 +329,6 @@ func (s *Server) recordAPICall(name, owner string, start time.Time, res *tool.Re
 		c.Server = t.Server
 	}
 	s.live.calls.record(c, tool.Text(res))
-}
-
-// recordTurnCall records a call that a turn made (agent.ToolFinished), from source:
-// a session's, or a chat completion's, owned by owner.
-func (s *Server) recordTurnCall(e agent.Event, source, owner string) {
-	c := callRecord{Tool: e.Name, Source: source, Session: e.Session, Start: time.Now().Add(-e.Duration),
-		DurationMs: float64(e.Duration.Microseconds()) / 1000, IsError: e.IsError, Owner: owner}
-	if t, ok := s.hub.Lookup(e.Name); ok {
-		c.Server = t.Server
-	}
-	s.live.calls.record(c, e.Result)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

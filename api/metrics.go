@@ -182,7 +182,7 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(sessionsDesc, prometheus.GaugeValue, float64(len(list)))
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(turnsDesc, prometheus.GaugeValue, float64(c.s.turns.active()))
+	ch <- prometheus.MustNewConstMetric(turnsDesc, prometheus.GaugeValue, float64(c.s.turnsActive()))
 }
 
 // slogPrinter passes promhttp's errors to the server's log.

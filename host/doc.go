@@ -35,7 +35,11 @@
 //   - Sessions: the session store (SQLite by default, memory or PostgreSQL) with a
 //     janitor that removes idle sessions; OpenStore without one.
 //   - Agent: the agent loop over the hub with the model, the store and the agent
-//     settings, in deferred mode per its settings.
+//     settings, in deferred mode per its settings; a call that its server lists
+//     under "approve" is denied, as an agent alone has nobody to ask.
+//   - Conversations: the turns a person watches over an agent (package
+//     conversation): the servers' approve policy, the calls and the servers'
+//     questions that wait for a person, each turn a stream to render.
 //   - ServerRequests: what servers ask their client during the Host's own calls,
 //     answered (sampling by the model, for servers whose config allows it).
 //   - Gateway: the catalog as one MCP server, in the gateway's deferred mode.
