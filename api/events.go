@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // GET /v1/events is what the dashboard watches: a text/event-stream that starts with
@@ -202,7 +203,7 @@ func (f *feed) take() (evs []sseEvent, overflow bool) {
 // it was, so that a client sees reconnecting even when the server is ready again by
 // the time the event is sent.
 type serverChange struct {
-	event upstream.Event
+	event hub.Event
 }
 
 // serverEvent is the data of a "server" event: the server as GET
@@ -252,7 +253,7 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 func (s *Server) serverEventOf(ctx context.Context, c serverChange) serverEvent {
 	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged,
 		ResourcesChanged: c.event.ResourcesChanged, PromptsChanged: c.event.PromptsChanged}
-	st := upstream.Status{Name: c.event.Server, State: upstream.Closed}
+	st := hub.Status{Name: c.event.Server, State: hub.Closed}
 	for _, x := range s.hub.Status() {
 		if x.Name == c.event.Server {
 			st = x
@@ -260,9 +261,10 @@ func (s *Server) serverEventOf(ctx context.Context, c serverChange) serverEvent 
 		}
 	}
 	ev.serverInfo = s.serverInfo(ctx, st)
-	ev.State = c.event.State
-	if ev.State != upstream.Ready {
-		ev.Reason = s.hub.NotReadyReason(ev.Status)
+	st.State = c.event.State
+	ev.State = apiwire.State(st.State)
+	if st.State != hub.Ready {
+		ev.Reason = s.hub.NotReadyReason(st)
 	} else {
 		ev.Reason = ""
 	}
@@ -278,7 +280,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 
 	sw := newSSEWriter(w)
 	sw.encodeFailed = func(_ string, err error) (string, any) {
-		return "error", errorBody{apiError{Code: "internal", Message: err.Error()}}
+		return "error", errorBody{Error: apiError{Code: apiwire.CodeInternal, Message: err.Error()}}
 	}
 	send := func(e sseEvent) error {
 		if c, ok := e.data.(serverChange); ok {

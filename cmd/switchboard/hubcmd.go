@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/hub"
@@ -159,7 +158,7 @@ service's catalog as it is now, printed the same way.
 				tools := h.Tools()
 				if provider != "" || asJSON {
 					// What GET /v1/tools answers too, from the one function.
-					v, err := api.Catalog(tools, p, strict)
+					v, err := host.FormatTools(tools, p, strict)
 					if err != nil {
 						return err
 					}
