@@ -6,9 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/hub"
+	"github.com/switchboard-mcp/switchboard/identity"
 )
 
 // resourceMetadataPath is where an MCP host reads which authorization server signs
