@@ -9,7 +9,7 @@ import (
 // Catalog is tools as GET /v1/tools and `switchboard tools` print them: in provider
 // p's wire format (format.Tools; strict applies OpenAI's strict mode), or for an
 // empty p the apiwire.ToolInfo list. Both print this one value (the CLI through
-// host.Catalog), so they agree byte for byte.
+// host.FormatTools), so they agree byte for byte.
 func Catalog(tools []tool.Tool, p format.Provider, strict bool) (any, error) {
 	if p == "" {
 		out := make([]apiwire.ToolInfo, 0, len(tools))
