@@ -206,20 +206,6 @@ type serverChange struct {
 	event hub.Event
 }
 
-// serverEvent is the data of a "server" event: the server as GET
-// /v1/servers/{name} shows it, in the state the event reported, and why it changed.
-type serverEvent struct {
-	serverInfo
-	// Change says why the state changed (an error, "process exited", …).
-	Change       string `json:"change,omitempty"`
-	ToolsChanged bool   `json:"toolsChanged,omitempty"`
-	// ResourcesChanged and PromptsChanged: the server re-listed its resources or
-	// prompts after it said they changed (a server entering ready says toolsChanged
-	// alone, for every list).
-	ResourcesChanged bool `json:"resourcesChanged,omitempty"`
-	PromptsChanged   bool `json:"promptsChanged,omitempty"`
-}
-
 type snapshot struct {
 	Servers []serverInfo `json:"servers"`
 	Calls   []callRecord `json:"calls"`
@@ -250,8 +236,8 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 // serverEventOf fills in a queued change with the server's current status, as the
 // subscriber of ctx may see it (serverInfo). A server removed since (a reload) is
 // reported as closed.
-func (s *Server) serverEventOf(ctx context.Context, c serverChange) serverEvent {
-	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged,
+func (s *Server) serverEventOf(ctx context.Context, c serverChange) apiwire.ServerEvent {
+	ev := apiwire.ServerEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged,
 		ResourcesChanged: c.event.ResourcesChanged, PromptsChanged: c.event.PromptsChanged}
 	st := hub.Status{Name: c.event.Server, State: hub.Closed}
 	for _, x := range s.hub.Status() {
@@ -260,7 +246,7 @@ func (s *Server) serverEventOf(ctx context.Context, c serverChange) serverEvent 
 			break
 		}
 	}
-	ev.serverInfo = s.serverInfo(ctx, st)
+	ev.Server = s.serverInfo(ctx, st)
 	st.State = c.event.State
 	ev.State = apiwire.State(st.State)
 	if st.State != hub.Ready {

@@ -71,6 +71,20 @@ type Servers struct {
 	Servers []Server `json:"servers"`
 }
 
+// ServerEvent is the data of a "server" event of GET /v1/events: the server as GET
+// /v1/servers/{name} shows it, in the state the event reported, and why it changed.
+type ServerEvent struct {
+	Server
+	// Change says why the state changed (an error, "process exited", …).
+	Change       string `json:"change,omitempty"`
+	ToolsChanged bool   `json:"toolsChanged,omitempty"`
+	// ResourcesChanged and PromptsChanged: the server re-listed its resources or
+	// prompts after it said they changed (a server entering ready says toolsChanged
+	// alone, for every list).
+	ResourcesChanged bool `json:"resourcesChanged,omitempty"`
+	PromptsChanged   bool `json:"promptsChanged,omitempty"`
+}
+
 // SignIn is a sign-in through the API: one waiting for the person, or the last that
 // failed (until the next begins, or the server is ready).
 type SignIn struct {
