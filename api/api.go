@@ -23,7 +23,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/signin"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // DefaultMaxRequestBytes caps a request body unless Options say otherwise: 4 MiB, as
@@ -120,7 +119,7 @@ type Options struct {
 	// takes its answer at the API's GET /oauth/callback, then has the server connect,
 	// and returns its status. POST /v1/servers/{name}/login starts it; nil: that
 	// endpoint answers 501.
-	SignIn func(ctx context.Context, server string, r signin.Redirect) (upstream.Status, error)
+	SignIn func(ctx context.Context, server string, r signin.Redirect) (hub.Status, error)
 	// Servers changes the configured servers at run time (host.Host's, which writes
 	// each change to the config file): POST /v1/servers, PATCH and DELETE
 	// /v1/servers/{name}, GET /v1/servers/{name}/config (serveredit.go); admins only

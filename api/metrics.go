@@ -15,7 +15,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // metrics are what GET /metrics serves, in Prometheus' text format. What the hub and
@@ -151,8 +150,8 @@ var (
 		"Session turns running.", nil, nil)
 )
 
-// states are every upstream.State, so that each server has a series per state.
-var states = []upstream.State{upstream.Disabled, upstream.Connecting, upstream.Ready, upstream.Reconnecting, upstream.Failed, upstream.NeedsSignIn, upstream.Closed}
+// states are every hub.State, so that each server has a series per state.
+var states = []hub.State{hub.Disabled, hub.Connecting, hub.Ready, hub.Reconnecting, hub.Failed, hub.NeedsSignIn, hub.Closed}
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{serverStateDesc, serverToolsDesc, serverReconnectsDesc, sessionsDesc, turnsDesc} {

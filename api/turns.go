@@ -292,7 +292,7 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, id, owner, c
 			writeAPIError(w, r, e)
 			return
 		}
-		_ = sw.send("error", errorBody{*e})
+		_ = sw.send("error", errorBody{Error: *e})
 		_ = sw.flush()
 		return
 	}
