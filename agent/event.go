@@ -42,6 +42,9 @@ type Event struct {
 	Text string
 	// CallID, Name and Arguments identify a tool call (ToolStarted, ToolFinished).
 	CallID, Name, Arguments string
+	// Server is the server of the called tool, as the toolset names it (a hub's
+	// server, "local"); "" for a tool the toolset does not have.
+	Server string
 	// Duration, IsError and Result tell how a call ended (ToolFinished).
 	Duration time.Duration
 	IsError  bool

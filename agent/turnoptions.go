@@ -16,9 +16,15 @@ type TurnOptions struct {
 	// message or the results of client calls (a caller that keeps the conversation
 	// itself puts it in the session whole).
 	User string
-	// Store keeps the turn's session instead of the agent's store (New's): a session.NewMemory of
-	// the caller's, for a conversation that must not be kept.
+	// Store keeps the turn's session instead of the agent's store (New's).
 	Store session.Store
+	// Session, when set, is the turn's session held in memory, in no store: the turn
+	// reads its system message, history and loaded tools there and adds to them in
+	// place (Messages, Usage, Loaded, LastActive), so that the caller reads the whole
+	// conversation back afterwards. For a request that brings its whole conversation
+	// (a chat completion): nothing is written to a store only to be read back. The
+	// caller must not touch it while the turn runs; no other turn may use it.
+	Session *session.Session
 	// OnEvent, Approve and Elicit take the place of the agent's for this turn.
 	OnEvent func(Event)
 	Approve Approver
@@ -66,6 +72,9 @@ func (a *Agent) RunTurn(ctx context.Context, sessionID string, opts *TurnOptions
 	var user *string
 	if o.User != "" {
 		user = &o.User
+	}
+	if o.Session != nil {
+		return b.startIn(ctx, sessionID, o.Session, user, o.ClientTools)
 	}
 	return b.start(ctx, sessionID, user, o.ClientTools)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
@@ -21,7 +22,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/signin"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // DefaultMaxRequestBytes caps a request body unless Options say otherwise: 4 MiB, as
@@ -31,20 +31,21 @@ const DefaultMaxRequestBytes = 4 << 20
 // DefaultApprovalTimeout bounds how long a turn waits for a person to approve (or
 // refuse) a call over the HTTP API unless Options say otherwise; past it the call is
 // denied. Switchboard's own.
-const DefaultApprovalTimeout = 5 * time.Minute
+const DefaultApprovalTimeout = conversation.DefaultApprovalTimeout
 
 // Options configure a Server; nil, and every zero field, is a usable default (no
 // model, no sessions, no gateway, no token, no CORS).
 type Options struct {
-	// Agent runs the turns of sessions and of chat completions; nil means no model is
-	// configured: turns get 503 with NoModel. Its Store must be the store of Sessions,
-	// where the sessions' turns run. Each turn gets hooks of the API's in place of the
-	// agent's OnEvent, Approve and Elicit (agent.TurnOptions): its events go to its
-	// stream and the metrics, and a session's calls that need approval and its
-	// servers' questions wait for a person.
+	// Agent runs the turns of sessions and of chat completions, through a
+	// conversation.Runner of the API's; nil means no model is configured: turns get
+	// 503 with NoModel. Its Store must be the store of Sessions, where the sessions'
+	// turns run. Each turn gets the Runner's hooks in place of the agent's OnEvent,
+	// Approve and Elicit: its events go to its stream and the metrics, and a
+	// session's calls that need approval and its servers' questions wait for a
+	// person.
 	Agent *agent.Agent
 	// Catalog is the search index of the hub's catalog behind GET /v1/search, shared
-	// with the agent's deferred mode and the gateway's (deferred.Follow of the hub);
+	// with the agent's deferred mode and the gateway's (deferred.NewCatalog of the hub);
 	// nil: one of its own.
 	Catalog *deferred.Catalog
 	// Embeddings, when set, ranks GET /v1/search's queries in words by meaning too,
@@ -108,15 +109,16 @@ type Options struct {
 	// (elicitation) during a session's turn; default DefaultInputTimeout. The call
 	// that caused it bounds the wait too (its server's toolTimeout).
 	InputTimeout time.Duration
-	// NeedsApproval says whether a call must be approved before it runs; nil asks the
-	// hub whether the tool's server lists it under "approve".
+	// NeedsApproval says whether a call must be approved before it runs (the approve
+	// policy of the turns' conversation.Runner); nil asks the hub whether the tool's
+	// server lists it under "approve" (conversation.ServerPolicy).
 	NeedsApproval func(agent.Call) bool
 	// SignIn makes the sign-in a server waits for (host.Host.SignIn): it runs the
 	// OAuth flow through r, which brings the person to the authorization server and
 	// takes its answer at the API's GET /oauth/callback, then has the server connect,
 	// and returns its status. POST /v1/servers/{name}/login starts it; nil: that
 	// endpoint answers 501.
-	SignIn func(ctx context.Context, server string, r signin.Redirect) (upstream.Status, error)
+	SignIn func(ctx context.Context, server string, r signin.Redirect) (hub.Status, error)
 	// Servers changes the configured servers at run time (host.Host's, which writes
 	// each change to the config file): POST /v1/servers, PATCH and DELETE
 	// /v1/servers/{name}, GET /v1/servers/{name}/config (serveredit.go); admins only
@@ -172,7 +174,9 @@ type Server struct {
 	streams   map[*http.Request]context.CancelFunc
 	closing   bool
 
-	turns turns // the session turns running here, their calls that wait for approval (turns.go) and their questions (inputs.go)
+	// conv runs the turns (nil without an agent): the sessions' turns running here,
+	// their calls that wait for approval (turns.go) and their questions (inputs.go).
+	conv *conversation.Runner
 
 	signIns signIns     // the sign-ins under way through the API (signin.go)
 	sse     sseSessions // who opened each legacy SSE session of the gateway (ssebind.go)
@@ -221,7 +225,7 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if o.Catalog == nil {
-		o.Catalog = deferred.Follow(h)
+		o.Catalog = deferred.NewCatalog(h)
 	}
 	s := &Server{
 		hub:     h,
@@ -242,6 +246,9 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	if o.Agent != nil {
+		s.conv = s.conversations()
+	}
 	handler, err := s.buildHandler()
 	if err != nil {
 		s.cancel()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
@@ -228,7 +229,7 @@ func callText(t *testing.T, e *env, name, body string) string {
 func TestTools(t *testing.T) {
 	t.Parallel()
 	e := start(t, setup{servers: []config.Server{clockServer(t), testserver.Stdio(t, "ts")}, opts: api.Options{MaxRequestBytes: 1 << 10}})
-	var plain []api.ToolInfo
+	var plain []apiwire.ToolInfo
 	e.do("GET", "/v1/tools", nil).decode(t, &plain)
 	if len(plain) != 3+len(tsTools) || plain[0].Server != "clock" || len(plain[0].InputSchema) == 0 {
 		t.Errorf("GET /v1/tools = %d tools: %+v", len(plain), plain[:1])

@@ -1,30 +1,21 @@
 package api
 
 import (
-	"encoding/json"
-
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
 
-// ToolInfo is one tool as GET /v1/tools lists it without a format, and as
-// `switchboard tools --json` prints it.
-type ToolInfo struct {
-	Name         string          `json:"name"`
-	Server       string          `json:"server"`
-	OriginalName string          `json:"originalName"`
-	Description  string          `json:"description"`
-	InputSchema  json.RawMessage `json:"inputSchema"`
-}
-
 // Catalog is tools as GET /v1/tools and `switchboard tools` print them: in provider
 // p's wire format (format.Tools; strict applies OpenAI's strict mode), or for an
-// empty p the ToolInfo list. Both print this one value, so they agree byte for byte.
+// empty p the apiwire.ToolInfo list. Both print this one value (the CLI through
+// Host.ToolCatalog), so they agree byte for byte.
 func Catalog(tools []tool.Tool, p format.Provider, strict bool) (any, error) {
 	if p == "" {
-		out := make([]ToolInfo, 0, len(tools))
+		out := make([]apiwire.ToolInfo, 0, len(tools))
 		for _, t := range tools {
-			out = append(out, ToolInfo{t.Name, t.Server, t.OriginalName, t.Description, t.InputSchema})
+			out = append(out, apiwire.ToolInfo{Name: t.Name, Server: t.Server, OriginalName: t.OriginalName,
+				Description: t.Description, InputSchema: t.InputSchema})
 		}
 		return out, nil
 	}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -13,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -131,29 +130,24 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "chatcmpl-" + randomHex(12)
-	opts, closeStore, err := s.unattendedTurn(r.Context(), id, sess, client)
-	if err != nil {
-		writeOpenAIError(w, errorf(http.StatusInternalServerError, "internal", "creating the request's session: %v", err))
-		return
-	}
-	defer closeStore()
+	turn := s.unattendedTurn(r.Context(), id, sess, client)
 	c := &completion{id: id, created: time.Now().Unix(), model: req.Model}
 	if c.model == "" {
 		c.model = s.modelName()
 	}
 	log := s.logOf(r.Context()).With("completion", id)
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
-	// The turn is observed as a chat's (unattendedTurn), and a stream adds its own
-	// (streamCompletion).
-	opts.Temperature = req.Temperature
+	// The turn is observed as a chat's (unattendedTurn), and a stream renders its
+	// text (streamCompletion).
+	turn.Temperature = req.Temperature
 	switch {
 	case req.MaxCompletionTokens != nil:
-		opts.MaxTokens = *req.MaxCompletionTokens
+		turn.MaxTokens = *req.MaxCompletionTokens
 	case req.MaxTokens != nil:
-		opts.MaxTokens = *req.MaxTokens
+		turn.MaxTokens = *req.MaxTokens
 	}
 	if !req.Stream {
-		res, err := s.runTurn(r.Context(), id, opts)
+		res, err := s.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("chat completion failed", "error", err)
 			writeOpenAIError(w, s.completionError(err))
@@ -163,7 +157,7 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, c.whole(res))
 		return
 	}
-	s.streamCompletion(w, r, c, opts, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
+	s.streamCompletion(w, r, c, turn, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 }
 
 // completionError is turnError for a chat completion: one cancelled because the
@@ -173,16 +167,6 @@ func (s *Server) completionError(err error) *apiError {
 		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the completion was cancelled; send the request again once the server is back")
 	}
 	return turnError(err)
-}
-
-// approveUnattended decides calls in an unattended turn (a chat completion's): nobody
-// can be asked through the Chat Completions API, so a tool that needs approval is
-// refused, saying where a person can approve it.
-func (s *Server) approveUnattended(ctx context.Context, c agent.Call) agent.Decision {
-	if s.needsApproval(c) {
-		return agent.Deny("the user must approve " + c.Name + ", which " + unattendedPath(ctx) + " cannot ask for (use a session: POST /v1/sessions)")
-	}
-	return agent.Allow()
 }
 
 // parseChatRequest reads the request into a session holding its messages, and the
@@ -352,7 +336,7 @@ func usageOf(u llm.Usage) *chatUsage {
 }
 
 // finishReason is OpenAI's name for why the turn ended.
-func finishReason(t *agent.Turn) string {
+func finishReason(t *conversation.Result) string {
 	switch {
 	case len(t.ClientCalls) > 0:
 		return "tool_calls"
@@ -377,7 +361,7 @@ func toolCalls(calls []llm.Call, indexed bool) []chatToolCall {
 
 // whole is the chat.completion of a turn: its last assistant message (with the
 // calls to the client's tools) and the turn's usage, every step counted.
-func (c *completion) whole(t *agent.Turn) map[string]any {
+func (c *completion) whole(t *conversation.Result) map[string]any {
 	msg := map[string]any{"role": "assistant", "content": t.Answer, "refusal": nil}
 	if len(t.ClientCalls) > 0 {
 		msg["tool_calls"] = toolCalls(t.ClientCalls, false)
@@ -417,7 +401,7 @@ func (c *completion) chunk(delta map[string]any, finish string, usage *chatUsage
 // tool calls, the finish reason, the usage when asked, and [DONE]. A turn that fails
 // before any text gets a plain error with its status; one that fails later ends the
 // stream with an error event, as OpenAI's does.
-func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *completion, opts agent.TurnOptions, withUsage bool) {
+func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *completion, turn *conversation.Request, withUsage bool) {
 	log := s.logOf(r.Context()).With("completion", c.id)
 	sw := newSSEWriter(w)
 	// Every stream opens with the assistant's role, as OpenAI's does.
@@ -425,11 +409,10 @@ func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *com
 	sw.encodeFailed = func(_ string, err error) (string, any) {
 		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: "internal"}}
 	}
-	q := textDeltas(&opts)
 	var join stepJoin
-	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), c.id, opts) }, func(evs []sseEvent) {
-		for _, ev := range evs {
-			text := join.text(ev.data.(agent.Event))
+	res, err := sw.follow(s.startTurn(r.Context(), turn), func(evs []conversation.Event) {
+		for _, ev := range textDeltas(evs) {
+			text := join.text(ev)
 			_ = sw.send("", c.chunk(map[string]any{"content": text}, "", nil, withUsage))
 		}
 	})

@@ -308,3 +308,26 @@ func TestChatCompletionsRecentCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestChatCompletionsStreamFailsAfterCalls: a streamed completion whose first step
+// only called tools (no text, so nothing to stream) and whose model then fails is
+// still a plain 502: the steps that sent nothing did not start the stream.
+func TestChatCompletionsStreamFailsAfterCalls(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{script: func(r fakellm.Request) fakellm.Reply {
+		if last := r.Messages[len(r.Messages)-1]; last.Role == "tool" {
+			return fakellm.Reply{Status: 500, ErrorMessage: "the model broke"}
+		}
+		return fakellm.Reply{Calls: []fakellm.Call{{ID: "c1", Name: "no_such_tool", Arguments: `{}`}}}
+	}})
+	c := openAIClient(e, "unused")
+	stream := c.Chat.Completions.NewStreaming(chatCtx(t), openai.ChatCompletionNewParams{Model: "m",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("go")}})
+	for stream.Next() {
+		t.Errorf("a chunk: %s", stream.Current().RawJSON())
+	}
+	var ae *openai.Error
+	if err := stream.Err(); !errors.As(err, &ae) || ae.StatusCode != http.StatusBadGateway || !strings.Contains(ae.Message, "the model broke") {
+		t.Errorf("model failing after a step of calls, streamed: %v", err)
+	}
+}

@@ -174,7 +174,7 @@ func (s *Server) getSession(w http.ResponseWriter, r *http.Request) {
 		sess.Messages = []llmMessage{}
 	}
 	v := sessionView{Session: sess}
-	v.Busy, v.Approvals, v.Inputs = s.turns.busy(sess.ID)
+	v.Busy, v.Approvals, v.Inputs = s.busy(sess.ID)
 	writeJSON(w, http.StatusOK, v)
 }
 

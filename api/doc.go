@@ -31,8 +31,9 @@
 // [Server.Handler] is the same API as an http.Handler, to mount in a server you run
 // (and shut down) yourself. Sessions, turns and the compatible chat endpoints need an
 // agent over the session store ([Options.Agent], [Options.Sessions]); the API runs
-// each turn with hooks of its own (agent.TurnOptions: the turn's stream, its
-// approvals, the servers' questions, the metrics), so one agent serves every turn:
+// each turn through a conversation.Runner of its own, whose hooks take the place of
+// the agent's OnEvent, Approve and Elicit (the turn's stream, its approvals, the
+// servers' questions, the metrics), so one agent serves every turn:
 //
 //	sessions := session.NewJanitor(store, nil)
 //	a := agent.New(model, sessions.Store(), &agent.Options{Tools: h})

@@ -8,11 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // GET /v1/events is what the dashboard watches: a text/event-stream that starts with
@@ -202,21 +202,7 @@ func (f *feed) take() (evs []sseEvent, overflow bool) {
 // it was, so that a client sees reconnecting even when the server is ready again by
 // the time the event is sent.
 type serverChange struct {
-	event upstream.Event
-}
-
-// serverEvent is the data of a "server" event: the server as GET
-// /v1/servers/{name} shows it, in the state the event reported, and why it changed.
-type serverEvent struct {
-	serverInfo
-	// Change says why the state changed (an error, "process exited", …).
-	Change       string `json:"change,omitempty"`
-	ToolsChanged bool   `json:"toolsChanged,omitempty"`
-	// ResourcesChanged and PromptsChanged: the server re-listed its resources or
-	// prompts after it said they changed (a server entering ready says toolsChanged
-	// alone, for every list).
-	ResourcesChanged bool `json:"resourcesChanged,omitempty"`
-	PromptsChanged   bool `json:"promptsChanged,omitempty"`
+	event hub.Event
 }
 
 type snapshot struct {
@@ -249,20 +235,21 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 // serverEventOf fills in a queued change with the server's current status, as the
 // subscriber of ctx may see it (serverInfo). A server removed since (a reload) is
 // reported as closed.
-func (s *Server) serverEventOf(ctx context.Context, c serverChange) serverEvent {
-	ev := serverEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged,
+func (s *Server) serverEventOf(ctx context.Context, c serverChange) apiwire.ServerEvent {
+	ev := apiwire.ServerEvent{Change: c.event.Reason, ToolsChanged: c.event.ToolsChanged,
 		ResourcesChanged: c.event.ResourcesChanged, PromptsChanged: c.event.PromptsChanged}
-	st := upstream.Status{Name: c.event.Server, State: upstream.Closed}
+	st := hub.Status{Name: c.event.Server, State: hub.Closed}
 	for _, x := range s.hub.Status() {
 		if x.Name == c.event.Server {
 			st = x
 			break
 		}
 	}
-	ev.serverInfo = s.serverInfo(ctx, st)
-	ev.State = c.event.State
-	if ev.State != upstream.Ready {
-		ev.Reason = s.hub.NotReadyReason(ev.Status)
+	ev.Server = s.serverInfo(ctx, st)
+	st.State = c.event.State
+	ev.State = apiwire.State(st.State)
+	if st.State != hub.Ready {
+		ev.Reason = s.hub.NotReadyReason(st)
 	} else {
 		ev.Reason = ""
 	}
@@ -278,7 +265,7 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 
 	sw := newSSEWriter(w)
 	sw.encodeFailed = func(_ string, err error) (string, any) {
-		return "error", errorBody{apiError{Code: "internal", Message: err.Error()}}
+		return "error", errorBody{Error: apiError{Code: apiwire.CodeInternal, Message: err.Error()}}
 	}
 	send := func(e sseEvent) error {
 		if c, ok := e.data.(serverChange); ok {
@@ -330,17 +317,6 @@ func (s *Server) recordAPICall(name, owner string, start time.Time, res *tool.Re
 		c.Server = t.Server
 	}
 	s.live.calls.record(c, tool.Text(res))
-}
-
-// recordTurnCall records a call that a turn made (agent.ToolFinished), from source:
-// a session's, or a chat completion's, owned by owner.
-func (s *Server) recordTurnCall(e agent.Event, source, owner string) {
-	c := callRecord{Tool: e.Name, Source: source, Session: e.Session, Start: time.Now().Add(-e.Duration),
-		DurationMs: float64(e.Duration.Microseconds()) / 1000, IsError: e.IsError, Owner: owner}
-	if t, ok := s.hub.Lookup(e.Name); ok {
-		c.Server = t.Server
-	}
-	s.live.calls.record(c, e.Result)
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }

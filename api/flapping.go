@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/hub"
 )
 
 // A server that crashes every few seconds is ready again a second later each time: its
@@ -29,12 +29,12 @@ type serverWatch struct {
 }
 
 // observe is the hub subscription's callback.
-func (w *serverWatch) observe(e upstream.Event) {
+func (w *serverWatch) observe(e hub.Event) {
 	now := time.Now()
 	w.mu.Lock()
 	// A lost connection is what enters reconnecting (the supervisor counts a restart
 	// then); a restart asked for, or a reload, passes through closed instead.
-	if e.State == upstream.Reconnecting {
+	if e.State == hub.Reconnecting {
 		if w.lost == nil {
 			w.lost = map[string][]time.Time{}
 		}
@@ -53,7 +53,7 @@ func (w *serverWatch) observe(e upstream.Event) {
 
 // notify passes e on to the event streams' feeds: the hub's events, and the API's own
 // news of a server (a sign-in begun or ended, signin.go).
-func (w *serverWatch) notify(e upstream.Event) {
+func (w *serverWatch) notify(e hub.Event) {
 	w.mu.Lock()
 	subs := make([]*feed, 0, len(w.subs))
 	for f := range w.subs {

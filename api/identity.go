@@ -6,8 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // resourceMetadataPath is where an MCP host reads which authorization server signs
@@ -48,7 +49,7 @@ func (s *Server) challenge(r *http.Request) string {
 // service takes no provider's tokens.
 func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Issuer == "" {
-		writeError(w, r, http.StatusNotFound, "not_found", "this service takes no identity provider's tokens (no \"serve\": {\"auth\"} configured)")
+		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, "this service takes no identity provider's tokens (no \"serve\": {\"auth\"} configured)")
 		return
 	}
 	writeJSON(w, http.StatusOK, &oauthex.ProtectedResourceMetadata{
@@ -84,7 +85,7 @@ func (s *Server) getMe(w http.ResponseWriter, r *http.Request) {
 			if !signedIn {
 				out.SignInsWaiting = append(out.SignInsWaiting, st.Name)
 			}
-		} else if st.State == upstream.NeedsSignIn && p.Admin { // only an admin signs a shared server in
+		} else if st.State == hub.NeedsSignIn && p.Admin { // only an admin signs a shared server in
 			out.SignInsWaiting = append(out.SignInsWaiting, st.Name)
 		}
 	}

@@ -9,23 +9,17 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // errorBody is every error's JSON: {"error": {"code", "message"}}, with the names
-// closest to an unknown tool's when there are some.
-type errorBody struct {
-	Error apiError `json:"error"`
-}
-
-type apiError struct {
-	Status      int      `json:"-"`
-	Code        string   `json:"code"`
-	Message     string   `json:"message"`
-	Suggestions []string `json:"suggestions,omitempty"`
-}
-
-func (e *apiError) Error() string { return e.Message }
+// closest to an unknown tool's when there are some. apiError is one error, with the
+// status it is written with. Both are the wire package's, which the CLI decodes.
+type (
+	errorBody = apiwire.ErrorBody
+	apiError  = apiwire.Error
+)
 
 func errorf(status int, code, format string, args ...any) *apiError {
 	return &apiError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
@@ -51,7 +45,7 @@ func writeAPIError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	case anthropicErrors:
 		writeAnthropicError(w, e)
 	default:
-		writeJSON(w, e.Status, errorBody{*e})
+		writeJSON(w, e.Status, errorBody{Error: *e})
 	}
 }
 
@@ -64,7 +58,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()
-		fmt.Fprintf(&buf, `{"error": {"code": "internal", "message": %s}}`+"\n", strconv.Quote("encoding the response: "+err.Error()))
+		fmt.Fprintf(&buf, `{"error": {"code": %q, "message": %s}}`+"\n", apiwire.CodeInternal, strconv.Quote("encoding the response: "+err.Error()))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -80,21 +74,21 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any, optio
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return errorf(http.StatusRequestEntityTooLarge, "too_large", "request body over the limit of %d bytes", tooBig.Limit)
+			return errorf(http.StatusRequestEntityTooLarge, apiwire.CodeTooLarge, "request body over the limit of %d bytes", tooBig.Limit)
 		}
 		var slow *httpguard.BodyTimeoutError
 		if errors.As(err, &slow) {
 			// What is left of the body is not waited for: the connection closes.
 			w.Header().Set("Connection", "close")
-			return errorf(http.StatusRequestTimeout, "timeout", "%v: send it right after the headers", slow)
+			return errorf(http.StatusRequestTimeout, apiwire.CodeTimeout, "%v: send it right after the headers", slow)
 		}
-		return errorf(http.StatusBadRequest, "bad_request", "reading the request body: %v", err)
+		return errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "reading the request body: %v", err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if optional {
 			return nil
 		}
-		return errorf(http.StatusBadRequest, "bad_json", "empty request body: want a JSON object")
+		return errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "empty request body: want a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -104,22 +98,22 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any, optio
 		switch {
 		case errors.As(err, &syn):
 			// Offset counts the bytes read, the bad one included: name the bad one's.
-			return errorf(http.StatusBadRequest, "bad_json", "malformed JSON at offset %d: %s", max(syn.Offset-1, 0), syn.Error())
+			return errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "malformed JSON at offset %d: %s", max(syn.Offset-1, 0), syn.Error())
 		case errors.Is(err, io.ErrUnexpectedEOF):
-			return errorf(http.StatusBadRequest, "bad_json", "malformed JSON at offset %d: unexpected end of input", len(data))
+			return errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "malformed JSON at offset %d: unexpected end of input", len(data))
 		case errors.As(err, &typ):
 			where := "the body"
 			if typ.Field != "" {
 				where = strconv.Quote(typ.Field)
 			}
-			return errorf(http.StatusBadRequest, "bad_json", "JSON at offset %d: %s is %s, want %s", typ.Offset, where, typ.Value, jsonType(typ.Type.Kind().String()))
+			return errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "JSON at offset %d: %s is %s, want %s", typ.Offset, where, typ.Value, jsonType(typ.Type.Kind().String()))
 		}
 		// Unknown fields, and what the decoder reports in words only.
-		return errorf(http.StatusBadRequest, "bad_json", "JSON at offset %d: %s", dec.InputOffset(), trimJSONPrefix(err.Error()))
+		return errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "JSON at offset %d: %s", dec.InputOffset(), trimJSONPrefix(err.Error()))
 	}
 	off := int(dec.InputOffset())
 	if rest := bytes.TrimLeft(data[off:], " \t\r\n"); len(rest) > 0 {
-		return errorf(http.StatusBadRequest, "bad_json", "malformed JSON at offset %d: data after the object", len(data)-len(rest))
+		return errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "malformed JSON at offset %d: data after the object", len(data)-len(rest))
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -125,13 +125,8 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "msg_" + randomHex(12)
-	opts, closeStore, err := s.unattendedTurn(r.Context(), id, sess, client)
-	if err != nil {
-		writeAnthropicError(w, errorf(http.StatusInternalServerError, "internal", "creating the request's session: %v", err))
-		return
-	}
-	defer closeStore()
-	opts.Temperature, opts.MaxTokens = req.Temperature, *req.MaxTokens
+	turn := s.unattendedTurn(r.Context(), id, sess, client)
+	turn.Temperature, turn.MaxTokens = req.Temperature, *req.MaxTokens
 	m := &message{id: id, model: req.Model}
 	if m.model == "" {
 		m.model = s.modelName()
@@ -139,7 +134,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	log := s.logOf(r.Context()).With("message", id)
 	log.Info("message started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	if !req.Stream {
-		res, err := s.runTurn(r.Context(), id, opts)
+		res, err := s.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("message failed", "error", err)
 			writeAnthropicError(w, s.completionError(err))
@@ -149,7 +144,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, m.whole(res))
 		return
 	}
-	s.streamMessage(w, r, m, opts)
+	s.streamMessage(w, r, m, turn)
 }
 
 // parseMessagesRequest reads the request into a session holding its messages, and the
@@ -337,7 +332,7 @@ type anthropicUsage struct {
 }
 
 // stopReason is Anthropic's name for why the turn ended.
-func stopReason(t *agent.Turn) string {
+func stopReason(t *conversation.Result) string {
 	switch {
 	case len(t.ClientCalls) > 0:
 		return "tool_use"
@@ -370,7 +365,7 @@ func (m *message) body(content []map[string]any, usage anthropicUsage) map[strin
 
 // whole is the message of a turn: its last answer's text and the calls to the
 // client's tools, and the turn's usage, every step counted.
-func (m *message) whole(t *agent.Turn) map[string]any {
+func (m *message) whole(t *conversation.Result) map[string]any {
 	content := []map[string]any{}
 	if t.Answer != "" {
 		content = append(content, map[string]any{"type": "text", "text": t.Answer})

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
 // streamMessage streams a message's turn as Anthropic's events
@@ -16,14 +16,13 @@ import (
 // reason and the usage, and message_stop. A turn that fails before any text gets a
 // plain error with its status; one that fails later ends the stream with an error
 // event, as Anthropic's does.
-func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *message, opts agent.TurnOptions) {
+func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *message, turn *conversation.Request) {
 	log := s.logOf(r.Context()).With("message", m.id)
 	sw := newSSEWriter(w)
 	sw.opening = &sseEvent{name: "message_start", data: map[string]any{"type": "message_start", "message": m.body([]map[string]any{}, anthropicUsage{})}}
 	sw.encodeFailed = func(_ string, err error) (string, any) {
 		return "error", anthropicError(errorf(http.StatusInternalServerError, "internal", "encoding an event: %v", err))
 	}
-	q := textDeltas(&opts)
 	blocks := 0 // the blocks started
 	var join stepJoin
 	textOpen := false
@@ -40,9 +39,9 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *messag
 		_ = sw.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": blocks})
 		blocks++
 	}
-	res, err := sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), m.id, opts) }, func(evs []sseEvent) {
-		for _, ev := range evs {
-			text := join.text(ev.data.(agent.Event))
+	res, err := sw.follow(s.startTurn(r.Context(), turn), func(evs []conversation.Event) {
+		for _, ev := range textDeltas(evs) {
+			text := join.text(ev)
 			if !textOpen {
 				start(map[string]any{"type": "text", "text": ""})
 				textOpen = true

@@ -11,7 +11,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/prom"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // metrics are what GET /metrics serves, in Prometheus' text format. What the hub and
@@ -119,8 +118,8 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request) {
 // stateCollector reads the hub's servers, the sessions and the turns at scrape time.
 type stateCollector struct{ s *Server }
 
-// states are every upstream.State, so that each server has a series per state.
-var states = []upstream.State{upstream.Disabled, upstream.Connecting, upstream.Ready, upstream.Reconnecting, upstream.Failed, upstream.NeedsSignIn, upstream.Closed}
+// states are every hub.State, so that each server has a series per state.
+var states = []hub.State{hub.Disabled, hub.Connecting, hub.Ready, hub.Reconnecting, hub.Failed, hub.NeedsSignIn, hub.Closed}
 
 func (c stateCollector) Names() []string {
 	return []string{"switchboard_server_state", "switchboard_server_tools", "switchboard_server_reconnects_total", "switchboard_sessions", "switchboard_turns_active"}
@@ -158,5 +157,5 @@ func (c stateCollector) Collect(report func(prom.Family)) {
 			report(gauge("switchboard_sessions", "Sessions in the store.", float64(len(list))))
 		}
 	}
-	report(gauge("switchboard_turns_active", "Session turns running.", float64(c.s.turns.active())))
+	report(gauge("switchboard_turns_active", "Session turns running.", float64(c.s.turnsActive())))
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -286,7 +286,7 @@ func (rs *response) functionCall(n int, c llm.Call, status string) map[string]an
 
 // output is the turn's output items: a message for each step's text, then the calls
 // of the client's functions; a turn without either says so with an empty message.
-func (rs *response) output(t *agent.Turn) []map[string]any {
+func (rs *response) output(t *conversation.Result) []map[string]any {
 	out := []map[string]any{}
 	for _, st := range t.Steps {
 		if st.Assistant.Text != "" {
@@ -304,7 +304,7 @@ func (rs *response) output(t *agent.Turn) []map[string]any {
 
 // object is the response object with its status and output, and its usage once done
 // (t, nil before).
-func (rs *response) object(status string, output []map[string]any, t *agent.Turn) map[string]any {
+func (rs *response) object(status string, output []map[string]any, t *conversation.Result) map[string]any {
 	var instructions, prev, maxOut, temp any
 	if rs.req.Instructions != nil {
 		instructions = *rs.req.Instructions
@@ -384,31 +384,25 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 	}
 	// The turn runs in a session of its own, as a chat completion's; a response that
 	// is kept is written to the configured store once done, whole (keep).
-	opts, forget, err := s.unattendedTurn(r.Context(), rs.id, sess, client)
-	if err != nil {
-		writeOpenAIError(w, errorf(http.StatusInternalServerError, "internal", "creating the request's session: %v", err))
-		return
-	}
-	defer forget()
-	store := opts.Store
+	turn := s.unattendedTurn(r.Context(), rs.id, sess, client)
 	log := s.logOf(r.Context()).With("response", rs.id)
 	log.Info("response started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream, "previous", req.PreviousResponseID)
-	opts.Temperature = req.Temperature
+	turn.Temperature = req.Temperature
 	if req.MaxOutputTokens != nil {
-		opts.MaxTokens = *req.MaxOutputTokens
+		turn.MaxTokens = *req.MaxOutputTokens
 	}
 	if req.Stream {
-		s.streamResponse(w, r, rs, store, opts)
+		s.streamResponse(w, r, rs, turn)
 		return
 	}
-	t, err := s.runTurn(r.Context(), rs.id, opts)
+	t, err := s.runTurn(r.Context(), turn)
 	if err != nil {
 		log.Info("response failed", "error", err)
 		writeOpenAIError(w, s.completionError(err))
 		return
 	}
 	obj := rs.object("completed", rs.output(t), t)
-	if e := s.keep(r.Context(), rs, store, obj); e != nil {
+	if e := s.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
 		log.Info("response not kept", "error", e)
 		writeOpenAIError(w, e)
 		return
@@ -417,15 +411,12 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, obj)
 }
 
-// keep writes a response that is to be kept to the configured store: its session,
-// the turn's history included, with the response object in its metadata.
-func (s *Server) keep(ctx context.Context, rs *response, turnStore session.Store, obj map[string]any) *apiError {
+// keep writes a response that is to be kept to the configured store: its session
+// (the turn's, held in memory), the turn's history included, with the response
+// object in its metadata.
+func (s *Server) keep(ctx context.Context, rs *response, sess *session.Session, obj map[string]any) *apiError {
 	if !rs.stored {
 		return nil
-	}
-	sess, err := turnStore.Get(ctx, rs.id)
-	if err != nil {
-		return errorf(http.StatusInternalServerError, "store_failed", "reading the response's session: %v", err)
 	}
 	b, err := json.Marshal(obj)
 	if err != nil {

@@ -4,8 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/agent"
-	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
 // A streamed response is OpenAI's typed events
@@ -80,7 +79,7 @@ func (st *responseStream) closeMessage() {
 
 // finish streams the rest of the turn's output: the message still open (or an empty
 // one when the turn said nothing and called nothing), then the client's calls.
-func (st *responseStream) finish(t *agent.Turn) {
+func (st *responseStream) finish(t *conversation.Result) {
 	if !st.open && len(st.output) == 0 && len(t.ClientCalls) == 0 {
 		st.delta(0, "")
 	}
@@ -114,13 +113,11 @@ func (st *responseStream) fail(e *apiError) {
 // streamResponse runs the response's turn and streams it. A turn that fails before
 // the model said anything gets a plain error with its status, as a chat
 // completion's; one that fails later ends with response.failed.
-func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rs *response, store session.Store, opts agent.TurnOptions) {
+func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rs *response, turn *conversation.Request) {
 	log := s.logOf(r.Context()).With("response", rs.id)
 	st := &responseStream{sw: newSSEWriter(w), rs: rs, output: []map[string]any{}}
-	q := textDeltas(&opts)
-	t, err := st.sw.follow(q, func() (*agent.Turn, error) { return s.runTurn(r.Context(), rs.id, opts) }, func(evs []sseEvent) {
-		for _, ev := range evs {
-			e := ev.data.(agent.Event)
+	t, err := st.sw.follow(s.startTurn(r.Context(), turn), func(evs []conversation.Event) {
+		for _, e := range textDeltas(evs) {
 			st.delta(e.Step, e.Text)
 		}
 	})
@@ -136,7 +133,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rs *resp
 	}
 	st.finish(t)
 	obj := rs.object("completed", st.output, t)
-	if e := s.keep(r.Context(), rs, store, obj); e != nil {
+	if e := s.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
 		log.Info("response not kept", "error", e)
 		st.fail(e)
 		return

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/host/admin"
 )
 
 // The servers changed at run time (Options.Servers): POST /v1/servers adds one,
@@ -18,44 +20,21 @@ import (
 // identities.
 
 // ServerEditor changes the configured servers (host.Host's AddServer and the
-// others, which write the change to the config file).
+// others, which write the change to the config file). A change refused as the
+// request's fault is an *admin.Error, whose Kind the API answers with its status
+// (editStatus).
 type ServerEditor interface {
 	// AddServer adds server name with entry, the fields of a config file's entry
 	// ("command", "args", "env", "url", "headers", "disabled", ...), a JSON object.
-	AddServer(ctx context.Context, name string, entry json.RawMessage) (ServerChange, error)
+	AddServer(ctx context.Context, name string, entry json.RawMessage) (admin.Result, error)
 	// PatchServer applies a merge patch (RFC 7396) to server name's entry.
-	PatchServer(ctx context.Context, name string, patch json.RawMessage) (ServerChange, error)
+	PatchServer(ctx context.Context, name string, patch json.RawMessage) (admin.Result, error)
 	// RemoveServer removes server name.
-	RemoveServer(ctx context.Context, name string) (ServerChange, error)
+	RemoveServer(ctx context.Context, name string) (admin.Result, error)
 	// ServerConfig is server name's entry as the config has it, env and header
 	// values masked unless they are ${VAR} references; saved says it is in a file.
 	ServerConfig(name string) (entry json.RawMessage, saved bool, err error)
 }
-
-// ServerChange is what a change of the servers did.
-type ServerChange struct {
-	// Saved: written to the config file. false: the config has no file (the
-	// built-in demo's), and the change lasts until the service stops.
-	Saved bool
-	// Warnings are the config's warnings about the server ("unknown field").
-	Warnings []string
-}
-
-// ServerEditError is a ServerEditor's refusal that is the request's fault, with
-// its status: 400 (Field names the entry's field at fault), 404 (Servers are those
-// there are), 409 (the server exists; the config file must be fixed first).
-type ServerEditError struct {
-	Status int
-	// Code is the error's code; "" is the status's: bad_request, not_found,
-	// exists.
-	Code    string
-	Field   string
-	Servers []string
-	Err     error
-}
-
-func (e *ServerEditError) Error() string { return e.Err.Error() }
-func (e *ServerEditError) Unwrap() error { return e.Err }
 
 // serverChanged is the answer to POST and PATCH: the server's info, whether the
 // change is in the config file, and the config's warnings about it.
@@ -105,7 +84,7 @@ func (s *Server) patchServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if _, renames := fields.m["name"]; renames {
-		s.writeEditError(w, r, &ServerEditError{Status: http.StatusBadRequest, Field: "name",
+		s.writeEditError(w, r, &admin.Error{Kind: admin.Invalid, Server: name, Field: "name",
 			Err: errors.New(`"name": a server is not renamed: add it under the new name and remove the old`)})
 		return
 	}
@@ -146,7 +125,7 @@ func (s *Server) serverConfig(w http.ResponseWriter, r *http.Request) {
 // writeChanged answers a change with the server's info now. The event streams hear
 // of the change from the hub, as of a reload's (a server it leaves disabled is told
 // as disabled there).
-func (s *Server) writeChanged(w http.ResponseWriter, r *http.Request, status int, name string, ch ServerChange) {
+func (s *Server) writeChanged(w http.ResponseWriter, r *http.Request, status int, name string, ch admin.Result) {
 	out := serverChanged{Saved: ch.Saved, Warnings: ch.Warnings}
 	if st, e := s.findServer(name); e == nil {
 		out.serverInfo = s.ownSignIn(r, s.serverInfo(r.Context(), st))
@@ -156,33 +135,39 @@ func (s *Server) writeChanged(w http.ResponseWriter, r *http.Request, status int
 	writeJSON(w, status, out)
 }
 
-// writeEditError answers a ServerEditError with its status, code and field; any
-// other error is a 500.
+// writeEditError answers an *admin.Error with the status and code of its kind
+// and the field or the names it gives; any other error is a 500.
 func (s *Server) writeEditError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		writeAPIError(w, r, ae)
 		return
 	}
-	var ee *ServerEditError
+	var ee *admin.Error
 	if !errors.As(err, &ee) {
 		s.logOf(r.Context()).Error("changing the servers", "err", err)
 		writeError(w, r, http.StatusInternalServerError, "internal", err.Error())
 		return
 	}
+	status, code := editStatus(ee.Kind)
 	var body editErrorBody
-	body.Error.Message, body.Error.Field, body.Error.Suggestions = ee.Error(), ee.Field, ee.Servers
-	switch {
-	case ee.Code != "":
-		body.Error.Code = ee.Code
-	case ee.Status == http.StatusNotFound:
-		body.Error.Code = "not_found"
-	case ee.Status == http.StatusConflict:
-		body.Error.Code = "exists"
-	default:
-		body.Error.Code = "bad_request"
+	body.Error.Code, body.Error.Message, body.Error.Field, body.Error.Suggestions = code, ee.Error(), ee.Field, ee.Servers
+	writeJSON(w, status, body)
+}
+
+// editStatus is the HTTP status and error code of a refused change: 404 for a
+// server that is not there, 409 for one that is or a config file to fix first, 400
+// for an entry the config does not take.
+func editStatus(k admin.Kind) (int, string) {
+	switch k {
+	case admin.NotFound:
+		return http.StatusNotFound, "not_found"
+	case admin.Exists:
+		return http.StatusConflict, "exists"
+	case admin.ConfigInvalid:
+		return http.StatusConflict, "config_invalid"
 	}
-	writeJSON(w, ee.Status, body)
+	return http.StatusBadRequest, "bad_request"
 }
 
 // entryBody reads {"name": ..., fields...}: the name, and the rest as the entry,
@@ -194,7 +179,7 @@ func (s *Server) entryBody(w http.ResponseWriter, r *http.Request) (string, json
 	}
 	var name string
 	if raw, ok := fields.m["name"]; !ok || json.Unmarshal(raw, &name) != nil || strings.TrimSpace(name) == "" {
-		return "", nil, &ServerEditError{Status: http.StatusBadRequest, Field: "name", Err: errors.New(`"name": want the server's name, a non-empty string`)}
+		return "", nil, &admin.Error{Kind: admin.Invalid, Field: "name", Err: errors.New(`"name": want the server's name, a non-empty string`)}
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')

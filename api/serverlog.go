@@ -6,11 +6,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
-// GET /v1/servers/{name}/log is a server's log (upstream.Log, kept by the hub across
+// GET /v1/servers/{name}/log is a server's log (hub.ServerLog, kept by the hub across
 // restarts): its stderr lines, its state changes, its failed connection attempts and
 // the MCP log messages it sent, each with its time and sequence number, masked of the
 // config's secrets. ?since=SEQ keeps the entries after that sequence number (an
@@ -60,10 +61,10 @@ func (f *logFollowers) enter(server, person string) (leave func(), e *apiError) 
 	defer f.mu.Unlock()
 	switch {
 	case f.byServer[server] >= maxFollowersPerServer:
-		return nil, errorf(http.StatusTooManyRequests, "too_many_followers",
+		return nil, errorf(http.StatusTooManyRequests, apiwire.CodeTooManyFollowers,
 			"too many log followers for server %q: at most %d at once; close one", server, maxFollowersPerServer)
 	case f.byPerson[person] >= maxFollowersPerPerson:
-		return nil, errorf(http.StatusTooManyRequests, "too_many_followers",
+		return nil, errorf(http.StatusTooManyRequests, apiwire.CodeTooManyFollowers,
 			"too many log followers of yours (server %q's included): at most %d at once, across the servers; close one", server, maxFollowersPerPerson)
 	}
 	if f.byServer == nil {
@@ -86,14 +87,6 @@ func release(m map[string]int, k string) {
 	}
 }
 
-// serverLog is the answer of GET /v1/servers/{name}/log without follow.
-type serverLog struct {
-	Server  string              `json:"server"`
-	Entries []upstream.LogEntry `json:"entries"`
-	Last    uint64              `json:"last"`
-	Missed  uint64              `json:"missed"`
-}
-
 // logQuery is what GET /v1/servers/{name}/log asks for.
 type logQuery struct {
 	since  uint64
@@ -108,14 +101,14 @@ func parseLogQuery(r *http.Request) (logQuery, *apiError) {
 	if s := v.Get("since"); s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
-			return q, errorf(http.StatusBadRequest, "bad_request", "since=%s: want the sequence number of an entry (a whole number, as an entry's \"seq\" or an answer's \"last\")", s)
+			return q, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "since=%s: want the sequence number of an entry (a whole number, as an entry's \"seq\" or an answer's \"last\")", s)
 		}
 		q.since = n
 	}
 	if s := v.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			return q, errorf(http.StatusBadRequest, "bad_request", "limit=%s: want a whole number of entries, 1 or more (a log keeps %d)", s, upstream.DefaultLogEntries)
+			return q, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "limit=%s: want a whole number of entries, 1 or more (a log keeps %d)", s, hub.DefaultLogEntries)
 		}
 		q.limit = n
 	}
@@ -150,17 +143,15 @@ func (s *Server) getServerLog(w http.ResponseWriter, r *http.Request) {
 	}
 	last := l.Last()
 	entries, missed := l.Entries(q.since, q.limit)
-	if entries == nil {
-		entries = []upstream.LogEntry{}
-	} else {
+	if len(entries) > 0 {
 		last = entries[len(entries)-1].Seq
 	}
-	writeJSON(w, http.StatusOK, serverLog{Server: name, Entries: entries, Last: last, Missed: missed})
+	writeJSON(w, http.StatusOK, apiwire.ServerLog{Server: name, Entries: wireEntries(entries), Last: last, Missed: missed})
 }
 
 // followLog streams the log l of the server name: the backlog q asks for, then every
 // new entry, until the client leaves, the API shuts down or the server leaves.
-func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, l *upstream.Log, q logQuery) {
+func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, l *hub.ServerLog, q logQuery) {
 	sw := newSSEWriter(w)
 	// A since past the log's end (a service that started again numbers from 1) is
 	// its end: what comes next is new.
@@ -174,7 +165,7 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 			}
 		}
 		for _, e := range entries {
-			if err := sw.send("log", e); err != nil {
+			if err := sw.send("log", wireEntry(e)); err != nil {
 				return err
 			}
 			after = e.Seq
@@ -212,4 +203,18 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 			}
 		}
 	}
+}
+
+// wireEntries are a log's entries as the API writes them: [], never null.
+func wireEntries(entries []hub.LogEntry) []apiwire.LogEntry {
+	out := make([]apiwire.LogEntry, len(entries))
+	for i, e := range entries {
+		out[i] = wireEntry(e)
+	}
+	return out
+}
+
+func wireEntry(e hub.LogEntry) apiwire.LogEntry {
+	return apiwire.LogEntry{Seq: e.Seq, Time: e.Time, Kind: string(e.Kind), Text: e.Text,
+		State: apiwire.State(e.State), From: apiwire.State(e.From), Level: e.Level}
 }

@@ -10,18 +10,18 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // healthz: the process answers. Nothing else is checked: an orchestrator restarts a
 // process whose liveness fails, and a server that is down is no reason for that.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "alive"})
+	writeJSON(w, http.StatusOK, apiwire.Probe{Status: "alive"})
 }
 
 // readyz: 503 while a server marked "required" is not ready or the session store
@@ -30,29 +30,20 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	var waiting []string
 	for _, st := range s.hub.Status() {
-		if srv, ok := s.hub.Server(st.Name); ok && srv.Required && st.State != upstream.Ready {
+		if srv, ok := s.hub.Server(st.Name); ok && srv.Required && st.State != hub.Ready {
 			waiting = append(waiting, st.Name)
 		}
 	}
 	storeErr := s.pingStore(r.Context())
 	if len(waiting) > 0 || storeErr != nil {
-		body := map[string]any{"status": "not ready"}
-		if len(waiting) > 0 {
-			body["waiting"] = waiting
-		}
+		body := apiwire.Probe{Status: "not ready", Waiting: waiting}
 		if storeErr != nil {
-			body["store"] = storeErr.Error()
+			body.Store = storeErr.Error()
 		}
 		writeJSON(w, http.StatusServiceUnavailable, body)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-}
-
-type serverHealth struct {
-	State upstream.State `json:"state"`
-	Tools int            `json:"tools"`
-	Error string         `json:"error,omitempty"`
+	writeJSON(w, http.StatusOK, apiwire.Probe{Status: "ready"})
 }
 
 // health is the report the systems Switchboard replaces give at /health, with
@@ -61,54 +52,44 @@ type serverHealth struct {
 // it printed) goes only to a caller who could ask GET /v1/servers.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	h := s.hub
-	status := "ok"
-	servers := map[string]serverHealth{}
+	body := apiwire.Health{Status: "ok", Version: s.opts.Version, MCPTools: len(h.Tools()), Servers: map[string]apiwire.ServerHealth{}}
 	why := s.mayCall(r)
 	for _, st := range h.Status() {
-		if st.State != upstream.Ready && st.State != upstream.Disabled {
-			status = "degraded"
+		if st.State != hub.Ready && st.State != hub.Disabled {
+			body.Status = "degraded"
 		}
-		sh := serverHealth{State: st.State, Tools: st.Tools}
+		sh := apiwire.ServerHealth{State: apiwire.State(st.State), Tools: st.Tools}
 		if why {
 			sh.Error = h.NotReadyReason(st)
 		}
-		servers[st.Name] = sh
-	}
-	body := map[string]any{
-		"version":   s.opts.Version,
-		"mcp_tools": len(h.Tools()),
-		"servers":   servers,
+		body.Servers[st.Name] = sh
 	}
 	if s.opts.Sessions != nil {
 		// "error" alone: /readyz says why.
-		body["store"] = "ok"
+		body.Store = "ok"
 		if s.pingStore(r.Context()) != nil {
-			body["store"], status = "error", "degraded"
+			body.Store, body.Status = "error", "degraded"
 		}
 	}
-	body["status"] = status
 	writeJSON(w, http.StatusOK, body)
 }
 
 // serverInfo is one server as /v1/servers shows it: its status (state, transport,
 // tools, restarts, last error, stderr tail …), why it is not ready, and whether the
-// service needs it. The stderr tail is an admin's only (serverInfo).
-type serverInfo struct {
-	upstream.Status
-	Reason   string `json:"reason,omitempty"`
-	Required bool   `json:"required,omitempty"`
-	// RecentRestarts counts the connections it lost within flapWindow; Flapping says
-	// they are flapRestarts or more, until FlappingUntil unless it loses another
-	// (flapping.go).
-	RecentRestarts int        `json:"recentRestarts,omitempty"`
-	Flapping       bool       `json:"flapping,omitempty"`
-	FlappingUntil  *time.Time `json:"flappingUntil,omitempty"`
-	// SignIn is a sign-in through the API waiting for the person, or the last that
-	// failed (signin.go).
-	SignIn *signInState `json:"signIn,omitempty"`
-	// SignedIn says, to a person, whether they have signed in to a "perUser" server
-	// for themselves (signin.go); absent for other servers and without a person.
-	SignedIn *bool `json:"signedIn,omitempty"`
+// service needs it. The stderr tail is an admin's only (serverInfo); the flapping
+// fields come from flapping.go, the sign-in ones from signin.go. The name stays for
+// the handlers that embed it.
+type serverInfo = apiwire.Server
+
+// wireStatus is st as the API writes it.
+func wireStatus(st hub.Status) apiwire.ServerStatus {
+	return apiwire.ServerStatus{
+		Name: st.Name, State: apiwire.State(st.State), Transport: string(st.Transport),
+		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
+		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
+		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
+		PerUser: st.PerUser, People: st.People,
+	}
 }
 
 // serverInfo is st as the request of ctx may see it. With identities on, the stderr
@@ -116,12 +97,12 @@ type serverInfo struct {
 // what anyone's calls sent to it. Left out, not emptied, so that it never reads as
 // "wrote nothing". The last error is kept: the stderr it may quote is that of a
 // process that failed before it took any call (upstream's attemptError).
-func (s *Server) serverInfo(ctx context.Context, st upstream.Status) serverInfo {
+func (s *Server) serverInfo(ctx context.Context, st hub.Status) serverInfo {
 	if !identity.Admin(ctx) {
 		st.Stderr = nil
 	}
 	srv, _ := s.hub.Server(st.Name)
-	info := serverInfo{Status: st, Reason: s.hub.NotReadyReason(st), Required: srv.Required, SignIn: s.signInOf(st)}
+	info := serverInfo{ServerStatus: wireStatus(st), Reason: s.hub.NotReadyReason(st), Required: srv.Required, SignIn: s.signInOf(st)}
 	var until time.Time
 	info.RecentRestarts, until = s.live.servers.flapping(st.Name)
 	if !until.IsZero() {
@@ -136,12 +117,12 @@ func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
 	for _, st := range sts {
 		out = append(out, s.ownSignIn(r, s.serverInfo(r.Context(), st)))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"servers": out})
+	writeJSON(w, http.StatusOK, apiwire.Servers{Servers: out})
 }
 
 // findServer is the status of the server named in the path, or a 404 naming the
 // servers there are.
-func (s *Server) findServer(name string) (upstream.Status, *apiError) {
+func (s *Server) findServer(name string) (hub.Status, *apiError) {
 	var names []string
 	for _, st := range s.hub.Status() {
 		if st.Name == name {
@@ -149,9 +130,9 @@ func (s *Server) findServer(name string) (upstream.Status, *apiError) {
 		}
 		names = append(names, st.Name)
 	}
-	e := errorf(http.StatusNotFound, "not_found", "unknown server %q", name)
+	e := errorf(http.StatusNotFound, apiwire.CodeNotFound, "unknown server %q", name)
 	e.Suggestions = names
-	return upstream.Status{}, e
+	return hub.Status{}, e
 }
 
 func (s *Server) getServer(w http.ResponseWriter, r *http.Request) {
@@ -176,7 +157,7 @@ func (s *Server) restartServer(w http.ResponseWriter, r *http.Request) {
 		if errors.Is(err, hub.ErrClosed) {
 			status = http.StatusServiceUnavailable
 		}
-		writeError(w, r, status, "restart_failed", err.Error())
+		writeError(w, r, status, apiwire.CodeRestartFailed, err.Error())
 		return
 	}
 	s.logOf(r.Context()).Info("server restarted over the API", "server", name)
@@ -197,7 +178,7 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 	if f := q.Get("format"); f != "" {
 		var err error
 		if p, err = format.ParseProvider(f); err != nil {
-			writeError(w, r, http.StatusBadRequest, "bad_request", "format: "+err.Error())
+			writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, "format: "+err.Error())
 			return
 		}
 	}
@@ -207,12 +188,12 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strict && p != format.OpenAI && p != format.OpenAIResponses {
-		writeError(w, r, http.StatusBadRequest, "bad_request", "strict needs format=openai or format=openai-responses")
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, "strict needs format=openai or format=openai-responses")
 		return
 	}
 	v, err := Catalog(s.hub.Tools(), p, strict)
 	if err != nil {
-		writeError(w, r, http.StatusUnprocessableEntity, "format_failed", err.Error())
+		writeError(w, r, http.StatusUnprocessableEntity, apiwire.CodeFormatFailed, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -225,18 +206,9 @@ func boolParam(v, name string) (bool, *apiError) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, errorf(http.StatusBadRequest, "bad_request", "%s=%s: want 1 or 0 (true or false)", name, v)
+		return false, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s=%s: want 1 or 0 (true or false)", name, v)
 	}
 	return b, nil
-}
-
-// callResult is a tool's result: its text as a model gets it, and the MCP result's
-// own parts as MCP encodes them (encoded once, by writeJSON).
-type callResult struct {
-	Text              string `json:"text"`
-	Content           any    `json:"content"`
-	StructuredContent any    `json:"structuredContent,omitempty"`
-	IsError           bool   `json:"isError"`
 }
 
 // callTool calls one tool with {"arguments": {...}}. A tool's own failure is a 200
@@ -255,49 +227,43 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 	if len(args) == 0 || bytes.Equal(args, []byte("null")) {
 		args = []byte("{}")
 	} else if args[0] != '{' {
-		writeError(w, r, http.StatusBadRequest, "bad_request", `"arguments" must be a JSON object`)
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, `"arguments" must be a JSON object`)
 		return
 	}
 	h, name := s.hub, r.PathValue("name")
 	if err := h.CheckArguments(args); err != nil {
 		h.AuditRefused(r.Context(), name, args)
-		writeError(w, r, http.StatusBadRequest, "bad_request", err.Error())
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, err.Error())
 		return
 	}
 	if _, err := h.WaitTool(r.Context(), name); err != nil {
 		var unknown *hub.UnknownToolError
 		if errors.As(err, &unknown) {
 			h.AuditRefused(r.Context(), name, args)
-			writeAPIError(w, r, &apiError{Status: http.StatusNotFound, Code: "unknown_tool", Message: unknown.Error(), Suggestions: unknown.Suggestions})
+			writeAPIError(w, r, &apiError{Status: http.StatusNotFound, Code: apiwire.CodeUnknownTool, Message: unknown.Error(), Suggestions: unknown.Suggestions})
 			return
 		}
-		writeError(w, r, http.StatusServiceUnavailable, "unavailable", err.Error())
+		writeError(w, r, http.StatusServiceUnavailable, apiwire.CodeUnavailable, err.Error())
 		return
 	}
 	start := time.Now()
 	res, err := h.Call(r.Context(), name, args)
 	if err != nil {
-		writeError(w, r, http.StatusServiceUnavailable, "unavailable", err.Error())
+		writeError(w, r, http.StatusServiceUnavailable, apiwire.CodeUnavailable, err.Error())
 		return
 	}
 	s.recordAPICall(name, identity.Owner(r.Context()), start, res)
 	writeJSON(w, http.StatusOK, resultJSON(res))
 }
 
-func resultJSON(res *tool.Result) callResult {
+// resultJSON is res as the API writes it: its text as a model gets it, and the MCP
+// result's own parts as MCP encodes them (encoded once, by writeJSON).
+func resultJSON(res *tool.Result) apiwire.CallResult {
 	var content any = res.Content
 	if len(res.Content) == 0 {
 		content = []struct{}{} // [], never null
 	}
-	return callResult{Text: tool.Text(res), Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError}
-}
-
-type searchResult struct {
-	Name         string  `json:"name"`
-	Server       string  `json:"server"`
-	OriginalName string  `json:"originalName"`
-	Description  string  `json:"description"`
-	Score        float64 `json:"score"`
+	return apiwire.CallResult{Text: tool.Text(res), Content: content, StructuredContent: res.StructuredContent, IsError: res.IsError}
 }
 
 // searchTools ranks the catalog against ?q= (or matches the regular expression with
@@ -311,7 +277,7 @@ func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
 		// "unset", but a client that writes limit=0 asked for something else.
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > search.MaxLimit {
-			writeError(w, r, http.StatusBadRequest, "bad_request", fmt.Sprintf("limit=%s: want a whole number from 1 to %d (or no limit, for the default)", l, search.MaxLimit))
+			writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, fmt.Sprintf("limit=%s: want a whole number from 1 to %d (or no limit, for the default)", l, search.MaxLimit))
 			return
 		}
 		limit = n
@@ -335,12 +301,13 @@ func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
 		found, err = ix.ToolSearch(q.Get("q"), limit)
 	}
 	if err != nil {
-		writeError(w, r, http.StatusBadRequest, "bad_request", err.Error())
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, err.Error())
 		return
 	}
-	out := make([]searchResult, 0, len(found))
+	out := apiwire.SearchResults{Results: make([]apiwire.SearchResult, 0, len(found))}
 	for _, f := range found {
-		out = append(out, searchResult{f.Tool.Name, f.Tool.Server, f.Tool.OriginalName, f.Tool.Description, f.Score})
+		out.Results = append(out.Results, apiwire.SearchResult{Name: f.Tool.Name, Server: f.Tool.Server,
+			OriginalName: f.Tool.OriginalName, Description: f.Tool.Description, Score: f.Score})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"results": out})
+	writeJSON(w, http.StatusOK, out)
 }

@@ -14,9 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/signin"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // Signing in to a remote server through the API (issue 25, item 6). A server that
@@ -107,30 +108,24 @@ type pendingSignIn struct {
 	url       string
 
 	done   chan struct{} // closed once the sign-in ended: status and err
-	status upstream.Status
+	status hub.Status
 	err    error
 }
 
 // signInState is a sign-in through the API, as GET /v1/servers shows it under
 // "signIn": one waiting for the person, or the last that failed (until the next
 // begins, or the server is ready).
-type signInState struct {
-	// State is "waiting" (for the person at the authorization server) or "failed".
-	State string    `json:"state"`
-	Since time.Time `json:"since"`
-	// Error says why it failed.
-	Error string `json:"error,omitempty"`
-}
+type signInState = apiwire.SignIn
 
 // signInOf is the sign-in of a server to show with its status, nil when there is none.
-func (s *Server) signInOf(st upstream.Status) *signInState {
+func (s *Server) signInOf(st hub.Status) *signInState {
 	si := &s.signIns
 	si.mu.Lock()
 	defer si.mu.Unlock()
 	if p := si.byServer[st.Name]; p != nil && p.url != "" {
 		return &signInState{State: "waiting", Since: p.since}
 	}
-	if f := si.failed[st.Name]; f != nil && st.State != upstream.Ready {
+	if f := si.failed[st.Name]; f != nil && st.State != hub.Ready {
 		c := *f
 		return &c
 	}
@@ -156,11 +151,11 @@ func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.opts.SignIn == nil {
-		writeError(w, r, http.StatusNotImplemented, "not_supported", "this service signs in to no server (api.Options.SignIn is not set)")
+		writeError(w, r, http.StatusNotImplemented, apiwire.CodeNotSupported, "this service signs in to no server (api.Options.SignIn is not set)")
 		return
 	}
 	if srv, ok := s.hub.Server(name); !ok || !signin.Signs(srv) {
-		writeError(w, r, http.StatusConflict, "no_sign_in", fmt.Sprintf(`server %s takes no sign-in: only an HTTP or SSE server whose "headers" carry no Authorization header is signed in to`, name))
+		writeError(w, r, http.StatusConflict, apiwire.CodeNoSignIn, fmt.Sprintf(`server %s takes no sign-in: only an HTTP or SSE server whose "headers" carry no Authorization header is signed in to`, name))
 		return
 	}
 	base := s.opts.PublicURL
@@ -176,7 +171,7 @@ func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 	if person.Subject == "" && !identity.Admin(r.Context()) {
 		// The service's own connection is everyone's: signed in with a person's
 		// account, everyone's calls would run as them.
-		writeError(w, r, http.StatusForbidden, "forbidden", fmt.Sprintf("only an admin signs in a shared server: everyone's calls to %s run with the account it signs in with", name))
+		writeError(w, r, http.StatusForbidden, apiwire.CodeForbidden, fmt.Sprintf("only an admin signs in a shared server: everyone's calls to %s run with the account it signs in with", name))
 		return
 	}
 	p := s.signIn(name, person, base, s.logOf(r.Context()))
@@ -194,10 +189,10 @@ func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 	if s.base.Err() != nil {
-		writeError(w, r, http.StatusServiceUnavailable, "unavailable", "the service is shutting down")
+		writeError(w, r, http.StatusServiceUnavailable, apiwire.CodeUnavailable, "the service is shutting down")
 		return
 	}
-	writeError(w, r, http.StatusBadGateway, "sign_in_failed", p.err.Error())
+	writeError(w, r, http.StatusBadGateway, apiwire.CodeSignInFailed, p.err.Error())
 }
 
 // bindBrowser sets the cookie that binds p to the browser of the request w answers
@@ -343,14 +338,14 @@ func (s *Server) shown(p *pendingSignIn, authURL string) {
 
 // announce sends the server's status on /v1/events with the change of its sign-in.
 func (s *Server) announce(name, change string) {
-	st := upstream.Status{Name: name, State: upstream.Closed}
+	st := hub.Status{Name: name, State: hub.Closed}
 	for _, x := range s.hub.Status() {
 		if x.Name == name {
 			st = x
 			break
 		}
 	}
-	s.live.servers.notify(upstream.Event{Server: name, State: st.State, Reason: change})
+	s.live.servers.notify(hub.Event{Server: name, State: st.State, Reason: change})
 }
 
 // oauthCallback serves GET /oauth/callback: the authorization server's answer, for
@@ -394,7 +389,7 @@ func (s *Server) oauthCallback(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case p.err != nil:
 		callbackPage(w, http.StatusOK, "The sign-in to "+p.server+" did not succeed", p.err.Error())
-	case p.status.State == upstream.Ready:
+	case p.status.State == hub.Ready:
 		callbackPage(w, http.StatusOK, "Signed in to "+p.server,
 			fmt.Sprintf("%s is ready with %s. You can close this tab.", p.server, plural(p.status.Tools, "tool")))
 	default:

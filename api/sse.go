@@ -4,18 +4,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
 // The API's streams are server-sent events, the text/event-stream format of
 // https://html.spec.whatwg.org/multipage/server-sent-events.html: "event: NAME" (none
 // means "message"), "data: …", and a blank line per event; a line that starts with a
 // colon is a comment, which clients ignore. A session's turn, a chat completion and
-// GET /v1/events are all written by an sseWriter; the two turns' streams also share
-// follow, the loop that writes a running turn's events as they come.
+// GET /v1/events are all written by an sseWriter; the turns' streams also share
+// follow, the loop that writes a running turn's events (conversation.Turn) as they come.
 
 // keepAlive is how often an idle stream gets a comment, so that proxies keep it open
 // while a turn waits (for the model, for an approval).
@@ -105,38 +104,11 @@ func (s *sseWriter) keepAlive() error {
 // flush sends what was written to the client now.
 func (s *sseWriter) flush() error { return s.rc.Flush() }
 
-// turnQueue holds what a running turn's hooks give its stream until the stream's loop
-// writes it: the hooks run on the turn's goroutines and must not wait for the client.
-type turnQueue struct {
-	mu     sync.Mutex
-	events []sseEvent
-	wake   chan struct{} // a token when events were added
-}
-
-func newTurnQueue() *turnQueue { return &turnQueue{wake: make(chan struct{}, 1)} }
-
-// textDeltas has opts' OnEvent also queue the turn's text deltas (its observer
-// still sees every event) and returns the queue that an endpoint's stream of the
-// answer follows: /v1/chat/completions, /v1/responses, /v1/messages.
-func textDeltas(opts *agent.TurnOptions) *turnQueue {
-	q := newTurnQueue()
-	observe := opts.OnEvent
-	opts.OnEvent = func(e agent.Event) {
-		if observe != nil {
-			observe(e)
-		}
-		if e.Kind == agent.TextDelta && e.Text != "" {
-			q.push("", e)
-		}
-	}
-	return q
-}
-
 // stepJoin streams the text of a turn's steps as one answer, as the answer that is
 // not streamed joins them: the first delta of a later step starts with a blank line.
 type stepJoin struct{ last int }
 
-func (j *stepJoin) text(e agent.Event) string {
+func (j *stepJoin) text(e conversation.Event) string {
 	text := e.Text
 	if j.last != 0 && e.Step != j.last {
 		text = "\n\n" + text
@@ -145,55 +117,43 @@ func (j *stepJoin) text(e agent.Event) string {
 	return text
 }
 
-func (q *turnQueue) push(name string, data any) {
-	q.mu.Lock()
-	q.events = append(q.events, sseEvent{name, data})
-	q.mu.Unlock()
-	select {
-	case q.wake <- struct{}{}:
-	default:
+// textDeltas are the text deltas of evs that carry text: what an endpoint's stream
+// of the answer sends (/v1/chat/completions, /v1/responses, /v1/messages).
+func textDeltas(evs []conversation.Event) []conversation.Event {
+	var out []conversation.Event
+	for _, e := range evs {
+		if e.Kind == conversation.TextDelta && e.Text != "" {
+			out = append(out, e)
+		}
 	}
+	return out
 }
 
-func (q *turnQueue) take() []sseEvent {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	evs := q.events
-	q.events = nil
-	return evs
-}
-
-// follow runs the turn (run) on a goroutine of its own and, while it runs, hands what
-// its hooks push to q to write as it comes, flushed, with a comment every keepAlive
-// on a stream that has started. It returns the turn's outcome once everything pushed
-// before the turn ended has been written; the caller writes the stream's end.
-func (s *sseWriter) follow(q *turnQueue, run func() (*agent.Turn, error), write func([]sseEvent)) (*agent.Turn, error) {
-	type outcome struct {
-		turn *agent.Turn
-		err  error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		t, err := run()
-		done <- outcome{t, err}
-	}()
+// follow writes a running turn's events as they come (write, which may send none of
+// them, then a flush once the stream has started), with a comment every keepAlive on
+// a stream that has started. It returns the turn's
+// outcome once every event of the turn has been written; the caller writes the
+// stream's end.
+func (s *sseWriter) follow(t *conversation.Turn, write func([]conversation.Event)) (*conversation.Result, error) {
 	pass := func() {
-		if evs := q.take(); len(evs) > 0 {
+		if evs := t.Take(); len(evs) > 0 {
 			write(evs)
-			_ = s.flush()
+			if s.started { // a flush would send the headers: not before the stream starts
+				_ = s.flush()
+			}
 		}
 	}
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	for {
 		select {
-		case <-q.wake:
+		case <-t.Ready():
 			pass()
 		case <-tick.C:
 			_ = s.keepAlive()
-		case o := <-done:
+		case <-t.Done():
 			pass()
-			return o.turn, o.err
+			return t.Wait()
 		}
 	}
 }

@@ -14,18 +14,25 @@ import (
 // loader with it.
 func TestImportLayers(t *testing.T) {
 	const module = "github.com/switchboard-mcp/switchboard"
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", module+"/...").Output()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}} | {{join .Imports \" \"}}", module+"/...").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err) // no go command: nothing to check with
 	}
-	ours := map[string][]string{} // package → the module's packages it depends on
+	ours := map[string][]string{}    // package → the module's packages it depends on
+	imports := map[string][]string{} // package → the module's packages it imports itself
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		line, direct, _ := strings.Cut(line, " | ")
 		pkg, deps, _ := strings.Cut(line, " ")
 		pkg = strings.TrimPrefix(pkg, module+"/")
 		ours[pkg] = []string{}
 		for _, d := range strings.Fields(deps) {
 			if rest, ok := strings.CutPrefix(d, module+"/"); ok {
 				ours[pkg] = append(ours[pkg], rest)
+			}
+		}
+		for _, d := range strings.Fields(direct) {
+			if rest, ok := strings.CutPrefix(d, module+"/"); ok {
+				imports[pkg] = append(imports[pkg], rest)
 			}
 		}
 	}
@@ -39,6 +46,12 @@ func TestImportLayers(t *testing.T) {
 		"identity": {},
 		// Metrics in Prometheus' text format: whoever counts may use it.
 		"prom": {},
+		// What server administration answers: the host makes it, the API (which the
+		// host builds) renders it, so it can import neither.
+		"host/admin": {},
+		// The HTTP API's JSON, which a client of the API imports: nothing of ours (nor
+		// anything outside the standard library, TestWireStandardLibraryOnly).
+		"apiwire": {},
 	}
 	for pkg, allowed := range only {
 		deps, ok := ours[pkg]
@@ -51,11 +64,33 @@ func TestImportLayers(t *testing.T) {
 			}
 		}
 	}
+	// The HTTP API reads its servers through the hub (whose names for their status,
+	// state, events and logs are its supervisors') and writes them as apiwire's
+	// types: a supervisor's Go type is never its wire format.
+	for pkg, never := range map[string]string{"api": "upstream"} {
+		if slices.Contains(imports[pkg], never) {
+			t.Errorf("%s imports %s; it should reach it only through hub, and write apiwire's types", pkg, never)
+		}
+	}
 	noConfig := []string{"tool", "format", "relay", "llm", "search", "deferred", "session", "agent"}
 	for pkg, deps := range ours {
 		root, _, _ := strings.Cut(pkg, "/")
 		if slices.Contains(noConfig, root) && slices.Contains(deps, "config") {
 			t.Errorf("%s depends on config; it should take its settings as values and keep its defaults itself", pkg)
+		}
+	}
+}
+
+// TestWireStandardLibraryOnly: apiwire imports the standard library alone, so that
+// a program that talks to the API takes nothing else with it.
+func TestWireStandardLibraryOnly(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "github.com/switchboard-mcp/switchboard/apiwire").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		if pkg != "github.com/switchboard-mcp/switchboard/apiwire" {
+			t.Errorf("apiwire depends on %s; it should need the standard library alone", pkg)
 		}
 	}
 }

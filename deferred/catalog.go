@@ -19,8 +19,9 @@ type Catalog struct {
 	cur   atomic.Pointer[catalogBase]
 }
 
-// Follow returns the search catalog of inner.
-func Follow(inner tool.Toolset) *Catalog { return &Catalog{inner: inner} }
+// NewCatalog returns the search catalog of inner. It indexes nothing until the
+// first search.
+func NewCatalog(inner tool.Toolset) *Catalog { return &Catalog{inner: inner} }
 
 // catalogBase is one snapshot of the toolset; its index is built on the first
 // search, from the last index built before it where there is one.

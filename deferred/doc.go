@@ -23,7 +23,7 @@
 // changed. A process makes one, so that the catalog is indexed once for the
 // agent, the gateway and the HTTP API's search:
 //
-//	cat := deferred.Follow(h)                  // h: a *hub.Hub, or any tool.Toolset
+//	cat := deferred.NewCatalog(h)              // h: a *hub.Hub, or any tool.Toolset
 //	views := cat.Views(deferred.Policy{})      // Auto: deferred from 15 tools
 //	v := views.View(sess.Loaded, save)         // one session's tool.Toolset
 //	defer v.Close()

@@ -29,7 +29,7 @@ type Views struct {
 
 // New returns inner in deferred mode under p, with a Catalog of its own;
 // Catalog.Views shares one.
-func New(inner tool.Toolset, p Policy) *Views { return Follow(inner).Views(p) }
+func New(inner tool.Toolset, p Policy) *Views { return NewCatalog(inner).Views(p) }
 
 // Views returns the catalog in deferred mode under p, sharing c's index.
 func (c *Catalog) Views(p Policy) *Views {

@@ -275,7 +275,7 @@ func TestDeferredDescriptions(t *testing.T) {
 // and once again after a change.
 func TestCatalogShared(t *testing.T) {
 	inner := localCatalog(t, 20)
-	cat := Follow(inner)
+	cat := NewCatalog(inner)
 	always := cat.Views(Policy{Mode: Always, CallTool: true})
 	never := cat.Views(Policy{Mode: Never})
 	ix := always.Index()

@@ -51,7 +51,7 @@ type Options struct {
 	// tools sends that session notifications/tools/list_changed. Nil: every client
 	// lists the whole toolset.
 	Deferred *deferred.Policy
-	// Catalog, with Deferred, is the search index to use: deferred.Follow of the
+	// Catalog, with Deferred, is the search index to use: deferred.NewCatalog of the
 	// toolset served, shared with others in the process (an agent's, an API's) so
 	// that it is built once. nil: one of the gateway's own.
 	Catalog *deferred.Catalog
@@ -172,7 +172,7 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 		p.CallTool = true // for the many clients that never re-list their tools
 		cat := o.Catalog
 		if cat == nil {
-			cat = deferred.Follow(ts)
+			cat = deferred.NewCatalog(ts)
 		}
 		g.views = newSessionViews(g, cat.Views(p))
 		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.views.middleware) // see wire.go, deferred.go

@@ -11,7 +11,8 @@
 //	}
 //	h := host.New(cfg, &host.Options{Logger: log})
 //	defer h.Close() // every server stopped, every child process gone
-//	if err := h.Start(ctx, gateway.AllForwardable()); err != nil {
+//	// the servers are told every capability the gateway forwards
+//	if err := h.StartShared(ctx); err != nil {
 //		return err
 //	}
 //	srv, err := h.API(ctx, nil) // the API, the dashboard, /mcp and /sse
@@ -34,16 +35,44 @@
 //   - Sessions: the session store (SQLite by default, memory or PostgreSQL) with a
 //     janitor that removes idle sessions; OpenStore without one.
 //   - Agent: the agent loop over the hub with the model, the store and the agent
-//     settings, in deferred mode per its settings.
+//     settings, in deferred mode per its settings; a call that its server lists
+//     under "approve" is denied, as an agent alone has nobody to ask.
+//   - Conversations: the turns a person watches over an agent (package
+//     conversation): the servers' approve policy, the calls and the servers'
+//     questions that wait for a person, each turn a stream to render.
 //   - ServerRequests: what servers ask their client during the Host's own calls,
 //     answered (sampling by the model, for servers whose config allows it).
 //   - Gateway: the catalog as one MCP server, in the gateway's deferred mode.
 //   - API: all of the above behind one HTTP handler. A missing model turns chat
 //     off (its endpoints answer 503 saying how to configure one); the rest works.
+//     ServeAPI serves it on a listener until Serving.Shutdown, which lets the
+//     requests under way finish for a grace; ServeMCP and ServeMCPStdio serve the
+//     Gateway alone.
 //
 // Options override the config's settings where a program has its own (the CLI's
 // flags). Whatever a Host makes, Close stops, in the reverse order, then the
 // servers.
+//
+// # A start-up a program reports on
+//
+// A program that shows the servers rather than serves them (the CLI's tools,
+// status, call and search) starts them in two halves: Launch returns at once, and
+// Settle waits for every server, telling SettleOptions.Slow which ones it still
+// waits for after NoticeAfter and running Settled once all have settled (the CLI
+// signs in there to the servers that wait for a person). What it then shows is data
+// to render: Servers (each server's state, the tools the catalog shows of it, why it
+// is not ready), Tools, ToolCatalog (the catalog in a provider's form, as GET
+// /v1/tools answers it) and NewSearcher (deferred mode's ranking). ConfigFault tells a
+// failed start that is the config's fault (exit 2 for the CLI) from a server that
+// did not come up.
+//
+// # Servers changed at run time
+//
+// AddServer, PatchServer and RemoveServer edit the config file and apply the change
+// by difference; ServerConfig shows an entry, its secrets masked. What they did is an
+// admin.Result; a change refused as the request's fault is an *admin.Error whose
+// Kind (not found, exists, invalid, config invalid) a front end renders as it needs
+// (the API as an HTTP status).
 //
 // # Secrets
 //

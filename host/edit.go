@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host/admin"
 )
 
 // A running Host's servers change at run time, as they do when its config file
@@ -24,49 +24,12 @@ import (
 // difference (hub.Reload), one edit or reload at a time. The file is the one
 // followed (Follow), else the config's Source when it names a file; the follower
 // does not reload what an edit applied. A config without a file (the built-in
-// demo's) is changed at run time only: EditResult.Saved is false, and the change
-// lasts until the process ends.
+// demo's) is changed at run time only: admin.Result.Saved is false, and the change
+// lasts until the process ends. A change refused as the request's fault is an
+// *admin.Error, whose Kind says why.
 
-// EditKind says what kept an edit from being made.
-type EditKind int
-
-const (
-	// EditNotFound: no server of that name.
-	EditNotFound EditKind = iota + 1
-	// EditExists: a server of that name exists already.
-	EditExists
-	// EditInvalid: the entry (or the patched one) is not one the config takes.
-	EditInvalid
-	// EditBrokenFile: the config file does not load as it is now; it must be
-	// fixed first.
-	EditBrokenFile
-)
-
-// EditError is why AddServer, PatchServer or RemoveServer changed nothing.
-type EditError struct {
-	Kind   EditKind
-	Server string
-	// Field is the entry's field at fault (EditInvalid): "command", "env.TOKEN",
-	// "name"; "" when the problem is the entry as a whole.
-	Field string
-	// Servers are the servers there are (EditNotFound).
-	Servers []string
-	Err     error
-}
-
-func (e *EditError) Error() string { return e.Err.Error() }
-func (e *EditError) Unwrap() error { return e.Err }
-
-// EditResult is what an edit did.
-type EditResult struct {
-	// Saved says the change was written to the config file (Source); false: the
-	// config has no file, and the change holds until the process ends.
-	Saved  bool
-	Source string
-	// Warnings are the config's warnings about the server ("unknown field
-	// (ignored)"), as a file's load logs them.
-	Warnings []string
-}
+// A Host is the API's editor of the servers (api.Options.Servers).
+var _ api.ServerEditor = (*Host)(nil)
 
 // editor serializes the edits and the follower's reloads, and keeps what they
 // applied last.
@@ -85,9 +48,9 @@ type editor struct {
 // file's entry has ("command", "args", "env", "url", "headers", "disabled", ...),
 // and starts it. Names that begin with "switchboard" are refused: the config
 // leaves them out (they name the gateway itself).
-func (h *Host) AddServer(ctx context.Context, name string, entry json.RawMessage) (EditResult, error) {
+func (h *Host) AddServer(ctx context.Context, name string, entry json.RawMessage) (admin.Result, error) {
 	if err := checkName(name); err != nil {
-		return EditResult{}, err
+		return admin.Result{}, err
 	}
 	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.AddServer(data, name, entry) })
 }
@@ -98,20 +61,20 @@ func (h *Host) AddServer(ctx context.Context, name string, entry json.RawMessage
 // restarts when its config changed. Secrets sent as config.Masked (what
 // ServerConfig shows for them: env and header values, the url's credentials,
 // oauth's clientSecret) are left as they are (config.WithoutMasked).
-func (h *Host) PatchServer(ctx context.Context, name string, patch json.RawMessage) (EditResult, error) {
+func (h *Host) PatchServer(ctx context.Context, name string, patch json.RawMessage) (admin.Result, error) {
 	return h.edit(ctx, name, func(data []byte) ([]byte, error) {
 		stored, _ := config.ServerEntry(data, name) // no such server: PatchServer says so
 		p, err := config.WithoutMasked(patch, stored)
 		var ce *config.Error
 		if errors.As(err, &ce) {
-			return nil, &EditError{Kind: EditInvalid, Server: name, Field: ce.Path, Err: fmt.Errorf("server %q: %s: %s", name, ce.Path, ce.Msg)}
+			return nil, &admin.Error{Kind: admin.Invalid, Server: name, Field: ce.Path, Err: fmt.Errorf("server %q: %s: %s", name, ce.Path, ce.Msg)}
 		}
 		return config.PatchServer(data, name, p)
 	})
 }
 
 // RemoveServer removes the server name from the config, and stops it.
-func (h *Host) RemoveServer(ctx context.Context, name string) (EditResult, error) {
+func (h *Host) RemoveServer(ctx context.Context, name string) (admin.Result, error) {
 	return h.edit(ctx, name, func(data []byte) ([]byte, error) { return config.RemoveServer(data, name) })
 }
 
@@ -134,22 +97,22 @@ func (h *Host) ServerConfig(name string) (entry json.RawMessage, saved bool, err
 		if nf := (*config.NotFoundError)(nil); errors.As(err, &nf) {
 			return nil, false, h.notFound(name, data, path)
 		}
-		return nil, false, &EditError{Kind: EditBrokenFile, Server: name, Err: brokenFile(path, err)}
+		return nil, false, &admin.Error{Kind: admin.ConfigInvalid, Server: name, Err: brokenFile(path, err)}
 	}
 	return config.MaskEntry(e), path != "", nil
 }
 
 // edit makes one change of server name's entry, unless ctx ends while it waits
 // for the one before.
-func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byte, error)) (EditResult, error) {
+func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byte, error)) (admin.Result, error) {
 	h.ed.mu.Lock()
 	defer h.ed.mu.Unlock()
 	if err := ctx.Err(); err != nil {
-		return EditResult{}, err
+		return admin.Result{}, err
 	}
 	data, path, err := h.current()
 	if err != nil {
-		return EditResult{}, err
+		return admin.Result{}, err
 	}
 	source := path
 	if source == "" {
@@ -157,44 +120,44 @@ func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byt
 	}
 	if path != "" {
 		if _, err := config.Parse(data, path, h.opts.ConfigOptions); err != nil {
-			return EditResult{}, &EditError{Kind: EditBrokenFile, Server: name, Err: brokenFile(path, err)}
+			return admin.Result{}, &admin.Error{Kind: admin.ConfigInvalid, Server: name, Err: brokenFile(path, err)}
 		}
 	}
 	if isSkipped(name) {
 		// The file may have it, but it is no server of the config's.
-		return EditResult{}, h.notFound(name, data, path)
+		return admin.Result{}, h.notFound(name, data, path)
 	}
 	out, err := change(data)
 	var (
 		nf *config.NotFoundError
 		ex *config.ExistsError
-		ee *EditError
+		ee *admin.Error
 	)
 	switch {
 	case errors.As(err, &ee):
-		return EditResult{}, ee
+		return admin.Result{}, ee
 	case errors.As(err, &nf):
-		return EditResult{}, h.notFound(name, data, path)
+		return admin.Result{}, h.notFound(name, data, path)
 	case errors.As(err, &ex):
-		return EditResult{}, &EditError{Kind: EditExists, Server: name, Err: err}
+		return admin.Result{}, &admin.Error{Kind: admin.Exists, Server: name, Err: err}
 	case err != nil:
-		return EditResult{}, &EditError{Kind: EditInvalid, Server: name, Err: err}
+		return admin.Result{}, &admin.Error{Kind: admin.Invalid, Server: name, Err: err}
 	}
 	cfg, err := config.Parse(out, source, h.opts.ConfigOptions)
 	if err != nil {
-		return EditResult{}, invalidEntry(name, err)
+		return admin.Result{}, invalidEntry(name, err)
 	}
-	res := EditResult{Saved: path != "", Source: source, Warnings: serverWarnings(cfg.Warnings, source, name)}
+	res := admin.Result{Saved: path != "", Source: source, Warnings: serverWarnings(cfg.Warnings, source, name)}
 	if path != "" {
 		if err := config.WriteFileAtomic(path, out); err != nil {
-			return EditResult{}, fmt.Errorf("the change is not made: writing %s: %w", path, err)
+			return admin.Result{}, fmt.Errorf("the change is not made: writing %s: %w", path, err)
 		}
 		h.ed.applied = out
 	} else {
 		h.ed.doc = out
 		cfg.Settings = h.cfg.Settings // a config made in code keeps its own
 	}
-	Adopt(cfg, h.log, h.red)
+	RegisterConfig(cfg, h.log, h.red)
 	h.log.Info("servers changed", "server", name, "source", source, "saved", res.Saved)
 	if err := h.hub.Reload(cfg); err != nil {
 		return res, fmt.Errorf("the change is saved, but applying it failed: %w", err)
@@ -244,12 +207,12 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 func checkName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
-		return &EditError{Kind: EditInvalid, Field: "name", Err: errors.New(`"name" is required`)}
+		return &admin.Error{Kind: admin.Invalid, Field: "name", Err: errors.New(`"name" is required`)}
 	case !nameRE.MatchString(name):
-		return &EditError{Kind: EditInvalid, Server: name, Field: "name",
+		return &admin.Error{Kind: admin.Invalid, Server: name, Field: "name",
 			Err: fmt.Errorf(`name %q: use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)`, name)}
 	case isSkipped(name):
-		return &EditError{Kind: EditInvalid, Server: name, Field: "name",
+		return &admin.Error{Kind: admin.Invalid, Server: name, Field: "name",
 			Err: fmt.Errorf(`name %q: names that begin with "switchboard" are left out of the config (they name the gateway itself): choose another`, name)}
 	}
 	return nil
@@ -260,7 +223,7 @@ func isSkipped(name string) bool {
 	return strings.HasPrefix(strings.ToLower(name), "switchboard")
 }
 
-// notFound is the EditNotFound of name, naming the config's servers.
+// notFound is the admin.NotFound of name, naming the config's servers.
 func (h *Host) notFound(name string, data []byte, path string) error {
 	names, _ := config.ServerNames(data)
 	var servers []string
@@ -277,7 +240,7 @@ func (h *Host) notFound(name string, data []byte, path string) error {
 	if len(servers) > 0 {
 		msg += " (it has " + strings.Join(servers, ", ") + ")"
 	}
-	return &EditError{Kind: EditNotFound, Server: name, Servers: servers, Err: errors.New(msg)}
+	return &admin.Error{Kind: admin.NotFound, Server: name, Servers: servers, Err: errors.New(msg)}
 }
 
 // brokenFile says that the file must be fixed before it is edited.
@@ -289,12 +252,12 @@ func brokenFile(path string, err error) error {
 // problem names (`"command" or "url" is required`).
 var quotedRE = regexp.MustCompile(`"([A-Za-z]+)"`)
 
-// invalidEntry is the EditInvalid of the config's errors after an edit of server
+// invalidEntry is the admin.Invalid of the config's errors after an edit of server
 // name: each as "field: message", the field the first one names.
 func invalidEntry(name string, err error) error {
 	var errs config.Errors
 	if !errors.As(err, &errs) || len(errs) == 0 {
-		return &EditError{Kind: EditInvalid, Server: name, Err: err}
+		return &admin.Error{Kind: admin.Invalid, Server: name, Err: err}
 	}
 	var msgs []string
 	field := ""
@@ -314,7 +277,7 @@ func invalidEntry(name string, err error) error {
 			msgs = append(msgs, e.Msg)
 		}
 	}
-	return &EditError{Kind: EditInvalid, Server: name, Field: field, Err: fmt.Errorf("server %q: %s", name, strings.Join(msgs, "; "))}
+	return &admin.Error{Kind: admin.Invalid, Server: name, Field: field, Err: fmt.Errorf("server %q: %s", name, strings.Join(msgs, "; "))}
 }
 
 // fieldOf is the part of a config path within server name's entry
@@ -372,50 +335,4 @@ func (h *Host) applyIfNew(path string, data []byte, trigger string, force bool) 
 	}
 	h.ed.applied = data
 	h.reload(path, data, trigger)
-}
-
-// apiServers are the Host's edits as the API takes them (api.Options.Servers).
-type apiServers struct{ h *Host }
-
-var _ api.ServerEditor = apiServers{}
-
-func (a apiServers) AddServer(ctx context.Context, name string, entry json.RawMessage) (api.ServerChange, error) {
-	return apiChange(a.h.AddServer(ctx, name, entry))
-}
-
-func (a apiServers) PatchServer(ctx context.Context, name string, patch json.RawMessage) (api.ServerChange, error) {
-	return apiChange(a.h.PatchServer(ctx, name, patch))
-}
-
-func (a apiServers) RemoveServer(ctx context.Context, name string) (api.ServerChange, error) {
-	return apiChange(a.h.RemoveServer(ctx, name))
-}
-
-func (a apiServers) ServerConfig(name string) (json.RawMessage, bool, error) {
-	entry, saved, err := a.h.ServerConfig(name)
-	return entry, saved, apiEditError(err)
-}
-
-func apiChange(res EditResult, err error) (api.ServerChange, error) {
-	return api.ServerChange{Saved: res.Saved, Warnings: res.Warnings}, apiEditError(err)
-}
-
-// apiEditError is an EditError as the API answers it: 404 for a server that is
-// not there, 409 for one that is or a file to fix first, 400 for an entry the
-// config does not take.
-func apiEditError(err error) error {
-	var ee *EditError
-	if !errors.As(err, &ee) {
-		return err
-	}
-	status, code := http.StatusBadRequest, ""
-	switch ee.Kind {
-	case EditNotFound:
-		status = http.StatusNotFound
-	case EditExists:
-		status = http.StatusConflict
-	case EditBrokenFile:
-		status, code = http.StatusConflict, "config_invalid"
-	}
-	return &api.ServerEditError{Status: status, Code: code, Field: ee.Field, Servers: ee.Servers, Err: err}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/host/admin"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -138,39 +139,39 @@ func TestEditErrors(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		do    func() error
-		kind  host.EditKind
+		kind  admin.Kind
 		field string
 		says  string
 	}{
-		{"exists", func() error { _, err := h.AddServer(ctx, "a", json.RawMessage(`{"command": "x"}`)); return err }, host.EditExists, "", "exists already"},
-		{"patch unknown", func() error { _, err := h.PatchServer(ctx, "nope", json.RawMessage(`{}`)); return err }, host.EditNotFound, "", `no server "nope"`},
-		{"remove unknown", func() error { _, err := h.RemoveServer(ctx, "nope"); return err }, host.EditNotFound, "", "(it has a)"},
-		{"no command", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`{"args": ["y"]}`)); return err }, host.EditInvalid, "command", `"command" or "url" is required`},
-		{"command type", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`{"command": 5}`)); return err }, host.EditInvalid, "command", "command: want a string"},
-		{"bad url", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`{"url": "ftp://x"}`)); return err }, host.EditInvalid, "url", "url: "},
+		{"exists", func() error { _, err := h.AddServer(ctx, "a", json.RawMessage(`{"command": "x"}`)); return err }, admin.Exists, "", "exists already"},
+		{"patch unknown", func() error { _, err := h.PatchServer(ctx, "nope", json.RawMessage(`{}`)); return err }, admin.NotFound, "", `no server "nope"`},
+		{"remove unknown", func() error { _, err := h.RemoveServer(ctx, "nope"); return err }, admin.NotFound, "", "(it has a)"},
+		{"no command", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`{"args": ["y"]}`)); return err }, admin.Invalid, "command", `"command" or "url" is required`},
+		{"command type", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`{"command": 5}`)); return err }, admin.Invalid, "command", "command: want a string"},
+		{"bad url", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`{"url": "ftp://x"}`)); return err }, admin.Invalid, "url", "url: "},
 		{"bad type", func() error {
 			_, err := h.AddServer(ctx, "x", json.RawMessage(`{"command": "x", "type": "pigeon"}`))
 			return err
-		}, host.EditInvalid, "type", `unknown transport "pigeon"`},
-		{"patch breaks it", func() error { _, err := h.PatchServer(ctx, "a", json.RawMessage(`{"command": null}`)); return err }, host.EditInvalid, "command", "required"},
+		}, admin.Invalid, "type", `unknown transport "pigeon"`},
+		{"patch breaks it", func() error { _, err := h.PatchServer(ctx, "a", json.RawMessage(`{"command": null}`)); return err }, admin.Invalid, "command", "required"},
 		{"gateway's name", func() error {
 			_, err := h.AddServer(ctx, "switchboard-2", json.RawMessage(`{"command": "x"}`))
 			return err
-		}, host.EditInvalid, "name", `begin with "switchboard"`},
-		{"odd name", func() error { _, err := h.AddServer(ctx, "a/b", json.RawMessage(`{"command": "x"}`)); return err }, host.EditInvalid, "name", "use letters, digits"},
-		{"not an object", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`[1]`)); return err }, host.EditInvalid, "", "JSON object"},
+		}, admin.Invalid, "name", `begin with "switchboard"`},
+		{"odd name", func() error { _, err := h.AddServer(ctx, "a/b", json.RawMessage(`{"command": "x"}`)); return err }, admin.Invalid, "name", "use letters, digits"},
+		{"not an object", func() error { _, err := h.AddServer(ctx, "x", json.RawMessage(`[1]`)); return err }, admin.Invalid, "", "JSON object"},
 		{"typo", func() error {
 			_, err := h.AddServer(ctx, "x", json.RawMessage(`{"command": "x", "disabeld": true}`))
 			return err
-		}, host.EditInvalid, "disabeld", `disabeld: unknown field: did you mean "disabled"?`},
+		}, admin.Invalid, "disabeld", `disabeld: unknown field: did you mean "disabled"?`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := c.do()
-			var ee *host.EditError
+			var ee *admin.Error
 			if !errors.As(err, &ee) || ee.Kind != c.kind || ee.Field != c.field || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("err = %v (%+v), want kind %d, field %q, saying %q", err, ee, c.kind, c.field, c.says)
 			}
-			if c.kind == host.EditNotFound && strings.Join(ee.Servers, ",") != "a" {
+			if c.kind == admin.NotFound && strings.Join(ee.Servers, ",") != "a" {
 				t.Errorf("servers named: %v", ee.Servers)
 			}
 			if got := readFile(t, path); got != before {
@@ -185,8 +186,8 @@ func TestEditErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := h.AddServer(ctx, "x", json.RawMessage(`{"command": "x"}`))
-	var ee *host.EditError
-	if !errors.As(err, &ee) || ee.Kind != host.EditBrokenFile || !strings.Contains(err.Error(), "fix it first") {
+	var ee *admin.Error
+	if !errors.As(err, &ee) || ee.Kind != admin.ConfigInvalid || !strings.Contains(err.Error(), "fix it first") {
 		t.Errorf("editing a broken file: %v", err)
 	}
 	if got := readFile(t, path); got != broken {

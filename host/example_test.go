@@ -9,7 +9,6 @@ import (
 	"net/http"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -25,7 +24,8 @@ func Example() {
 	ctx := context.Background()
 	h := host.New(cfg, nil)
 	defer h.Close() // every server stopped, every child process gone
-	if err := h.Start(ctx, gateway.AllForwardable()); err != nil {
+	// the servers are told every capability the gateway forwards
+	if err := h.StartShared(ctx); err != nil {
 		log.Fatal(err)
 	}
 	srv, err := h.API(ctx, nil) // no model configured: chat answers 503, the rest works

@@ -147,17 +147,18 @@ func (h *Host) reload(path string, data []byte, trigger string) {
 		h.log.Error("config not reloaded: the servers stay as they are", "trigger", trigger, "err", err)
 		return
 	}
-	Adopt(cfg, h.log, h.red)
+	RegisterConfig(cfg, h.log, h.red)
 	h.log.Info("reloading config", "source", path, "trigger", trigger, "servers", len(cfg.Servers))
 	if err := h.hub.Reload(cfg); err != nil {
 		h.log.Error("config reload", "err", err)
 	}
 }
 
-// Adopt registers a loaded config's secrets with red and logs its warnings and the
-// servers it skipped: what a program does with each config it loads, and a Host
+// RegisterConfig registers a loaded config with the program: its secrets with red
+// (masked in every log line and error from then on), its warnings and the servers
+// it skipped with log. What a program does with each config it loads, and a Host
 // with each config it reloads.
-func Adopt(cfg *config.Config, log *slog.Logger, red *redact.Redactor) {
+func RegisterConfig(cfg *config.Config, log *slog.Logger, red *redact.Redactor) {
 	red.Add(cfg.Secrets()...)
 	for _, w := range cfg.Warnings {
 		log.Warn("config: " + w)

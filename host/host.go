@@ -113,7 +113,7 @@ func New(cfg *config.Config, opts *Options) *Host {
 	perUser.OAuth = h.signins.ForPerson // a call of a person's goes over their own sign-in
 	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor, Upstream: &upstream.Options{OAuth: h.signins.For},
 		PerUser: &perUser})
-	h.cat = deferred.Follow(h.hub) // nothing is indexed until a search
+	h.cat = deferred.NewCatalog(h.hub) // nothing is indexed until a search
 	h.model = &modelOnce{}
 	return h
 }

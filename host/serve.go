@@ -17,8 +17,10 @@ import (
 // settings (steps, parallel calls, system prompt, deferred mode over the shared
 // Catalog) and session store, made with Model and Sessions. opts, when not nil,
 // gives what the settings do not: Approve, Elicit, OnEvent, ToolTimeout; its other fields,
-// when set, take the place of the settings'. (An agent with another model or store
-// is agent.New's.)
+// when set, take the place of the settings'. Without opts.Approve the servers'
+// approve policy holds: a call that needs approval is denied, as there is nobody to
+// ask (Conversations runs turns that ask a person). (An agent with another model or
+// store is agent.New's.)
 func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, error) {
 	model, err := h.Model()
 	if err != nil {
@@ -62,6 +64,17 @@ func (h *Host) Agent(ctx context.Context, opts *agent.Options) (*agent.Agent, er
 		}
 		if p.Logger != nil {
 			o.Logger = p.Logger
+		}
+	}
+	if o.Approve == nil {
+		// "An agent asks" (docs/config.md): an agent of its own has nobody to ask,
+		// so a call that needs approval is denied; a Runner (Conversations) asks a
+		// person for each turn.
+		o.Approve = func(_ context.Context, c agent.Call) agent.Decision {
+			if !h.NeedsApproval(c) {
+				return agent.Allow()
+			}
+			return agent.Deny("the user must approve " + c.Name + " and nobody was there to ask")
 		}
 	}
 	return agent.New(model, store.Store(), &o), nil
@@ -185,7 +198,7 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	}
 	if o.Servers == nil {
 		// POST, PATCH and DELETE /v1/servers: written to the config file (edit.go).
-		o.Servers = apiServers{h}
+		o.Servers = h
 	}
 	if o.Identify == nil && h.cfg.Settings.Serve.Auth != nil {
 		// The people of "serve": {"auth"}: the provider is asked at once, so that a

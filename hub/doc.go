@@ -86,12 +86,14 @@
 //
 // # Watching
 //
-// [Hub.Status] reports every server in config order ([upstream.Status]: state,
+// [Hub.Status] reports every server in config order ([Status], upstream's: state,
 // transport, number of tools, prompts and resources, restarts, last error, the tail
 // of a stdio server's stderr, negotiated protocol). [Hub.Subscribe] calls a function
-// on every state change of a server and every change of its lists (see
-// [upstream.Event]); the catalog is already rebuilt when it runs, and it runs on a
-// supervisor's goroutine, so it must return quickly. [Hub.Changed] returns a channel
+// on every state change of a server and every change of its lists (see [Event]); the
+// catalog is already rebuilt when it runs, and it runs on a supervisor's goroutine,
+// so it must return quickly. [Status], [State] (with [Ready] and the other states),
+// [Event] and [ServerLog] are upstream's types under the hub's names, so that a
+// program reads them without importing upstream. [Hub.Changed] returns a channel
 // that is closed the next time the catalog (tools, prompts, resources or templates)
 // changes: take the channel, read [Hub.Tools], wait, repeat.
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -93,7 +94,8 @@ cannot hold the sessions too), 130 interrupted.`,
 			stopped := &chatStop{id: id, kept: ss.Store != "memory"}
 			out := &chatOutput{stdout: a.stdout, stderr: a.stderr, json: asJSON, ctx: ctx}
 			// What the servers ask their client during a call: sampling by the model
-			// for the servers whose config allows it, elicitation on the terminal.
+			// for the servers whose config allows it, elicitation on the terminal (a
+			// turn's questions come in its stream: render).
 			var elicit func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error)
 			if stdinIsTerminal() {
 				elicit = out.elicit
@@ -109,13 +111,18 @@ cannot hold the sessions too), 130 interrupted.`,
 			// when a person is there to ask; else they stay out of the catalog. A
 			// call that needs more access is signed in for during the turn.
 			a.signInWaiting(ctx, s.Host)
-			ag, err := s.Agent(ctx, &agent.Options{Approve: a.terminalApprover(s, out), OnEvent: out.event,
-				Tools: stepUpTools{Toolset: s.Hub(), a: a, hs: s.Host}})
+			ag, err := s.Agent(ctx, &agent.Options{Tools: stepUpTools{Toolset: s.Hub(), a: a, hs: s.Host}})
 			if err != nil {
 				return settingsError(err, flags.dataDir, false)
 			}
+			// The person at the terminal takes their time: no bound but the call's.
+			conv := s.Conversations(ag, &conversation.Options{ApprovalTimeout: -1, InputTimeout: -1})
 			turn := func(text string) error {
-				_, err := ag.Run(ctx, id, text)
+				t := conv.Start(ctx, &conversation.Request{Session: id, User: text})
+				for e := range t.Events() {
+					out.render(ctx, t, e)
+				}
+				_, err := t.Wait()
 				out.endTurn()
 				if err != nil && ctx.Err() != nil {
 					return stopped.err(ctx, true)
@@ -232,25 +239,75 @@ func (c *chatStop) err(ctx context.Context, inTurn bool) error {
 	return &exitError{code: code, err: fmt.Errorf("%s: session %s keeps its history; continue it with --session %s", what, c.id, c.id)}
 }
 
-// terminalApprover asks on the terminal before a call of a tool that its server lists
-// under "approve". Without a terminal such a call is denied, with a reason the model
-// sees.
-func (a *app) terminalApprover(s *service, out *chatOutput) agent.Approver {
-	return func(ctx context.Context, c agent.Call) agent.Decision {
-		srv, ok := s.Hub().Server(c.Tool.Server)
-		if !ok || !srv.NeedsApproval(c.Tool.OriginalName) {
-			return agent.Allow()
+// askApproval asks on the terminal whether the call to name with args may run: the
+// decision, and the reason the model reads when it is denied. Without a terminal the
+// call is denied. A local chat's calls and a remote one's are asked alike.
+func (o *chatOutput) askApproval(ctx context.Context, name, args string) (allow bool, reason string, err error) {
+	if !stdinIsTerminal() {
+		return false, "the user must approve " + name + " and no terminal was there to ask", nil
+	}
+	o.term.Lock() // one dialogue at a time
+	defer o.term.Unlock()
+	answer, err := o.ask(ctx, fmt.Sprintf("Allow %s %s? [y/N] ", name, args))
+	if err != nil {
+		return false, "", err
+	}
+	if !strings.HasPrefix(strings.ToLower(answer), "y") {
+		return false, "the user declined the call to " + name, nil
+	}
+	return true, "", nil
+}
+
+// render shows one event of a local turn (t): the agent's as event does, a call
+// that needs approval asked on the terminal (askApproval), a server's question as
+// elicit does; their answers go back to the turn.
+func (o *chatOutput) render(ctx context.Context, t *conversation.Turn, e conversation.Event) {
+	switch e.Kind {
+	case conversation.ApprovalRequired:
+		allow, reason, _ := o.askApproval(ctx, e.Name, string(e.Approval.Arguments))
+		_, _ = t.Decide(e.CallID, allow, reason) // an interrupted dialogue denies it
+	case conversation.QuestionAsked:
+		o.answer(ctx, t, e.Question)
+	case conversation.QuestionClosed:
+	default:
+		o.event(e.Event)
+	}
+}
+
+// answer asks a server's question on the terminal (no terminal: declined) while it
+// waits, and gives the turn the answer; one the form does not take is said and
+// asked again.
+func (o *chatOutput) answer(ctx context.Context, t *conversation.Turn, q *conversation.Question) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-q.Done(): // answered, or closed: nobody waits for the terminal
+			cancel()
+		case <-ctx.Done():
 		}
-		if !stdinIsTerminal() {
-			return agent.Deny("the user must approve " + c.Name + " and no terminal was there to ask")
+	}()
+	for {
+		res := &mcp.ElicitResult{Action: "decline"}
+		switch {
+		case !stdinIsTerminal():
+		case q.Mode == "url":
+			o.term.Lock()
+			res = o.elicitURL(ctx, q.Server, q.Message, q.URL)
+			o.term.Unlock()
+		default:
+			res = o.elicitForm(ctx, q.Server, q.Message, q.Form)
 		}
-		out.term.Lock() // one dialogue at a time: the calls of a step run concurrently
-		defer out.term.Unlock()
-		answer, err := out.ask(ctx, fmt.Sprintf("Allow %s %s? [y/N] ", c.Name, c.Arguments))
-		if err != nil || !strings.HasPrefix(strings.ToLower(answer), "y") {
-			return agent.Deny("the user declined the call to " + c.Name)
+		rep := conversation.Reply{Action: res.Action}
+		if res.Action == "accept" && res.Content != nil {
+			rep.Content, _ = json.Marshal(res.Content)
 		}
-		return agent.Allow()
+		var ce *conversation.ContentError
+		if err := t.Answer(q.ID, rep); errors.As(err, &ce) && stdinIsTerminal() && ctx.Err() == nil {
+			fmt.Fprintf(o.stderr, "  (%s)\n", termText(ce.Error()))
+			continue
+		}
+		return
 	}
 }
 

@@ -8,12 +8,13 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
 // A server's question during a call (elicitation/create, MCP 2025-11-25) is asked
@@ -22,124 +23,85 @@ import (
 // values"), or a URL to open, which chat prints and never opens itself ("MUST NOT
 // open the URL without explicit consent from the user", "MUST show the full URL").
 
-// elicitField is what chat reads of one field of an elicitation's form: the spec
-// allows only a flat object of primitive properties (strings, numbers, integers,
-// booleans, single choices as enum or oneOf, multiple choices as arrays).
-type elicitField struct {
-	Type        string   `json:"type"`
-	Title       string   `json:"title"`
-	Description string   `json:"description"`
-	Default     any      `json:"default"`
-	Enum        []string `json:"enum"`
-	EnumNames   []string `json:"enumNames"`
-	OneOf       []choice `json:"oneOf"`
-	Items       *struct {
-		Enum  []string `json:"enum"`
-		AnyOf []choice `json:"anyOf"`
-	} `json:"items"`
-}
-
-// choice is an entry of a titled enum: {"const", "title"}.
-type choice struct {
-	Const string `json:"const"`
-	Title string `json:"title"`
-}
-
-type elicitSchema struct {
-	Properties map[string]elicitField `json:"properties"`
-	Required   []string               `json:"required"`
-}
-
-// choices are the field's choices (single or multiple), titled or not; nil when it
-// has none.
-func (f elicitField) choices() []choice {
-	enum, names, titled := f.Enum, f.EnumNames, f.OneOf
-	if f.Type == "array" && f.Items != nil {
-		enum, names, titled = f.Items.Enum, nil, f.Items.AnyOf
-	}
-	if len(titled) > 0 {
-		return titled
-	}
-	out := make([]choice, len(enum))
-	for i, v := range enum {
-		out[i] = choice{Const: v}
-		if i < len(names) {
-			out[i].Title = names[i]
-		}
-	}
-	return out
-}
-
-// elicit asks the person at the terminal what a server wants: a URL to open, or
+// elicit asks the person at the terminal what a server wants (p): a URL to open, or
 // whether to answer at all and then each field of the form (required ones first).
 // An answer of no is declined; an interrupted one cancelled.
 func (o *chatOutput) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if p.Mode == "url" {
+		o.term.Lock()
+		defer o.term.Unlock()
+		return o.elicitURL(ctx, server, p.Message, p.URL), nil
+	}
+	form, err := conversation.ReadForm(p.RequestedSchema)
+	if err != nil {
+		form = &conversation.Form{} // asked whether to answer, with no field
+	}
+	return o.elicitForm(ctx, server, p.Message, form), nil
+}
+
+// elicitForm asks whether to answer a server's question at all, then each field of
+// its form (required ones first), each value checked against the field's schema.
+func (o *chatOutput) elicitForm(ctx context.Context, server, message string, form *conversation.Form) *mcp.ElicitResult {
 	o.term.Lock()
 	defer o.term.Unlock()
-	if p.Mode == "url" {
-		return o.elicitURL(ctx, server, p), nil
-	}
-	var schema elicitSchema
-	if raw, err := json.Marshal(p.RequestedSchema); err == nil {
-		_ = json.Unmarshal(raw, &schema)
-	}
-	answer, err := o.ask(ctx, fmt.Sprintf("%s asks: %s\nAnswer? [y/N] ", termText(server), termText(p.Message)))
+	answer, err := o.ask(ctx, fmt.Sprintf("%s asks: %s\nAnswer? [y/N] ", termText(server), termText(message)))
 	if err != nil {
-		return &mcp.ElicitResult{Action: "cancel"}, nil
+		return &mcp.ElicitResult{Action: "cancel"}
 	}
 	if !strings.HasPrefix(strings.ToLower(answer), "y") {
-		return &mcp.ElicitResult{Action: "decline"}, nil
+		return &mcp.ElicitResult{Action: "decline"}
 	}
-	names := make([]string, 0, len(schema.Properties))
-	for name := range schema.Properties {
-		names = append(names, name)
-	}
-	slices.SortFunc(names, func(a, b string) int {
-		ra, rb := slices.Contains(schema.Required, a), slices.Contains(schema.Required, b)
-		if ra != rb {
-			if ra {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
 	content := map[string]any{}
-	for _, name := range names {
-		f := schema.Properties[name]
-		required := slices.Contains(schema.Required, name)
+	for _, f := range form.Fields {
 		for {
-			line, err := o.ask(ctx, fieldQuestion(name, f))
+			line, err := o.ask(ctx, fieldQuestion(f))
 			if err != nil {
-				return &mcp.ElicitResult{Action: "cancel"}, nil
+				return &mcp.ElicitResult{Action: "cancel"}
 			}
 			if line == "" {
 				if f.Default != nil {
-					content[name] = f.Default // Enter takes the default
+					content[f.Name] = f.Default // Enter takes the default
 					break
 				}
-				if !required {
+				if !f.Required {
 					break // the field stays out
 				}
 				fmt.Fprintln(o.stderr, "  (required)")
 				continue
 			}
 			v, err := elicitValue(f, line)
+			if err == nil {
+				err = f.Check(asJSON(v))
+			}
 			if err != nil {
-				fmt.Fprintf(o.stderr, "  (%v)\n", err)
+				fmt.Fprintf(o.stderr, "  (%s)\n", termText(err.Error()))
 				continue
 			}
-			content[name] = v
+			content[f.Name] = v
 			break
 		}
 	}
-	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+	return &mcp.ElicitResult{Action: "accept", Content: content}
+}
+
+// asJSON is v as JSON decodes it (an int64 as a float64, []string as []any), as a
+// schema checks it.
+func asJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return v
+	}
+	return out
 }
 
 // fieldQuestion is the line that asks for one field: its title (or name), what it
 // is, its choices and its default, which Enter takes.
-func fieldQuestion(name string, f elicitField) string {
-	q := name
+func fieldQuestion(f *conversation.Field) string {
+	q := f.Name
 	if f.Title != "" {
 		q = f.Title
 	}
@@ -147,7 +109,7 @@ func fieldQuestion(name string, f elicitField) string {
 	if f.Description != "" {
 		q += " (" + termText(f.Description) + ")"
 	}
-	if cs := f.choices(); len(cs) > 0 {
+	if cs := f.Choices; len(cs) > 0 {
 		var shown []string
 		for _, c := range cs {
 			s := c.Const
@@ -173,9 +135,9 @@ func fieldQuestion(name string, f elicitField) string {
 // elicitURL shows a URL-mode question: the server, its message, the page's host and
 // whole address; Enter says the person opens it (accept), n declines. The end of
 // input, or an interruption, cancels.
-func (o *chatOutput) elicitURL(ctx context.Context, server string, p *mcp.ElicitParams) *mcp.ElicitResult {
+func (o *chatOutput) elicitURL(ctx context.Context, server, message, address string) *mcp.ElicitResult {
 	host := "?"
-	if u, err := url.Parse(p.URL); err == nil && u.Host != "" {
+	if u, err := url.Parse(address); err == nil && u.Host != "" {
 		host = u.Host
 	}
 	warn := ""
@@ -185,7 +147,7 @@ func (o *chatOutput) elicitURL(ctx context.Context, server string, p *mcp.Elicit
 	o.mu.Lock()
 	o.breakLine()
 	fmt.Fprintf(o.stderr, "%s asks you to open a page on %s: %s\n  %s\n%sOpen it in your browser, then press Enter (n to decline): ",
-		termText(server), termText(host), termText(p.Message), termText(p.URL), warn)
+		termText(server), termText(host), termText(message), termText(address), warn)
 	o.mu.Unlock()
 	line, err := readLineCtx(ctx, os.Stdin)
 	switch {
@@ -200,8 +162,8 @@ func (o *chatOutput) elicitURL(ctx context.Context, server string, p *mcp.Elicit
 // elicitValue converts what was typed to the field's type: one of its choices (by
 // value or title), several of them separated by commas, a number, a boolean (y/n,
 // true/false) or the text.
-func elicitValue(f elicitField, s string) (any, error) {
-	cs := f.choices()
+func elicitValue(f *conversation.Field, s string) (any, error) {
+	cs := f.Choices
 	pick := func(s string) (string, error) {
 		for _, c := range cs {
 			if s == c.Const || (c.Title != "" && strings.EqualFold(s, c.Title)) {

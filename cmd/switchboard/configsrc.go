@@ -91,7 +91,7 @@ func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
 		a.log.Debug("config loaded", "source", d.Found.Path, "servers", len(cfg.Servers))
 	}
 	if o.report {
-		host.Adopt(cfg, a.log, a.red)
+		host.RegisterConfig(cfg, a.log, a.red)
 	} else {
 		a.red.Add(cfg.Secrets()...)
 	}

@@ -28,3 +28,29 @@ func TestBinaryOwnPackagesSkipTesting(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandsLeaveWiringToHost: the command line parses flags and renders; the
+// start-up, the waiting, the catalogs and the gateway come from host. So it imports
+// none of the packages that host wires together (the hub, the deferred catalog, the
+// relay, the concrete stores and model backends). The goal is narrower still: host,
+// the API's wire package, cobra and the terminal libraries only.
+func TestCommandsLeaveWiringToHost(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{join .Imports \" \"}}", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err) // no go command: nothing to check with
+	}
+	const module = "github.com/switchboard-mcp/switchboard/"
+	wiring := []string{"hub", "deferred", "relay", "identity", "llm/openai", "llm/anthropic",
+		"session/sqlite", "session/postgres", "signin/postgres"}
+	for _, imp := range strings.Fields(string(out)) {
+		pkg, ours := strings.CutPrefix(imp, module)
+		if !ours {
+			continue
+		}
+		for _, w := range wiring {
+			if pkg == w {
+				t.Errorf("cmd/switchboard imports %s: that wiring belongs in host", pkg)
+			}
+		}
+	}
+}

@@ -14,10 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -31,36 +29,29 @@ const errorWidth = 120
 // ones they still wait for.
 const waitNotice = 2 * time.Second
 
-// withHub loads the config, starts a hub and waits for every server, runs fn, and
-// closes the hub whatever happens. When servers take longer than waitNotice, it says
+// withHub loads the config, starts the servers and waits for every one, runs fn, and
+// closes them whatever happens. When servers take longer than waitNotice, it says
 // once which ones it still waits for.
-func (a *app) withHub(ctx context.Context, fn func(*hub.Hub) error) error {
+func (a *app) withHub(ctx context.Context, fn func(*host.Host) error) error {
 	return a.withLaunchedHost(ctx, func(hs *host.Host) error {
 		if err := a.settle(ctx, hs); err != nil {
 			return err
 		}
-		return fn(hs.Hub())
+		return fn(hs)
 	})
 }
 
-// settle waits for every server of a launched host's hub as withHub does, and signs
-// in to those that wait for a sign-in when a person can be asked (signInWaiting).
+// settle waits for every server of a launched host as withHub does, and signs in
+// to those that wait for a sign-in when a person can be asked (signInWaiting).
 func (a *app) settle(ctx context.Context, hs *host.Host) error {
-	h := hs.Hub()
-	wctx, cancel := context.WithTimeout(ctx, waitNotice)
-	err := h.WaitSettled(wctx)
-	cancel()
-	if err != nil && ctx.Err() == nil {
-		if pending := h.Pending(); len(pending) > 0 {
-			// A warning: a server this slow to start is worth knowing about, and the
-			// command would otherwise seem to hang.
-			a.log.Warn("waiting for " + waitingFor(h, pending))
-		}
-	}
-	if err := h.WaitSettled(ctx); err == nil {
-		a.signInWaiting(ctx, hs)
-	}
-	if err := h.Start(ctx); err != nil {
+	err := hs.Settle(ctx, &host.SettleOptions{
+		NoticeAfter: waitNotice,
+		// A warning: a server this slow to start is worth knowing about, and the
+		// command would otherwise seem to hang.
+		Slow:    func(pending []host.ServerState) { a.log.Warn("waiting for " + waitingFor(pending)) },
+		Settled: func(ctx context.Context) { a.signInWaiting(ctx, hs) },
+	})
+	if err != nil {
 		return &exitError{code: startExitCode(err), err: err}
 	}
 	return nil
@@ -78,7 +69,7 @@ func (a *app) withLaunchedHost(ctx context.Context, fn func(*host.Host) error) e
 	if err := hs.SignInError(); err != nil {
 		return settingsError(err, "", false)
 	}
-	if err := hs.Hub().Launch(); err != nil {
+	if err := hs.Launch(); err != nil {
 		return err
 	}
 	return fn(hs)
@@ -86,10 +77,10 @@ func (a *app) withLaunchedHost(ctx context.Context, fn func(*host.Host) error) e
 
 // waitingFor is e.g. `slow (still connecting, within its 10m0s init timeout), flaky
 // (connecting; last attempt: process exited with status 2 …)`.
-func waitingFor(h *hub.Hub, pending []upstream.Status) string {
+func waitingFor(pending []host.ServerState) string {
 	parts := make([]string, len(pending))
 	for i, st := range pending {
-		why := h.NotReadyReason(st)
+		why := st.Reason
 		if st.LastError != "" {
 			why = fmt.Sprintf("%s; last attempt: %s", st.State, firstLine(st.LastError, errorWidth))
 		}
@@ -101,11 +92,7 @@ func waitingFor(h *hub.Hub, pending []upstream.Status) string {
 // startExitCode maps a failed start: a naming collision or a setting the host cannot
 // work with is the config's fault (2); a server that did not come up is a failure (1).
 func startExitCode(err error) int {
-	var (
-		ce *tool.CollisionError
-		se *host.SettingsError
-	)
-	if errors.As(err, &ce) || errors.As(err, &se) {
+	if host.ConfigFault(err) {
 		return exitUsage
 	}
 	return exitFailed
@@ -155,11 +142,11 @@ service's catalog as it is now, printed the same way.
 			if a.remote != nil {
 				return a.remoteTools(cmd.Context(), p, asJSON, strict)
 			}
-			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
-				tools := h.Tools()
+			return a.withHub(cmd.Context(), func(hs *host.Host) error {
+				tools := hs.Tools()
 				if provider != "" || asJSON {
 					// What GET /v1/tools answers too, from the one function.
-					v, err := api.Catalog(tools, p, strict)
+					v, err := hs.ToolCatalog(p, strict)
 					if err != nil {
 						return err
 					}
@@ -171,7 +158,7 @@ service's catalog as it is now, printed the same way.
 					fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, t.Server, firstLine(t.Description, 80))
 				}
 				tw.Flush()
-				fmt.Fprintln(a.stdout, toolsSummary(len(tools), h.Status()))
+				fmt.Fprintln(a.stdout, toolsSummary(len(tools), statusesOf(hs.Servers())))
 				a.printDemoNote()
 				return nil
 			})
@@ -234,22 +221,20 @@ than the bound too) or an unknown tool.`,
 
 // call runs one call as the call command does, on a launched host.
 func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs json.RawMessage, asJSON bool) error {
-	h := hs.Hub()
-	if err := h.CheckArguments(callArgs); err != nil {
+	if err := hs.CheckArguments(callArgs); err != nil {
 		return usageError("ARGS: %v", err)
 	}
 	// Only the server that owns the tool, and those listed before it (one of them
 	// would own a name they share), matter: the call goes as soon as they are
 	// settled, whatever the others are doing (see hub.WaitTool).
-	_, err := h.WaitTool(ctx, name)
-	var unknown *hub.UnknownToolError
-	if errors.As(err, &unknown) && len(a.signInWaiting(ctx, hs)) > 0 {
+	_, err := hs.WaitTool(ctx, name)
+	if host.UnknownTool(err) != nil && len(a.signInWaiting(ctx, hs)) > 0 {
 		// The tool may be one of a server that waited for the sign-in just made.
-		_, err = h.WaitTool(ctx, name)
+		_, err = hs.WaitTool(ctx, name)
 	}
 	if err != nil {
-		if errors.As(err, &unknown) {
-			if waiting := needSignIn(h.Status()); len(waiting) > 0 {
+		if unknown := host.UnknownTool(err); unknown != nil {
+			if waiting := needSignIn(statusesOf(hs.Servers())); len(waiting) > 0 {
 				return &exitError{code: exitFailed, err: fmt.Errorf("%v; run 'switchboard tools' to list them (%s wait for a sign-in, and their tools are not listed: 'switchboard login %s')",
 					unknown, strings.Join(waiting, ", "), waiting[0])}
 			}
@@ -259,7 +244,7 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 	}
 	// A server that wants more access for this call (403 insufficient_scope): a new
 	// sign-in at this terminal, then the call once more.
-	res, err := stepUpTools{Toolset: h, a: a, hs: hs}.Call(ctx, name, callArgs)
+	res, err := stepUpTools{Toolset: hs.Hub(), a: a, hs: hs}.Call(ctx, name, callArgs)
 	if err != nil {
 		return err
 	}
@@ -362,9 +347,10 @@ or still connecting after its init timeout), 2 usage or configuration error.`,
 			if a.remote != nil {
 				return a.remoteStatus(cmd.Context(), asJSON)
 			}
-			return a.withHub(cmd.Context(), func(h *hub.Hub) error {
-				sts := h.Status()
-				if err := a.writeStatus(serverRows(h, sts), len(h.Tools()), asJSON); err != nil {
+			return a.withHub(cmd.Context(), func(hs *host.Host) error {
+				servers := hs.Servers()
+				sts := statusesOf(servers)
+				if err := a.writeStatus(serverRows(servers), len(hs.Tools()), asJSON); err != nil {
 					return err
 				}
 				if !asJSON {
@@ -415,16 +401,21 @@ type serverStatusJSON struct {
 
 // serverRows is what status shows of each server: exposed and offered tools, and why
 // a server is not ready.
-func serverRows(h *hub.Hub, sts []upstream.Status) []serverStatusJSON {
-	exposed := map[string]int{}
-	for _, t := range h.Tools() {
-		exposed[t.Server]++
-	}
-	rows := make([]serverStatusJSON, 0, len(sts))
-	for _, st := range sts {
-		rows = append(rows, statusRow(st, exposed[st.Name], h.NotReadyReason(st)))
+func serverRows(servers []host.ServerState) []serverStatusJSON {
+	rows := make([]serverStatusJSON, 0, len(servers))
+	for _, st := range servers {
+		rows = append(rows, statusRow(st.Status, st.Exposed, st.Reason))
 	}
 	return rows
+}
+
+// statusesOf is the status of each server.
+func statusesOf(servers []host.ServerState) []upstream.Status {
+	out := make([]upstream.Status, len(servers))
+	for i, st := range servers {
+		out[i] = st.Status
+	}
+	return out
 }
 
 // statusRow is one server's row: its status, the tools it exposes in the catalog, and

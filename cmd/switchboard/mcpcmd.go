@@ -113,17 +113,15 @@ gateway (with --listen: the HTTP form) and exits.`,
 			// Over HTTP the clients are not known in advance: the servers are told
 			// every capability the gateway can forward, and a request goes to a
 			// client that has it.
-			if err := s.start(cmd.Context(), gateway.AllForwardable()); err != nil {
+			if err := s.startShared(cmd.Context()); err != nil {
 				return err
 			}
-			h := s.Hub()
-			gw, err := s.Gateway(nil)
+			b, err := s.ServeMCP(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			if err != nil {
 				return err
 			}
-			b := gw.Serve(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			defer b.Close()
-			a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(h.Tools()), "auth", token != "", "deferred", s.deferredMode())
+			a.log.Info("gateway listening", "url", b.URL(), "sse", b.SSEURL(), "tools", len(s.Tools()), "auth", token != "", "deferred", s.deferredMode())
 			<-cmd.Context().Done()
 			return nil
 		},
@@ -230,21 +228,16 @@ func (b *byteSize) Type() string { return "size" }
 // that error (hosts show it) until the client disconnects, and the command ends with
 // the start's exit code. The config is followed once the servers have started.
 func (a *app) serveStdio(ctx context.Context, s *service) error {
-	// Written by Start, read after gw.Close has waited for it.
+	// Written by the start, read once ServeMCPStdio has waited for it.
 	var startErr error
-	gw, err := s.Gateway(&gateway.Options{Start: func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
+	err := s.ServeMCPStdio(ctx, func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
 		if err := s.start(startCtx, caps); err != nil {
 			startErr = err
 			return err
 		}
-		a.log.Info("gateway serving on stdio", "tools", len(s.Hub().Tools()), "deferred", s.deferredMode())
+		a.log.Info("gateway serving on stdio", "tools", len(s.Tools()), "deferred", s.deferredMode())
 		return nil
-	}})
-	if err != nil {
-		return err
-	}
-	err = gw.ServeStdio(ctx)
-	gw.Close()
+	})
 	if startErr != nil {
 		return startErr
 	}

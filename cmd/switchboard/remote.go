@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
@@ -166,14 +167,10 @@ func (a *app) newRemote(raw, dataDir string) (*remote, error) {
 // close lets go of the connections kept for the next request.
 func (r *remote) close() { r.http.CloseIdleConnections() }
 
-// apiError is the API's {"error": {"code", "message"}} with the response's status.
-type apiError struct {
-	Status  int
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *apiError) Error() string { return e.Message }
+// apiError is the API's error, {"error": {"code", "message"}}, with the response's
+// status: the service's own type (apiwire), so that a command decides on its Code,
+// one of apiwire's constants, and never on the words of its Message.
+type apiError = apiwire.Error
 
 // do sends one request (body encoded as JSON unless nil) and returns the response,
 // whose status is 2xx; any other status is an *apiError, and a service that cannot
@@ -223,12 +220,10 @@ func (r *remote) do(ctx context.Context, method, path string, body any, accept s
 // address) its status and the start of its body.
 func (r *remote) errorOf(res *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	var body struct {
-		Error *apiError `json:"error"`
-	}
+	var body apiwire.ErrorBody
 	e := &apiError{Status: res.StatusCode}
-	if json.Unmarshal(b, &body) == nil && body.Error != nil && body.Error.Message != "" {
-		e.Code, e.Message = body.Error.Code, body.Error.Message
+	if json.Unmarshal(b, &body) == nil && body.Error.Message != "" {
+		e.Code, e.Message, e.Suggestions = body.Error.Code, body.Error.Message, body.Error.Suggestions
 	} else {
 		e.Code = "http"
 		e.Message = fmt.Sprintf("the service at %s answered %s", r.base, res.Status)

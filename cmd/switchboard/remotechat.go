@@ -289,23 +289,15 @@ func argumentsText(raw json.RawMessage) string {
 // approve asks on the terminal whether the call may run, as a local chat does (no
 // terminal: denied, with the reason the model sees), and sends the decision.
 func (t *remoteTurnState) approve(ctx context.Context, e turnEvent) error {
-	decision := map[string]any{"allow": false}
-	if !stdinIsTerminal() {
-		decision["reason"] = "the user must approve " + e.Name + " and no terminal was there to ask"
-	} else {
-		t.out.term.Lock()
-		answer, err := t.out.ask(ctx, fmt.Sprintf("Allow %s %s? [y/N] ", e.Name, argumentsText(e.Arguments)))
-		t.out.term.Unlock()
-		if err != nil {
-			return err // interrupted: the turn ends with the request
-		}
-		if strings.HasPrefix(strings.ToLower(answer), "y") {
-			decision["allow"] = true
-		} else {
-			decision["reason"] = "the user declined the call to " + e.Name
-		}
+	allow, reason, err := t.out.askApproval(ctx, e.Name, argumentsText(e.Arguments))
+	if err != nil {
+		return err // interrupted: the turn ends with the request
 	}
-	err := t.a.remote.send(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(t.id)+"/approvals/"+url.PathEscape(e.CallID), decision, nil)
+	decision := map[string]any{"allow": allow}
+	if !allow {
+		decision["reason"] = reason
+	}
+	err = t.a.remote.send(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(t.id)+"/approvals/"+url.PathEscape(e.CallID), decision, nil)
 	return t.gone(err, "the call to "+e.Name)
 }
 

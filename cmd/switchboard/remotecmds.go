@@ -11,7 +11,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -22,36 +23,40 @@ import (
 // The commands of remote.go as they run against a service: each asks the API what
 // the local command asks its own hub, and prints it the same way.
 
-// remoteServerInfo is one server as GET /v1/servers shows it: its status, and why it
-// is not ready.
-type remoteServerInfo struct {
-	upstream.Status
-	Reason string `json:"reason"`
-}
-
 // servers is GET /v1/servers: every server's status, and why each is not ready.
-func (r *remote) servers(ctx context.Context) ([]remoteServerInfo, error) {
-	var body struct {
-		Servers []remoteServerInfo `json:"servers"`
-	}
+func (r *remote) servers(ctx context.Context) ([]apiwire.Server, error) {
+	var body apiwire.Servers
 	if err := r.getJSON(ctx, "/v1/servers", &body); err != nil {
 		return nil, failed(err)
 	}
 	return body.Servers, nil
 }
 
-// statuses are the servers' statuses alone.
-func statuses(infos []remoteServerInfo) []upstream.Status {
+// statuses are the servers' statuses alone, as the local commands' status lines
+// (hubcmd.go) take them.
+func statuses(infos []apiwire.Server) []upstream.Status {
 	out := make([]upstream.Status, len(infos))
 	for i, s := range infos {
-		out[i] = s.Status
+		out[i] = localStatus(s.ServerStatus)
 	}
 	return out
 }
 
+// localStatus is st in the terms of a local hub's statuses, which the status lines
+// print.
+func localStatus(st apiwire.ServerStatus) upstream.Status {
+	return upstream.Status{
+		Name: st.Name, State: upstream.State(st.State), Transport: config.Transport(st.Transport),
+		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
+		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
+		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
+		PerUser: st.PerUser, People: st.People,
+	}
+}
+
 // tools is GET /v1/tools: the catalog.
-func (r *remote) tools(ctx context.Context) ([]api.ToolInfo, error) {
-	var tools []api.ToolInfo
+func (r *remote) tools(ctx context.Context) ([]apiwire.ToolInfo, error) {
+	var tools []apiwire.ToolInfo
 	if err := r.getJSON(ctx, "/v1/tools", &tools); err != nil {
 		return nil, failed(err)
 	}
@@ -59,8 +64,8 @@ func (r *remote) tools(ctx context.Context) ([]api.ToolInfo, error) {
 }
 
 // remoteTools is `tools` against the service: the JSON forms as the API writes them
-// (the same bytes as the local command's, from the one api.Catalog), the table from
-// the catalog and the servers' states.
+// (the same bytes as the local command's, from the one api.Catalog that
+// Host.ToolCatalog is), the table from the catalog and the servers' states.
 func (a *app) remoteTools(ctx context.Context, p format.Provider, asJSON, strict bool) error {
 	r := a.remote
 	if p != "" || asJSON {
@@ -104,14 +109,12 @@ func (a *app) remoteTools(ctx context.Context, p format.Provider, asJSON, strict
 // tool and arguments the service refuses are usage errors (2), a tool's error result
 // a failure (1), as they are here.
 func (a *app) remoteCall(ctx context.Context, name string, args json.RawMessage, asJSON bool) error {
-	var body struct {
-		Text string `json:"text"`
-	}
+	var body apiwire.CallResult
 	res, err := a.remote.do(ctx, http.MethodPost, "/v1/tools/"+url.PathEscape(name)+"/call", map[string]json.RawMessage{"arguments": args}, "")
 	if err != nil {
 		var ae *apiError
 		switch {
-		case errors.As(err, &ae) && ae.Code == "unknown_tool":
+		case errors.As(err, &ae) && ae.Code == apiwire.CodeUnknownTool:
 			return usageError("%v; run 'switchboard tools' to list them", ae.Message)
 		case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
 			return usageError("ARGS: %v", ae.Message)
@@ -161,7 +164,7 @@ func (a *app) remoteStatus(ctx context.Context, asJSON bool) error {
 	}
 	rows := make([]serverStatusJSON, 0, len(infos))
 	for _, s := range infos {
-		rows = append(rows, statusRow(s.Status, exposed[s.Name], s.Reason))
+		rows = append(rows, statusRow(localStatus(s.ServerStatus), exposed[s.Name], s.Reason))
 	}
 	if err := a.writeStatus(rows, len(tools), asJSON); err != nil {
 		return err
@@ -214,14 +217,6 @@ func (a *app) remoteSearch(ctx context.Context, q searchQuery, stdin io.Reader, 
 	return nil
 }
 
-// searchFound is one result of GET /v1/search.
-type searchFound struct {
-	Name        string  `json:"name"`
-	Server      string  `json:"server"`
-	Description string  `json:"description"`
-	Score       float64 `json:"score"`
-}
-
 // find runs q at the service: a query the command line refuses is a usage error
 // before it is sent, and so is one the service refuses (400).
 func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]search.Result, error) {
@@ -235,9 +230,7 @@ func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]search.Resu
 	if q.limit > 0 {
 		v.Set("limit", strconv.Itoa(q.limit))
 	}
-	var body struct {
-		Results []searchFound `json:"results"`
-	}
+	var body apiwire.SearchResults
 	if err := s.r.getJSON(ctx, "/v1/search?"+v.Encode(), &body); err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) && ae.Status == http.StatusBadRequest {

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/search"
 )
 
@@ -142,12 +141,8 @@ func (q searchQuery) check() error {
 	return nil
 }
 
-// searcher answers queries over the catalog of a started hub.
-type searcher struct {
-	h   *hub.Hub
-	ix  *search.Index
-	emb *search.Embeddings // nil: lexical ranking only
-}
+// searcher answers queries over the catalog of a started host.
+type searcher struct{ *host.Searcher }
 
 // withSearcher starts the servers as 'tools' does, says on stderr which ones are not
 // ready (their tools are missing from the results), and runs fn over the catalog.
@@ -165,16 +160,15 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 	if err != nil {
 		return settingsError(err, "", false)
 	}
-	h := hs.Hub()
-	if err := h.Launch(); err != nil {
+	if err := hs.Launch(); err != nil {
 		return err
 	}
 	if err := a.settle(ctx, hs); err != nil {
 		return err
 	}
-	s := &searcher{h: h, ix: search.New(h.Tools()), emb: emb}
-	if sts := h.Status(); len(notReady(sts)) > 0 {
-		fmt.Fprintf(a.stderr, "switchboard search: searching %s\n", toolsSummary(s.ix.Len(), sts))
+	s := &searcher{hs.NewSearcher(emb)}
+	if sts := statusesOf(hs.Servers()); len(notReady(sts)) > 0 {
+		fmt.Fprintf(a.stderr, "switchboard search: searching %s\n", toolsSummary(s.Len(), sts))
 	}
 	return fn(s)
 }
@@ -186,12 +180,9 @@ func (s *searcher) find(ctx context.Context, q searchQuery) ([]search.Result, er
 		return nil, err
 	}
 	if q.regex {
-		return s.ix.ToolSearchRegex(q.text, q.limit)
+		return s.SearchRegex(q.text, q.limit)
 	}
-	if s.emb != nil {
-		return s.emb.ToolSearch(ctx, s.ix, q.text, q.limit)
-	}
-	return s.ix.ToolSearch(q.text, q.limit)
+	return s.Search(ctx, q.text, q.limit)
 }
 
 // searchLine is one query's answer in JSON.
@@ -277,7 +268,7 @@ func answerQueries(ctx context.Context, r io.Reader, w io.Writer, q searchQuery,
 
 // writeText prints found as a table, or a line that says nothing matched.
 func (s *searcher) writeText(w io.Writer, q searchQuery, found []search.Result) {
-	writeFound(w, q, found, s.ix.Len())
+	writeFound(w, q, found, s.Len())
 }
 
 // writeFound prints found as a table, or a line that says nothing matched among the

@@ -203,16 +203,8 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		return err
 	}
 	defer s.Close()
-	auth := s.Config().Settings.Serve.Auth
-	if st.issuer != "" {
-		// The flags over the config's provider; its admins stay.
-		var a config.AuthSettings
-		if auth != nil {
-			a = *auth
-		}
-		a.Issuer, a.Audience = st.issuer, st.audience
-		auth = &a
-	}
+	// The flags over the config's provider; its admins stay.
+	auth := s.ServeAuth(st.issuer, st.audience)
 	if !gateway.IsLoopback(st.addr) && st.token == "" && auth == nil {
 		return usageError("--addr %s is not a loopback address: set a bearer token in $%s (or --token), or an identity provider (--oidc-issuer and --oidc-audience, or the config's \"serve\": {\"auth\"})", st.addr, tokenEnv)
 	}
@@ -251,23 +243,12 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	}
 	// No model is no reason not to serve: the catalog, calls and search work, and a
 	// turn says how to configure one.
-	srv, err := s.API(ctx, opts)
+	srv, err := s.ServeAPI(ctx, ln, opts)
 	if err != nil {
-		ln.Close()
 		return settingsError(err, flags.dataDir, s.SessionSettings().Path != "" && flags.dataDir == "")
 	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	// shutdown stops the API within the grace, and returns Serve's error; the hub and
-	// the rest close after it (the deferred calls above), once no request can use them.
-	shutdown := func() error {
-		gctx, cancel := context.WithTimeout(context.Background(), st.grace)
-		defer cancel()
-		if err := srv.Shutdown(gctx); err != nil {
-			a.log.Warn("shutdown: " + err.Error())
-		}
-		return <-served
-	}
+	// The hub and the rest close after the API (the deferred calls above), once no
+	// request can use them.
 	url := "http://" + ln.Addr().String()
 	switch {
 	case own:
@@ -283,18 +264,17 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	// Over HTTP the clients are not known in advance: the servers are told every
 	// capability the gateway can forward (sampling included, answered by the model for
 	// the agent's own calls).
-	if err := s.start(ctx, gateway.AllForwardable()); err != nil {
-		_ = shutdown()
+	if err := s.startShared(ctx); err != nil {
+		_ = srv.Shutdown(st.grace)
 		return err
 	}
-	a.log.Info("servers started", "tools", len(s.Hub().Tools()))
+	a.log.Info("servers started", "tools", len(s.Tools()))
 	select {
 	case <-ctx.Done():
 		a.log.Info("shutting down", "grace", st.grace)
-	case err := <-served: // the listener failed
-		served <- err
+	case <-srv.Done(): // the listener failed
 	}
-	if err := shutdown(); err != nil {
+	if err := srv.Shutdown(st.grace); err != nil {
 		return &exitError{code: exitFailed, err: fmt.Errorf("serving on %s: %w", url, err)}
 	}
 	return nil

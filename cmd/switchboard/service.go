@@ -84,7 +84,18 @@ func (a *app) hostOptions(opts *host.Options) *host.Options {
 // failed start is an exitError: 2 for a naming collision (the config's fault), 1 for a
 // required server that did not come up.
 func (s *service) start(ctx context.Context, caps *mcp.ClientCapabilities) error {
-	if err := s.Host.Start(ctx, caps); err != nil {
+	return s.started(s.Host.Start(ctx, caps))
+}
+
+// startShared starts the servers as start does, for clients not known in advance
+// (over HTTP): they are told every capability the gateway can forward.
+func (s *service) startShared(ctx context.Context) error {
+	return s.started(s.Host.StartShared(ctx))
+}
+
+// started follows the config file once the servers started; err is their start's.
+func (s *service) started(err error) error {
+	if err != nil {
 		return &exitError{code: startExitCode(err), err: err}
 	}
 	s.reload, s.forwarding = make(chan struct{}), make(chan struct{})

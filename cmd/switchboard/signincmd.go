@@ -191,7 +191,7 @@ usage or configuration error (an unknown server, a stdio server).`,
 			// The server's state change is logged with how to sign in: not "run
 			// 'switchboard login NAME'" to the person who runs it.
 			hs.SignIns().SetHow(func(string) string { return "signing in now, at this terminal" })
-			if err := hs.Hub().Launch(); err != nil {
+			if err := hs.Launch(); err != nil {
 				return err
 			}
 			st, err := hs.Hub().WaitServer(ctx, srv.Name)

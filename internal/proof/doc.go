@@ -18,7 +18,14 @@
 //   - TestInspectorCLI lists and calls the built-in demo tools through the gateway with
 //     the MCP Inspector CLI (@modelcontextprotocol/inspector --cli), over stdio (the
 //     inspector spawns `switchboard mcp`) and over Streamable HTTP.
+//   - TestMCPRemote puts mcp-remote (the stdio bridge that stdio-only hosts run to
+//     reach a remote server) between the Go SDK's client and serve's /mcp (its token
+//     in --header), `switchboard mcp --listen` and --listen --stateless, in each of its
+//     --protocol modes (legacy; auto, which bridges a 2025-11-25 client to a
+//     2026-07-28 server), and lists and calls the demo tools;
+//     TestMCPRemoteInputRequestsAndListChanges has a server's elicitations in the
+//     middle of a call and a tool-list change reach a 2025-11-25 client behind it.
 //
-// Both tools need node 22, which `make deps` installs with them in testdata/node22 (see
+// These tools need node 22, which `make deps` installs with them in testdata/node22 (see
 // testenv.Node22). Without that install the tests are skipped, or fail when CI=true.
 package proof

@@ -43,7 +43,7 @@ func TestReplicasServe2026Clients(t *testing.T) {
 			// --no-token: loopback, and the test is about replicas, not tokens.
 			return []string{switchboard, "serve", "--config", config, "--addr", addr, "--no-token"}
 		})
-		testenv.WaitFor(t, name+"'s everything-server ready", 30*time.Second, func() bool { return serverReady("http://" + srv.addr + "/v1/servers/everything") })
+		testenv.WaitFor(t, name+"'s everything-server ready", 30*time.Second, func() bool { return serverReady("http://"+srv.addr+"/v1/servers/everything", "") })
 		u, err := url.Parse("http://" + srv.addr)
 		if err != nil {
 			t.Fatal(err)
@@ -119,10 +119,18 @@ func toolNames(tools []*mcp.Tool) string {
 	return strings.Join(names, " ")
 }
 
-// serverReady reports whether serve's GET /v1/servers/NAME at url says the server is
-// ready (serve answers, /readyz included, while its servers still connect).
-func serverReady(url string) bool {
-	resp, err := http.Get(url)
+// serverReady reports whether serve's GET /v1/servers/NAME at url, asked with the
+// bearer token when there is one, says the server is ready (serve answers, /readyz
+// included, while its servers still connect).
+func serverReady(url, token string) bool {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return false
 	}

@@ -16,8 +16,8 @@ import (
 const Node22Version = "v22."
 
 // Node22Dir returns testdata/node22, the directory holding the node 22 toolchain's
-// package.json (node 22 itself, @modelcontextprotocol/conformance and
-// @modelcontextprotocol/inspector), whether or not it is installed. Run the tools
+// package.json (node 22 itself, @modelcontextprotocol/conformance,
+// @modelcontextprotocol/inspector and mcp-remote), whether or not it is installed. Run the tools
 // from here, with [Node22Env] as their environment.
 func Node22Dir(tb testing.TB) string {
 	tb.Helper()

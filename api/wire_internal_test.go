@@ -1,0 +1,139 @@
+package api
+
+import (
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-mcp/switchboard/hub"
+)
+
+// filled is a T with every field set (strings "x", numbers 7, true, a time, one-item
+// slices), so that no omitempty field is left out of its JSON.
+func filled[T any](t *testing.T) T {
+	t.Helper()
+	var v T
+	rv := reflect.ValueOf(&v).Elem()
+	for i := range rv.NumField() {
+		f := rv.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x" + strconv.Itoa(i))
+		case reflect.Int, reflect.Int64:
+			f.SetInt(int64(7 + i))
+		case reflect.Uint64:
+			f.SetUint(uint64(7 + i))
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Slice:
+			f.Set(reflect.Append(reflect.MakeSlice(f.Type(), 0, 1), reflect.ValueOf("line").Convert(f.Type().Elem())))
+		case reflect.Struct:
+			if f.Type() != reflect.TypeOf(time.Time{}) {
+				t.Fatalf("%s.%s: a field of a kind this test does not fill", rv.Type(), rv.Type().Field(i).Name)
+			}
+			f.Set(reflect.ValueOf(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)))
+		default:
+			t.Fatalf("%s.%s: a field of a kind this test does not fill", rv.Type(), rv.Type().Field(i).Name)
+		}
+	}
+	return v
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestWireMatchesHub: a server's status and a log entry, every field set, are the
+// same JSON as apiwire's types that the API writes as they were when the API wrote
+// the hub's own: a field the supervisors add, or one the conversion forgets, fails
+// here rather than going missing from the API.
+func TestWireMatchesHub(t *testing.T) {
+	st := filled[hub.Status](t)
+	if got, want := jsonOf(t, wireStatus(st)), jsonOf(t, st); got != want {
+		t.Errorf("a server's status as the API writes it:\n%s\nas the hub has it:\n%s", got, want)
+	}
+	e := filled[hub.LogEntry](t)
+	if got, want := jsonOf(t, wireEntry(e)), jsonOf(t, e); got != want {
+		t.Errorf("a log entry as the API writes it:\n%s\nas the hub has it:\n%s", got, want)
+	}
+}
+
+// TestErrorCodesDeclared: every error code the API writes as a literal
+// (errorf(status, code, …), writeError(w, r, status, code, …), apiError{Code: …})
+// is one of apiwire's Code constants, which clients match on.
+func TestErrorCodesDeclared(t *testing.T) {
+	fset := token.NewFileSet()
+	declared := map[string]bool{}
+	wire, err := parser.ParseFile(fset, filepath.Join("..", "apiwire", "errors.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ast.Inspect(wire, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok && strings.HasPrefix(vs.Names[0].Name, "Code") {
+			code, _ := strconv.Unquote(vs.Values[0].(*ast.BasicLit).Value)
+			declared[code] = true
+		}
+		return true
+	})
+	if len(declared) < 10 {
+		t.Fatalf("apiwire declares %d codes: is errors.go where they are?", len(declared))
+	}
+	files, _ := filepath.Glob("*.go")
+	calls := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(e ast.Expr) {
+			calls++
+			lit, ok := e.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return // a constant of apiwire's, or a value passed on
+			}
+			if code, _ := strconv.Unquote(lit.Value); !declared[code] {
+				t.Errorf("%s: error code %s is none of apiwire's Code constants", fset.Position(lit.Pos()), lit.Value)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				if fn, ok := n.Fun.(*ast.Ident); ok {
+					switch {
+					case fn.Name == "errorf" && len(n.Args) > 1:
+						check(n.Args[1])
+					case fn.Name == "writeError" && len(n.Args) > 3:
+						check(n.Args[3])
+					}
+				}
+			case *ast.CompositeLit:
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "apiError" {
+					for _, el := range n.Elts {
+						if kv, ok := el.(*ast.KeyValueExpr); ok && kv.Key.(*ast.Ident).Name == "Code" {
+							check(kv.Value)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	if calls == 0 {
+		t.Error("found no errorf, writeError or apiError{Code: …}: where does the API write its errors now?")
+	}
+}
