@@ -72,6 +72,10 @@ func TestTeamWalk(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	idp := startFakeIdP(t, s)
+	// startFakeIdP returns at its first line; the config line is its last.
+	testenv.WaitFor(t, "fake-idp to print its config line", 30*time.Second, func() bool {
+		return strings.Contains(idp.stdout.String(), `"serve": {"auth":`)
+	})
 	out := idp.stdout.String()
 	for _, want := range []string{
 		"never use it for anything real",
