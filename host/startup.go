@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // A program that reports on the servers rather than serving them (a command line's
@@ -21,9 +21,11 @@ import (
 // data the program renders), ToolCatalog (the catalog in a provider's form) and
 // NewSearcher.
 
-// ServerState is one server as a status display shows it.
+// ServerState is one server as a status display shows it: its status as the API
+// writes it (apiwire), so that a program renders a server of its own and one of a
+// running service alike.
 type ServerState struct {
-	upstream.Status
+	apiwire.ServerStatus
 	// Exposed is how many of the server's tools the catalog shows: Status.Tools
 	// after its allow/deny lists.
 	Exposed int
@@ -41,9 +43,22 @@ func (h *Host) Servers() []ServerState {
 	sts := h.hub.Status()
 	out := make([]ServerState, len(sts))
 	for i, st := range sts {
-		out[i] = ServerState{Status: st, Exposed: exposed[st.Name], Reason: h.hub.NotReadyReason(st)}
+		out[i] = ServerState{ServerStatus: WireStatus(st), Exposed: exposed[st.Name], Reason: h.hub.NotReadyReason(st)}
 	}
 	return out
+}
+
+// WireStatus is st as the API writes it (GET /v1/servers), and as a program
+// renders it: what SignIn and a hub's WaitServer return, for a program that
+// imports neither hub nor upstream.
+func WireStatus(st hub.Status) apiwire.ServerStatus {
+	return apiwire.ServerStatus{
+		Name: st.Name, State: apiwire.State(st.State), Transport: string(st.Transport),
+		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
+		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
+		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
+		PerUser: st.PerUser, People: st.People,
+	}
 }
 
 // Launch starts every server and returns at once (hub.Launch): servers join the
@@ -96,7 +111,7 @@ func (h *Host) pending() []ServerState {
 	sts := h.hub.Pending()
 	out := make([]ServerState, len(sts))
 	for i, st := range sts {
-		out[i] = ServerState{Status: st, Reason: h.hub.NotReadyReason(st)}
+		out[i] = ServerState{ServerStatus: WireStatus(st), Reason: h.hub.NotReadyReason(st)}
 	}
 	return out
 }

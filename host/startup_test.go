@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // TestSettle: a launched Host's Settle tells Slow, once, the servers it still waits
@@ -53,10 +53,10 @@ func TestSettle(t *testing.T) {
 	for _, s := range h.Servers() {
 		byName[s.Name] = s
 	}
-	if s := byName["fast"]; s.State != upstream.Ready || s.Exposed != s.Tools || s.Exposed == 0 || s.Reason != "" {
+	if s := byName["fast"]; s.State != apiwire.Ready || s.Exposed != s.Tools || s.Exposed == 0 || s.Reason != "" {
 		t.Errorf("fast: %+v, want ready, its tools exposed, no reason", s)
 	}
-	if s := byName["broken"]; s.State == upstream.Ready || s.Reason == "" {
+	if s := byName["broken"]; s.State == apiwire.Ready || s.Reason == "" {
 		t.Errorf("broken: %+v, want not ready, with a reason", s)
 	}
 	if !slices.ContainsFunc(h.Tools(), func(tl tool.Tool) bool { return tl.Name == "only_fast" }) {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // errorWidth is how much of a server's error status and the waiting notice show: the
@@ -404,23 +404,24 @@ type serverStatusJSON struct {
 func serverRows(servers []host.ServerState) []serverStatusJSON {
 	rows := make([]serverStatusJSON, 0, len(servers))
 	for _, st := range servers {
-		rows = append(rows, statusRow(st.Status, st.Exposed, st.Reason))
+		rows = append(rows, statusRow(st.ServerStatus, st.Exposed, st.Reason))
 	}
 	return rows
 }
 
 // statusesOf is the status of each server.
-func statusesOf(servers []host.ServerState) []upstream.Status {
-	out := make([]upstream.Status, len(servers))
+func statusesOf(servers []host.ServerState) []apiwire.ServerStatus {
+	out := make([]apiwire.ServerStatus, len(servers))
 	for i, st := range servers {
-		out[i] = st.Status
+		out[i] = st.ServerStatus
 	}
 	return out
 }
 
 // statusRow is one server's row: its status, the tools it exposes in the catalog, and
-// why it is not ready (reason, else its last error).
-func statusRow(st upstream.Status, exposed int, reason string) serverStatusJSON {
+// why it is not ready (reason, else its last error). A server of this process and
+// one of a running service (remotecmds.go) are the same wire type.
+func statusRow(st apiwire.ServerStatus, exposed int, reason string) serverStatusJSON {
 	stderr := st.Stderr
 	if stderr == nil {
 		stderr = []string{}
@@ -429,14 +430,14 @@ func statusRow(st upstream.Status, exposed int, reason string) serverStatusJSON 
 	if reason != "" {
 		why = reason
 	}
-	return serverStatusJSON{st.Name, string(st.State), string(st.Transport), exposed, st.Tools, st.Restarts, why, stderr}
+	return serverStatusJSON{st.Name, string(st.State), st.Transport, exposed, st.Tools, st.Restarts, why, stderr}
 }
 
 // notReady lists the servers that are neither ready nor disabled.
-func notReady(sts []upstream.Status) []upstream.Status {
-	var out []upstream.Status
+func notReady(sts []apiwire.ServerStatus) []apiwire.ServerStatus {
+	var out []apiwire.ServerStatus
 	for _, st := range sts {
-		if st.State != upstream.Ready && st.State != upstream.Disabled {
+		if st.State != apiwire.Ready && st.State != apiwire.Disabled {
 			out = append(out, st)
 		}
 	}
@@ -445,12 +446,12 @@ func notReady(sts []upstream.Status) []upstream.Status {
 
 // toolsSummary is e.g. "6 tools from 2 servers" ("1 tool from 1 server"), or with servers not ready
 // "6 tools from 2 of 6 servers (3 failed: a, b, c; 1 connecting: d)".
-func toolsSummary(tools int, sts []upstream.Status) string {
+func toolsSummary(tools int, sts []apiwire.ServerStatus) string {
 	ready := 0
-	var states []upstream.State
-	byState := map[upstream.State][]string{}
+	var states []apiwire.State
+	byState := map[apiwire.State][]string{}
 	for _, st := range sts {
-		if st.State == upstream.Ready {
+		if st.State == apiwire.Ready {
 			ready++
 			continue
 		}

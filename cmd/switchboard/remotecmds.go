@@ -12,12 +12,10 @@ import (
 	"text/tabwriter"
 
 	"github.com/switchboard-mcp/switchboard/apiwire"
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // The commands of remote.go as they run against a service: each asks the API what
@@ -32,26 +30,14 @@ func (r *remote) servers(ctx context.Context) ([]apiwire.Server, error) {
 	return body.Servers, nil
 }
 
-// statuses are the servers' statuses alone, as the local commands' status lines
-// (hubcmd.go) take them.
-func statuses(infos []apiwire.Server) []upstream.Status {
-	out := make([]upstream.Status, len(infos))
+// statuses are the servers' statuses alone, as the status lines (hubcmd.go) take
+// them from a local host too.
+func statuses(infos []apiwire.Server) []apiwire.ServerStatus {
+	out := make([]apiwire.ServerStatus, len(infos))
 	for i, s := range infos {
-		out[i] = localStatus(s.ServerStatus)
+		out[i] = s.ServerStatus
 	}
 	return out
-}
-
-// localStatus is st in the terms of a local hub's statuses, which the status lines
-// print.
-func localStatus(st apiwire.ServerStatus) upstream.Status {
-	return upstream.Status{
-		Name: st.Name, State: upstream.State(st.State), Transport: config.Transport(st.Transport),
-		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
-		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
-		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
-		PerUser: st.PerUser, People: st.People,
-	}
 }
 
 // tools is GET /v1/tools: the catalog.
@@ -164,7 +150,7 @@ func (a *app) remoteStatus(ctx context.Context, asJSON bool) error {
 	}
 	rows := make([]serverStatusJSON, 0, len(infos))
 	for _, s := range infos {
-		rows = append(rows, statusRow(localStatus(s.ServerStatus), exposed[s.Name], s.Reason))
+		rows = append(rows, statusRow(s.ServerStatus, exposed[s.Name], s.Reason))
 	}
 	if err := a.writeStatus(rows, len(tools), asJSON); err != nil {
 		return err

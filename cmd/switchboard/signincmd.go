@@ -10,11 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/signin"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // dataDirHelp is --data-dir's help on the commands that connect to servers.
@@ -56,8 +56,8 @@ func (a *app) signInWaiting(ctx context.Context, hs *host.Host) []string {
 		return nil
 	}
 	var done []string
-	for _, st := range hs.Hub().Status() {
-		if st.State != upstream.NeedsSignIn {
+	for _, st := range hs.Servers() {
+		if st.State != apiwire.NeedsSignIn {
 			continue
 		}
 		if a.signIn(ctx, hs, st.Name, false) {
@@ -69,12 +69,12 @@ func (a *app) signInWaiting(ctx context.Context, hs *host.Host) []string {
 
 // signIn signs in to one server at this terminal and says how it went on stderr.
 func (a *app) signIn(ctx context.Context, hs *host.Host, name string, noBrowser bool) bool {
-	st, err := hs.SignIn(ctx, name, a.loopback(name, noBrowser))
-	switch {
+	hst, err := hs.SignIn(ctx, name, a.loopback(name, noBrowser))
+	switch st := host.WireStatus(hst); {
 	case err != nil:
 		a.log.Warn("sign-in failed", "server", name, "err", err)
 		return false
-	case st.State != upstream.Ready:
+	case st.State != apiwire.Ready:
 		a.log.Warn("signed in, but the server did not connect", "server", name, "state", st.State, "err", st.LastError)
 		return false
 	}
@@ -194,28 +194,30 @@ usage or configuration error (an unknown server, a stdio server).`,
 			if err := hs.Launch(); err != nil {
 				return err
 			}
-			st, err := hs.Hub().WaitServer(ctx, srv.Name)
+			hst, err := hs.Hub().WaitServer(ctx, srv.Name)
 			if err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
+			st := host.WireStatus(hst)
 			switch {
-			case st.State == upstream.Ready && had:
+			case st.State == apiwire.Ready && had:
 				fmt.Fprintf(a.stdout, "Already signed in to %s (%s). 'switchboard logout %s' forgets the sign-in.\n", srv.Name, count(st.Tools, "tool"), srv.Name)
 				return nil
-			case st.State == upstream.Ready && srv.OAuth.GrantType() == config.GrantClientCredentials:
+			case st.State == apiwire.Ready && srv.OAuth.GrantType() == config.GrantClientCredentials:
 				fmt.Fprintf(a.stdout, "Signed in to %s with its client credentials (%s).\n", srv.Name, count(st.Tools, "tool"))
 				return nil
-			case st.State == upstream.Ready:
+			case st.State == apiwire.Ready:
 				fmt.Fprintf(a.stdout, "%s asks for no sign-in (%s): nothing to do.\n", srv.Name, count(st.Tools, "tool"))
 				return nil
-			case st.State != upstream.NeedsSignIn:
+			case st.State != apiwire.NeedsSignIn:
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s is %s: %s", cmd.CommandPath(), srv.Name, st.State, st.LastError)}
 			}
-			st, err = hs.SignIn(ctx, srv.Name, a.loopback(srv.Name, noBrowser))
+			hst, err = hs.SignIn(ctx, srv.Name, a.loopback(srv.Name, noBrowser))
+			st = host.WireStatus(hst)
 			switch {
 			case err != nil:
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
-			case st.State != upstream.Ready:
+			case st.State != apiwire.Ready:
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: signed in to %s, but it did not connect (%s): %s", cmd.CommandPath(), srv.Name, st.State, st.LastError)}
 			}
 			fmt.Fprintf(a.stdout, "Signed in to %s (%s).\n", srv.Name, count(st.Tools, "tool"))
@@ -286,10 +288,10 @@ func count(n int, what string) string {
 }
 
 // needSignIn names the servers that wait for a sign-in.
-func needSignIn(sts []upstream.Status) []string {
+func needSignIn(sts []apiwire.ServerStatus) []string {
 	var out []string
 	for _, st := range sts {
-		if st.State == upstream.NeedsSignIn {
+		if st.State == apiwire.NeedsSignIn {
 			out = append(out, st.Name)
 		}
 	}
