@@ -152,18 +152,32 @@ func (h *Host) NewSearcher(emb *search.Embeddings) *Searcher {
 func (s *Searcher) Len() int { return s.ix.Len() }
 
 // Search ranks the tools against text, a task in words; limit 0: the default.
-// The embeddings' failure leaves the ranking to the words alone.
-func (s *Searcher) Search(ctx context.Context, text string, limit int) ([]search.Result, error) {
+// The embeddings' failure leaves the ranking to the words alone. The results are
+// as GET /v1/search writes them, best first.
+func (s *Searcher) Search(ctx context.Context, text string, limit int) ([]apiwire.SearchResult, error) {
 	if s.emb != nil {
-		return s.emb.ToolSearch(ctx, s.ix, text, limit)
+		return wireResults(s.emb.ToolSearch(ctx, s.ix, text, limit))
 	}
-	return s.ix.ToolSearch(text, limit)
+	return wireResults(s.ix.ToolSearch(text, limit))
 }
 
 // SearchRegex matches pattern (RE2, case-insensitive) against the tools' names,
 // descriptions and parameters; limit 0: the default.
-func (s *Searcher) SearchRegex(pattern string, limit int) ([]search.Result, error) {
-	return s.ix.ToolSearchRegex(pattern, limit)
+func (s *Searcher) SearchRegex(pattern string, limit int) ([]apiwire.SearchResult, error) {
+	return wireResults(s.ix.ToolSearchRegex(pattern, limit))
+}
+
+// wireResults is found as the API writes it.
+func wireResults(found []search.Result, err error) ([]apiwire.SearchResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]apiwire.SearchResult, len(found))
+	for i, f := range found {
+		out[i] = apiwire.SearchResult{Name: f.Tool.Name, Server: f.Tool.Server,
+			OriginalName: f.Tool.OriginalName, Description: f.Tool.Description, Score: f.Score}
+	}
+	return out, nil
 }
 
 // Tools is the catalog now: every ready server's tools, under their exposed names.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/tool"
+	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // TestSettle: a launched Host's Settle tells Slow, once, the servers it still waits
@@ -123,7 +125,7 @@ func TestCatalogAndSearch(t *testing.T) {
 		t.Errorf("the searcher has %d tools, the catalog %d", s.Len(), len(h.Tools()))
 	}
 	found, err := s.Search(ctx, "weather forecast", 0)
-	if err != nil || len(found) == 0 || found[0].Tool.Name != "weather_forecast" {
+	if err != nil || len(found) == 0 || found[0].Name != "weather_forecast" {
 		t.Errorf("Search: %v, %v", found, err)
 	}
 	found, err = s.SearchRegex("^weather_", 0)
@@ -132,5 +134,30 @@ func TestCatalogAndSearch(t *testing.T) {
 	}
 	if err := h.CheckArguments(json.RawMessage(strings.Repeat("[", 100) + strings.Repeat("]", 100))); err == nil {
 		t.Error("CheckArguments took arguments 100 levels deep")
+	}
+}
+
+// TestWireStatus: a server's status as host hands it to a program (ServerState,
+// WireStatus) is every field of the supervisor's, written as the API writes it: the
+// same JSON, so that a field added to one and not carried over shows here.
+func TestWireStatus(t *testing.T) {
+	st := upstream.Status{
+		Name: "notes", State: upstream.NeedsSignIn, Transport: config.HTTP,
+		Tools: 3, Resources: 4, Templates: 5, Prompts: 6,
+		Since: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Restarts: 7, LastError: "401",
+		Stderr: []string{"a line"}, Protocol: "2025-06-18", ServerName: "notes-server", ServerVersion: "1.2.3",
+		PerUser: true, People: 8,
+	}
+	want, _ := json.Marshal(st)
+	got, _ := json.Marshal(host.WireStatus(st))
+	if string(got) != string(want) {
+		t.Errorf("WireStatus writes\n%s\nwant, as the supervisor's status\n%s", got, want)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if n := reflect.TypeOf(st).NumField(); len(back) != n {
+		t.Errorf("WireStatus writes %d fields, want all %d of the status (each set here)", len(back), n)
 	}
 }

@@ -111,7 +111,7 @@ cannot hold the sessions too), 130 interrupted.`,
 			// when a person is there to ask; else they stay out of the catalog. A
 			// call that needs more access is signed in for during the turn.
 			a.signInWaiting(ctx, s.Host)
-			ag, err := s.Agent(ctx, &agent.Options{Tools: stepUpTools{Toolset: s.Hub(), a: a, hs: s.Host}})
+			ag, err := s.Agent(ctx, &agent.Options{Tools: s.StepUp(a.signInAgain(s.Host))})
 			if err != nil {
 				return settingsError(err, flags.dataDir, false)
 			}

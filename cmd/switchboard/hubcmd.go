@@ -15,9 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/apiwire"
-	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // errorWidth is how much of a server's error status and the waiting notice show: the
@@ -126,14 +124,14 @@ service's catalog as it is now, printed the same way.
 --strict converts schemas to OpenAI strict mode (openai and openai-responses).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p format.Provider
+			var p host.Provider
 			if provider != "" {
 				var err error
-				if p, err = format.ParseProvider(provider); err != nil {
+				if p, err = host.ParseProvider(provider); err != nil {
 					return commandLineError("--format: %v", err)
 				}
 			}
-			if strict && p != format.OpenAI && p != format.OpenAIResponses {
+			if strict && p != host.OpenAI && p != host.OpenAIResponses {
 				if provider == "" {
 					return commandLineError("--strict needs --format openai or openai-responses")
 				}
@@ -244,7 +242,7 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 	}
 	// A server that wants more access for this call (403 insufficient_scope): a new
 	// sign-in at this terminal, then the call once more.
-	res, err := stepUpTools{Toolset: hs.Hub(), a: a, hs: hs}.Call(ctx, name, callArgs)
+	res, err := hs.StepUp(a.signInAgain(hs)).Call(ctx, name, callArgs)
 	if err != nil {
 		return err
 	}
@@ -253,7 +251,7 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 			return err
 		}
 	} else {
-		fmt.Fprintln(a.stdout, tool.Text(res))
+		fmt.Fprintln(a.stdout, host.ToolText(res))
 	}
 	if res.IsError {
 		return silentExit(exitFailed)

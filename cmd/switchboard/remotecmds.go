@@ -11,11 +11,11 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/apiwire"
-	"github.com/switchboard-mcp/switchboard/format"
-	"github.com/switchboard-mcp/switchboard/search"
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/session"
-	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // The commands of remote.go as they run against a service: each asks the API what
@@ -52,7 +52,7 @@ func (r *remote) tools(ctx context.Context) ([]apiwire.ToolInfo, error) {
 // remoteTools is `tools` against the service: the JSON forms as the API writes them
 // (the same bytes as the local command's, from the one api.Catalog that
 // Host.ToolCatalog is), the table from the catalog and the servers' states.
-func (a *app) remoteTools(ctx context.Context, p format.Provider, asJSON, strict bool) error {
+func (a *app) remoteTools(ctx context.Context, p host.Provider, asJSON, strict bool) error {
 	r := a.remote
 	if p != "" || asJSON {
 		q := url.Values{}
@@ -113,7 +113,7 @@ func (a *app) remoteCall(ctx context.Context, name string, args json.RawMessage,
 		return a.remote.lost(ctx, err)
 	}
 	// The MCP result as MCP encodes it, the same value the local command prints.
-	var result tool.Result
+	var result mcp.CallToolResult
 	if err := a.remote.decode("/v1/tools/"+name+"/call", raw, &result); err != nil {
 		return err
 	}
@@ -205,7 +205,7 @@ func (a *app) remoteSearch(ctx context.Context, q searchQuery, stdin io.Reader, 
 
 // find runs q at the service: a query the command line refuses is a usage error
 // before it is sent, and so is one the service refuses (400).
-func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]search.Result, error) {
+func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]apiwire.SearchResult, error) {
 	if err := q.check(); err != nil {
 		return nil, usageError("%v", err)
 	}
@@ -224,11 +224,7 @@ func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]search.Resu
 		}
 		return nil, failed(err)
 	}
-	out := make([]search.Result, len(body.Results))
-	for i, f := range body.Results {
-		out[i] = search.Result{Tool: tool.Tool{Name: f.Name, Server: f.Server, Description: f.Description}, Score: f.Score}
-	}
-	return out, nil
+	return body.Results, nil
 }
 
 // stdin is searcher.stdin against the service: a query that the command line or

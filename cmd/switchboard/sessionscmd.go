@@ -14,7 +14,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
-	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 func (a *app) sessionsCommand() *cobra.Command {
@@ -159,7 +158,7 @@ func (a *app) printSession(s *session.Session) {
 		case llm.RoleTool:
 			text := ""
 			if m.Result != nil {
-				text = tool.Text(m.Result)
+				text = host.ToolText(m.Result)
 			}
 			verb := "←"
 			if m.Result != nil && m.Result.IsError {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -14,7 +13,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/signin"
-	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 // dataDirHelp is --data-dir's help on the commands that connect to servers.
@@ -100,29 +98,13 @@ func (a *app) stepUp(ctx context.Context, hs *host.Host, server string) bool {
 	return a.signIn(ctx, hs, server, false)
 }
 
-// stepUpTools is a host's hub for chat's agent: a call that its server refused for
-// want of a scope (403 insufficient_scope) is signed in for again at this terminal,
-// when a person can be asked, and made once more, as the call command does; the
-// model sees the second result only.
-type stepUpTools struct {
-	tool.Toolset
-	a  *app
-	hs *host.Host
+// signInAgain is what a host's StepUp asks, for chat's agent and the call command:
+// a call that its server refused for want of a scope (403 insufficient_scope) is
+// signed in for again at this terminal, when a person can be asked (stepUp), and
+// made once more; the model sees the second result only.
+func (a *app) signInAgain(hs *host.Host) func(context.Context, string) bool {
+	return func(ctx context.Context, server string) bool { return a.stepUp(ctx, hs, server) }
 }
-
-func (t stepUpTools) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
-	res, err := t.Toolset.Call(ctx, name, args)
-	if err != nil || !res.IsError {
-		return res, err
-	}
-	if tl, ok := t.hs.Hub().Lookup(name); ok && t.a.stepUp(ctx, t.hs, tl.Server) {
-		return t.Toolset.Call(ctx, name, args)
-	}
-	return res, nil
-}
-
-// Lookup is the hub's, which the agent uses when a toolset has one.
-func (t stepUpTools) Lookup(name string) (tool.Tool, bool) { return t.hs.Hub().Lookup(name) }
 
 // remoteServer finds the server a login or logout names: a remote one that
 // Switchboard signs in to, else a usage error that says why not.
