@@ -1,16 +1,22 @@
 package host
 
 import (
+	"context"
+	"log/slog"
+
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/search"
+	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // What a command line checks its flags against and hands over to the servers host
-// runs, named here so that a program takes them from host alone and imports none of
-// the packages host wires. The types are aliases: the same values, no second copy.
+// runs (options, defaults, checks, the redactor, the tracing set-up), named here so
+// that a program takes them from host alone and imports none of the packages host
+// wires. The types are aliases: the same values, no second copy.
 
 // APIOptions are the HTTP API's options, for ServeAPI (api.Options).
 type APIOptions = api.Options
@@ -60,3 +66,14 @@ const (
 	MaxSearchLimit     = search.MaxLimit           // the most results either returns
 	MaxPatternLen      = search.MaxPatternLen      // the longest pattern SearchRegex takes, in characters
 )
+
+// Redactor masks the secrets a program learns (a token, a DSN) in what it prints,
+// as Options.Redactor does in the host's errors and logs (redact.Redactor).
+type Redactor = redact.Redactor
+
+// SetupTelemetry installs the tracer provider the OTEL_* variables ask for, and
+// returns its shutdown; with no such variable it does nothing (telemetry.Setup).
+// log gets the exporter's errors.
+func SetupTelemetry(ctx context.Context, log *slog.Logger) (shutdown func(context.Context) error, err error) {
+	return telemetry.Setup(ctx, log)
+}

@@ -1,8 +1,10 @@
 package host_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -35,5 +37,22 @@ func TestFlagChecks(t *testing.T) {
 	}
 	if host.MaxSearchLimit < host.DefaultRegexLimit || host.DefaultRegexLimit < 1 || host.DefaultSearchLimit < 1 {
 		t.Errorf("search limits: default %d, regex %d, max %d", host.DefaultSearchLimit, host.DefaultRegexLimit, host.MaxSearchLimit)
+	}
+}
+
+// TestTerminalSignIn: a sign-in at a terminal writes where it is told and opens no
+// browser when told not to; Switchboard signs in to an HTTP server without an
+// Authorization header, and never to a stdio one.
+func TestTerminalSignIn(t *testing.T) {
+	var out strings.Builder
+	l := host.Loopback("notes", &out, false)
+	if l.Server != "notes" || l.Out != &out || l.Browser != nil {
+		t.Errorf("Loopback without a browser: %+v", l)
+	}
+	if !host.SignsIn(config.Server{Name: "notes", Transport: config.HTTP, URL: "https://notes.example.com/mcp"}) {
+		t.Error("SignsIn: not to an HTTP server without headers")
+	}
+	if host.SignsIn(config.Server{Name: "local", Transport: config.Stdio, Command: "notes"}) {
+		t.Error("SignsIn: to a stdio server")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/signin"
 )
 
 // dataDirHelp is --data-dir's help on the commands that connect to servers.
@@ -33,16 +32,6 @@ func (a *app) canPrompt() bool {
 	}
 	f, ok := a.stderr.(*os.File)
 	return ok && isTerminal(f)
-}
-
-// loopback is the Redirect of a sign-in at this terminal: the URL printed on stderr,
-// the browser opened on it unless noBrowser.
-func (a *app) loopback(name string, noBrowser bool) *signin.Loopback {
-	l := &signin.Loopback{Server: name, Out: a.stderr}
-	if !noBrowser {
-		l.Browser = signin.DefaultBrowser()
-	}
-	return l
 }
 
 // signInWaiting signs in to the servers that wait for a sign-in, one after the
@@ -67,7 +56,7 @@ func (a *app) signInWaiting(ctx context.Context, hs *host.Host) []string {
 
 // signIn signs in to one server at this terminal and says how it went on stderr.
 func (a *app) signIn(ctx context.Context, hs *host.Host, name string, noBrowser bool) bool {
-	hst, err := hs.SignIn(ctx, name, a.loopback(name, noBrowser))
+	hst, err := hs.SignIn(ctx, name, host.Loopback(name, a.stderr, !noBrowser))
 	switch st := host.WireStatus(hst); {
 	case err != nil:
 		a.log.Warn("sign-in failed", "server", name, "err", err)
@@ -120,7 +109,7 @@ func (a *app) remoteServer(cfg *config.Config, cmd *cobra.Command, name string) 
 	switch {
 	case s.Transport == config.Stdio:
 		return *s, usageError("%s: %s is a stdio server (a program on this machine): there is no sign-in to make", cmd.CommandPath(), name)
-	case !signin.Signs(*s):
+	case !host.SignsIn(*s):
 		return *s, usageError(`%s: %s has an "Authorization" header in its "headers": Switchboard sends that and signs in to nothing; remove it to sign in with OAuth`, cmd.CommandPath(), name)
 	}
 	return *s, nil
@@ -194,7 +183,7 @@ usage or configuration error (an unknown server, a stdio server).`,
 			case st.State != apiwire.NeedsSignIn:
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s is %s: %s", cmd.CommandPath(), srv.Name, st.State, st.LastError)}
 			}
-			hst, err = hs.SignIn(ctx, srv.Name, a.loopback(srv.Name, noBrowser))
+			hst, err = hs.SignIn(ctx, srv.Name, host.Loopback(srv.Name, a.stderr, !noBrowser))
 			st = host.WireStatus(hst)
 			switch {
 			case err != nil:
