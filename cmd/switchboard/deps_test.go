@@ -46,7 +46,7 @@ func TestCommandsLeaveWiringToHost(t *testing.T) {
 	const module = "github.com/switchboard-mcp/switchboard/"
 	wiring := []string{"hub", "deferred", "relay", "identity", "llm/openai", "llm/anthropic",
 		"session/sqlite", "session/postgres", "signin/postgres"}
-	borrowed := []string{"upstream", "gateway", "search", "format", "api", "tool", "redact", "telemetry", "signin"}
+	borrowed := []string{"upstream", "gateway", "search", "format", "api", "tool", "redact", "telemetry", "signin", "session", "llm"}
 	for _, imp := range strings.Fields(string(out)) {
 		pkg, ours := strings.CutPrefix(imp, module)
 		if !ours {

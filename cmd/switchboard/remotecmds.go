@@ -15,7 +15,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/session"
 )
 
 // The commands of remote.go as they run against a service: each asks the API what
@@ -250,7 +249,7 @@ func (a *app) remoteSessions(ctx context.Context, args []string, asJSON bool) er
 	}
 	switch {
 	case len(args) == 2 && args[0] == "show":
-		var s session.Session
+		var s host.Session
 		if err := r.getJSON(ctx, "/v1/sessions/"+url.PathEscape(args[1]), &s); err != nil {
 			return notFound(err)
 		}
@@ -267,13 +266,13 @@ func (a *app) remoteSessions(ctx context.Context, args []string, asJSON bool) er
 		return nil
 	}
 	var body struct {
-		Sessions []session.Summary `json:"sessions"`
+		Sessions []host.SessionSummary `json:"sessions"`
 	}
 	if err := r.getJSON(ctx, "/v1/sessions", &body); err != nil {
 		return failed(err)
 	}
 	if body.Sessions == nil {
-		body.Sessions = []session.Summary{}
+		body.Sessions = []host.SessionSummary{}
 	}
 	return a.writeSessions(body.Sessions, asJSON)
 }
