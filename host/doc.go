@@ -62,9 +62,13 @@
 // signs in there to the servers that wait for a person). What it then shows is data
 // to render: Servers (each server's state, the tools the catalog shows of it, why it
 // is not ready), Tools, ToolCatalog (the catalog in a provider's form, as GET
-// /v1/tools answers it) and NewSearcher (deferred mode's ranking). ConfigFault tells a
-// failed start that is the config's fault (exit 2 for the CLI) from a server that
-// did not come up.
+// /v1/tools answers it) and NewSearcher (deferred mode's ranking). The states and
+// the search results are apiwire's types, so that a program renders a server of its
+// own and one of a running service alike. ConfigFault tells a failed start that is
+// the config's fault (exit 2 for the CLI) from a server that did not come up. What
+// such a program checks its flags against and hands over (the options of ServeAPI
+// and ServeMCP, IsLoopback, CheckPublicURL, ParseProvider, the search limits) is
+// named here too, so that it imports none of the packages host wires.
 //
 // # Servers changed at run time
 //

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,3 +95,19 @@ func (h *Host) SignIn(ctx context.Context, name string, r signin.Redirect) (upst
 	}
 	return h.hub.WaitServer(ctx, name)
 }
+
+// Loopback is the Redirect of a sign-in at a terminal (signin.Loopback): the
+// authorization URL written on out, the person's browser opened on it when browser
+// is set and there is one (signin.DefaultBrowser), and a listener on 127.0.0.1 for
+// the redirect.
+func Loopback(server string, out io.Writer, browser bool) *signin.Loopback {
+	l := &signin.Loopback{Server: server, Out: out}
+	if browser {
+		l.Browser = signin.DefaultBrowser()
+	}
+	return l
+}
+
+// SignsIn reports whether Switchboard signs in to s when it asks (signin.Signs): an
+// HTTP or SSE server that the config gives no "Authorization" header.
+func SignsIn(s config.Server) bool { return signin.Signs(s) }

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // A program that reports on the servers rather than serving them (a command line's
@@ -21,9 +21,11 @@ import (
 // data the program renders), ToolCatalog (the catalog in a provider's form) and
 // NewSearcher.
 
-// ServerState is one server as a status display shows it.
+// ServerState is one server as a status display shows it: its status as the API
+// writes it (apiwire), so that a program renders a server of its own and one of a
+// running service alike.
 type ServerState struct {
-	upstream.Status
+	apiwire.ServerStatus
 	// Exposed is how many of the server's tools the catalog shows: Status.Tools
 	// after its allow/deny lists.
 	Exposed int
@@ -41,9 +43,22 @@ func (h *Host) Servers() []ServerState {
 	sts := h.hub.Status()
 	out := make([]ServerState, len(sts))
 	for i, st := range sts {
-		out[i] = ServerState{Status: st, Exposed: exposed[st.Name], Reason: h.hub.NotReadyReason(st)}
+		out[i] = ServerState{ServerStatus: WireStatus(st), Exposed: exposed[st.Name], Reason: h.hub.NotReadyReason(st)}
 	}
 	return out
+}
+
+// WireStatus is st as the API writes it (GET /v1/servers), and as a program
+// renders it: what SignIn and a hub's WaitServer return, for a program that
+// imports neither hub nor upstream.
+func WireStatus(st hub.Status) apiwire.ServerStatus {
+	return apiwire.ServerStatus{
+		Name: st.Name, State: apiwire.State(st.State), Transport: string(st.Transport),
+		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
+		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
+		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
+		PerUser: st.PerUser, People: st.People,
+	}
 }
 
 // Launch starts every server and returns at once (hub.Launch): servers join the
@@ -96,7 +111,7 @@ func (h *Host) pending() []ServerState {
 	sts := h.hub.Pending()
 	out := make([]ServerState, len(sts))
 	for i, st := range sts {
-		out[i] = ServerState{Status: st, Reason: h.hub.NotReadyReason(st)}
+		out[i] = ServerState{ServerStatus: WireStatus(st), Reason: h.hub.NotReadyReason(st)}
 	}
 	return out
 }
@@ -137,18 +152,32 @@ func (h *Host) NewSearcher(emb *search.Embeddings) *Searcher {
 func (s *Searcher) Len() int { return s.ix.Len() }
 
 // Search ranks the tools against text, a task in words; limit 0: the default.
-// The embeddings' failure leaves the ranking to the words alone.
-func (s *Searcher) Search(ctx context.Context, text string, limit int) ([]search.Result, error) {
+// The embeddings' failure leaves the ranking to the words alone. The results are
+// as GET /v1/search writes them, best first.
+func (s *Searcher) Search(ctx context.Context, text string, limit int) ([]apiwire.SearchResult, error) {
 	if s.emb != nil {
-		return s.emb.ToolSearch(ctx, s.ix, text, limit)
+		return wireResults(s.emb.ToolSearch(ctx, s.ix, text, limit))
 	}
-	return s.ix.ToolSearch(text, limit)
+	return wireResults(s.ix.ToolSearch(text, limit))
 }
 
 // SearchRegex matches pattern (RE2, case-insensitive) against the tools' names,
 // descriptions and parameters; limit 0: the default.
-func (s *Searcher) SearchRegex(pattern string, limit int) ([]search.Result, error) {
-	return s.ix.ToolSearchRegex(pattern, limit)
+func (s *Searcher) SearchRegex(pattern string, limit int) ([]apiwire.SearchResult, error) {
+	return wireResults(s.ix.ToolSearchRegex(pattern, limit))
+}
+
+// wireResults is found as the API writes it.
+func wireResults(found []search.Result, err error) ([]apiwire.SearchResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]apiwire.SearchResult, len(found))
+	for i, f := range found {
+		out[i] = apiwire.SearchResult{Name: f.Tool.Name, Server: f.Tool.Server,
+			OriginalName: f.Tool.OriginalName, Description: f.Tool.Description, Score: f.Score}
+	}
+	return out, nil
 }
 
 // Tools is the catalog now: every ready server's tools, under their exposed names.

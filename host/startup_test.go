@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/host"
@@ -53,10 +55,10 @@ func TestSettle(t *testing.T) {
 	for _, s := range h.Servers() {
 		byName[s.Name] = s
 	}
-	if s := byName["fast"]; s.State != upstream.Ready || s.Exposed != s.Tools || s.Exposed == 0 || s.Reason != "" {
+	if s := byName["fast"]; s.State != apiwire.Ready || s.Exposed != s.Tools || s.Exposed == 0 || s.Reason != "" {
 		t.Errorf("fast: %+v, want ready, its tools exposed, no reason", s)
 	}
-	if s := byName["broken"]; s.State == upstream.Ready || s.Reason == "" {
+	if s := byName["broken"]; s.State == apiwire.Ready || s.Reason == "" {
 		t.Errorf("broken: %+v, want not ready, with a reason", s)
 	}
 	if !slices.ContainsFunc(h.Tools(), func(tl tool.Tool) bool { return tl.Name == "only_fast" }) {
@@ -123,7 +125,7 @@ func TestCatalogAndSearch(t *testing.T) {
 		t.Errorf("the searcher has %d tools, the catalog %d", s.Len(), len(h.Tools()))
 	}
 	found, err := s.Search(ctx, "weather forecast", 0)
-	if err != nil || len(found) == 0 || found[0].Tool.Name != "weather_forecast" {
+	if err != nil || len(found) == 0 || found[0].Name != "weather_forecast" {
 		t.Errorf("Search: %v, %v", found, err)
 	}
 	found, err = s.SearchRegex("^weather_", 0)
@@ -132,5 +134,30 @@ func TestCatalogAndSearch(t *testing.T) {
 	}
 	if err := h.CheckArguments(json.RawMessage(strings.Repeat("[", 100) + strings.Repeat("]", 100))); err == nil {
 		t.Error("CheckArguments took arguments 100 levels deep")
+	}
+}
+
+// TestWireStatus: a server's status as host hands it to a program (ServerState,
+// WireStatus) is every field of the supervisor's, written as the API writes it: the
+// same JSON, so that a field added to one and not carried over shows here.
+func TestWireStatus(t *testing.T) {
+	st := upstream.Status{
+		Name: "notes", State: upstream.NeedsSignIn, Transport: config.HTTP,
+		Tools: 3, Resources: 4, Templates: 5, Prompts: 6,
+		Since: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Restarts: 7, LastError: "401",
+		Stderr: []string{"a line"}, Protocol: "2025-06-18", ServerName: "notes-server", ServerVersion: "1.2.3",
+		PerUser: true, People: 8,
+	}
+	want, _ := json.Marshal(st)
+	got, _ := json.Marshal(host.WireStatus(st))
+	if string(got) != string(want) {
+		t.Errorf("WireStatus writes\n%s\nwant, as the supervisor's status\n%s", got, want)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(got, &back); err != nil {
+		t.Fatal(err)
+	}
+	if n := reflect.TypeOf(st).NumField(); len(back) != n {
+		t.Errorf("WireStatus writes %d fields, want all %d of the status (each set here)", len(back), n)
 	}
 }

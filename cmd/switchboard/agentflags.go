@@ -9,7 +9,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 // agentFlags override, one by one, the config's model, agent and session settings
@@ -110,7 +109,7 @@ func (f *agentFlags) model(cfg *config.Config) (config.ModelSettings, error) {
 // apply sets opts' model, agent and session settings: the config's with the flags
 // applied, checked. A missing model name is the host's to report (host.ErrNoModel),
 // when the command needs a model. The DSN of --dsn is registered with red.
-func (f *agentFlags) apply(cfg *config.Config, opts *host.Options, red *redact.Redactor) error {
+func (f *agentFlags) apply(cfg *config.Config, opts *host.Options, red *host.Redactor) error {
 	ms, err := f.model(cfg)
 	if err != nil {
 		return err
@@ -168,7 +167,7 @@ func (f *agentFlags) agent(cfg *config.Config) (config.AgentSettings, error) {
 
 // sessions is the config's session settings with the flags applied, checked.
 // The DSN of --dsn is registered with red: it may hold a password.
-func (f *agentFlags) sessions(cfg *config.Config, red *redact.Redactor) (config.SessionSettings, error) {
+func (f *agentFlags) sessions(cfg *config.Config, red *host.Redactor) (config.SessionSettings, error) {
 	ss := cfg.Settings.Sessions
 	if f.store != "" {
 		s := strings.ToLower(f.store)

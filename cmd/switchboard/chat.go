@@ -16,8 +16,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/conversation"
-	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 func (a *app) chatCommand() *cobra.Command {
@@ -64,7 +63,7 @@ cannot hold the sessions too), 130 interrupted.`,
 			// The API's rule for the ids clients choose: a session made here is reachable
 			// there too.
 			if sessionID != "" {
-				if err := session.CheckID(sessionID); err != nil {
+				if err := host.CheckSessionID(sessionID); err != nil {
 					return commandLineError("--session %q: %v", sessionID, err)
 				}
 			}
@@ -111,7 +110,7 @@ cannot hold the sessions too), 130 interrupted.`,
 			// when a person is there to ask; else they stay out of the catalog. A
 			// call that needs more access is signed in for during the turn.
 			a.signInWaiting(ctx, s.Host)
-			ag, err := s.Agent(ctx, &agent.Options{Tools: stepUpTools{Toolset: s.Hub(), a: a, hs: s.Host}})
+			ag, err := s.Agent(ctx, &agent.Options{Tools: s.StepUp(a.signInAgain(s.Host))})
 			if err != nil {
 				return settingsError(err, flags.dataDir, false)
 			}
@@ -127,11 +126,11 @@ cannot hold the sessions too), 130 interrupted.`,
 				if err != nil && ctx.Err() != nil {
 					return stopped.err(ctx, true)
 				}
-				var le *llm.Error
+				var le *host.ModelError
 				switch {
 				case errors.As(err, &le):
 					return &exitError{code: exitFailed, err: err}
-				case errors.Is(err, session.ErrBusy):
+				case errors.Is(err, host.ErrSessionBusy):
 					return &exitError{code: exitFailed, err: err}
 				}
 				return err
@@ -157,15 +156,15 @@ cannot hold the sessions too), 130 interrupted.`,
 
 // chatSession returns the id of the session to talk in: id when given (created when
 // it does not exist yet), else a new one, whose id is said on stderr.
-func (a *app) chatSession(ctx context.Context, store session.Store, id, system string) (string, error) {
+func (a *app) chatSession(ctx context.Context, store host.SessionStore, id, system string) (string, error) {
 	if id != "" {
 		if _, err := store.Get(ctx, id); err == nil {
 			return id, nil
-		} else if !errors.Is(err, session.ErrNotFound) {
+		} else if !errors.Is(err, host.ErrSessionNotFound) {
 			return "", err
 		}
 	}
-	s := &session.Session{ID: id, System: system}
+	s := &host.Session{ID: id, System: system}
 	if err := store.Create(ctx, s); err != nil {
 		return "", err
 	}
@@ -381,17 +380,17 @@ func (o *chatOutput) ask(ctx context.Context, question string) (string, error) {
 
 // eventJSON is one line of chat --json.
 type eventJSON struct {
-	Type       string     `json:"type"`
-	Session    string     `json:"session"`
-	Step       int        `json:"step,omitempty"`
-	Text       string     `json:"text,omitempty"`
-	CallID     string     `json:"callId,omitempty"`
-	Name       string     `json:"name,omitempty"`
-	Arguments  string     `json:"arguments,omitempty"`
-	DurationMs *float64   `json:"durationMs,omitempty"`
-	IsError    bool       `json:"isError,omitempty"`
-	Result     *string    `json:"result,omitempty"`
-	Usage      *llm.Usage `json:"usage,omitempty"`
+	Type       string      `json:"type"`
+	Session    string      `json:"session"`
+	Step       int         `json:"step,omitempty"`
+	Text       string      `json:"text,omitempty"`
+	CallID     string      `json:"callId,omitempty"`
+	Name       string      `json:"name,omitempty"`
+	Arguments  string      `json:"arguments,omitempty"`
+	DurationMs *float64    `json:"durationMs,omitempty"`
+	IsError    bool        `json:"isError,omitempty"`
+	Result     *string     `json:"result,omitempty"`
+	Usage      *host.Usage `json:"usage,omitempty"`
 }
 
 func writeEventJSON(w io.Writer, e agent.Event) {

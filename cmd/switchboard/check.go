@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/redact"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 func (a *app) checkCommand() *cobra.Command {
@@ -81,7 +81,7 @@ func (a *app) printCheck(cfg *config.Config) {
 // checkWarnings are the config's warnings, then what of its enabled stdio servers'
 // files is not on this machine (config.Server.PathProblems): check starts nothing,
 // so it says where a server would not start.
-func checkWarnings(cfg *config.Config, red *redact.Redactor) []string {
+func checkWarnings(cfg *config.Config, red *host.Redactor) []string {
 	out := append([]string(nil), cfg.Warnings...)
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]

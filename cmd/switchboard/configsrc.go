@@ -9,7 +9,6 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
-	"github.com/switchboard-mcp/switchboard/redact"
 )
 
 // discoverConfig finds the config file: --config (a path, or claude, cursor or vscode),
@@ -145,7 +144,7 @@ func plural(n int, noun string) string {
 }
 
 // target describes where a server runs or listens, with secrets masked.
-func target(s *config.Server, red *redact.Redactor) string {
+func target(s *config.Server, red *host.Redactor) string {
 	if s.Transport != config.Stdio {
 		return red.URL(s.URL)
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/redact"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // TestServiceTokenHints: the CLI's answer to a 401 says what this service wants. One
@@ -49,18 +49,18 @@ func TestServiceTokenHints(t *testing.T) {
 
 // TestToolsSummaryPlurals: one is singular ("1 tools from 1 servers" was printed).
 func TestToolsSummaryPlurals(t *testing.T) {
-	ready := upstream.Status{Name: "a", State: upstream.Ready}
-	failed := upstream.Status{Name: "b", State: upstream.Failed}
+	ready := apiwire.ServerStatus{Name: "a", State: apiwire.Ready}
+	failed := apiwire.ServerStatus{Name: "b", State: apiwire.Failed}
 	for _, c := range []struct {
 		tools int
-		sts   []upstream.Status
+		sts   []apiwire.ServerStatus
 		want  string
 	}{
-		{1, []upstream.Status{ready}, "1 tool from 1 server"},
-		{2, []upstream.Status{ready, ready}, "2 tools from 2 servers"},
+		{1, []apiwire.ServerStatus{ready}, "1 tool from 1 server"},
+		{2, []apiwire.ServerStatus{ready, ready}, "2 tools from 2 servers"},
 		{0, nil, "0 tools from 0 servers"},
-		{1, []upstream.Status{ready, failed}, "1 tool from 1 of 2 servers (1 failed: b)"},
-		{0, []upstream.Status{failed}, "0 tools from 0 of 1 server (1 failed: b)"},
+		{1, []apiwire.ServerStatus{ready, failed}, "1 tool from 1 of 2 servers (1 failed: b)"},
+		{0, []apiwire.ServerStatus{failed}, "0 tools from 0 of 1 server (1 failed: b)"},
 	} {
 		if got := toolsSummary(c.tools, c.sts); got != c.want {
 			t.Errorf("toolsSummary(%d, %d servers) = %q, want %q", c.tools, len(c.sts), got, c.want)

@@ -14,10 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/format"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // errorWidth is how much of a server's error status and the waiting notice show: the
@@ -126,14 +124,14 @@ service's catalog as it is now, printed the same way.
 --strict converts schemas to OpenAI strict mode (openai and openai-responses).`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var p format.Provider
+			var p host.Provider
 			if provider != "" {
 				var err error
-				if p, err = format.ParseProvider(provider); err != nil {
+				if p, err = host.ParseProvider(provider); err != nil {
 					return commandLineError("--format: %v", err)
 				}
 			}
-			if strict && p != format.OpenAI && p != format.OpenAIResponses {
+			if strict && p != host.OpenAI && p != host.OpenAIResponses {
 				if provider == "" {
 					return commandLineError("--strict needs --format openai or openai-responses")
 				}
@@ -244,7 +242,7 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 	}
 	// A server that wants more access for this call (403 insufficient_scope): a new
 	// sign-in at this terminal, then the call once more.
-	res, err := stepUpTools{Toolset: hs.Hub(), a: a, hs: hs}.Call(ctx, name, callArgs)
+	res, err := hs.StepUp(a.signInAgain(hs)).Call(ctx, name, callArgs)
 	if err != nil {
 		return err
 	}
@@ -253,7 +251,7 @@ func (a *app) call(ctx context.Context, hs *host.Host, name string, callArgs jso
 			return err
 		}
 	} else {
-		fmt.Fprintln(a.stdout, tool.Text(res))
+		fmt.Fprintln(a.stdout, host.ToolText(res))
 	}
 	if res.IsError {
 		return silentExit(exitFailed)
@@ -404,23 +402,24 @@ type serverStatusJSON struct {
 func serverRows(servers []host.ServerState) []serverStatusJSON {
 	rows := make([]serverStatusJSON, 0, len(servers))
 	for _, st := range servers {
-		rows = append(rows, statusRow(st.Status, st.Exposed, st.Reason))
+		rows = append(rows, statusRow(st.ServerStatus, st.Exposed, st.Reason))
 	}
 	return rows
 }
 
 // statusesOf is the status of each server.
-func statusesOf(servers []host.ServerState) []upstream.Status {
-	out := make([]upstream.Status, len(servers))
+func statusesOf(servers []host.ServerState) []apiwire.ServerStatus {
+	out := make([]apiwire.ServerStatus, len(servers))
 	for i, st := range servers {
-		out[i] = st.Status
+		out[i] = st.ServerStatus
 	}
 	return out
 }
 
 // statusRow is one server's row: its status, the tools it exposes in the catalog, and
-// why it is not ready (reason, else its last error).
-func statusRow(st upstream.Status, exposed int, reason string) serverStatusJSON {
+// why it is not ready (reason, else its last error). A server of this process and
+// one of a running service (remotecmds.go) are the same wire type.
+func statusRow(st apiwire.ServerStatus, exposed int, reason string) serverStatusJSON {
 	stderr := st.Stderr
 	if stderr == nil {
 		stderr = []string{}
@@ -429,14 +428,14 @@ func statusRow(st upstream.Status, exposed int, reason string) serverStatusJSON 
 	if reason != "" {
 		why = reason
 	}
-	return serverStatusJSON{st.Name, string(st.State), string(st.Transport), exposed, st.Tools, st.Restarts, why, stderr}
+	return serverStatusJSON{st.Name, string(st.State), st.Transport, exposed, st.Tools, st.Restarts, why, stderr}
 }
 
 // notReady lists the servers that are neither ready nor disabled.
-func notReady(sts []upstream.Status) []upstream.Status {
-	var out []upstream.Status
+func notReady(sts []apiwire.ServerStatus) []apiwire.ServerStatus {
+	var out []apiwire.ServerStatus
 	for _, st := range sts {
-		if st.State != upstream.Ready && st.State != upstream.Disabled {
+		if st.State != apiwire.Ready && st.State != apiwire.Disabled {
 			out = append(out, st)
 		}
 	}
@@ -445,12 +444,12 @@ func notReady(sts []upstream.Status) []upstream.Status {
 
 // toolsSummary is e.g. "6 tools from 2 servers" ("1 tool from 1 server"), or with servers not ready
 // "6 tools from 2 of 6 servers (3 failed: a, b, c; 1 connecting: d)".
-func toolsSummary(tools int, sts []upstream.Status) string {
+func toolsSummary(tools int, sts []apiwire.ServerStatus) string {
 	ready := 0
-	var states []upstream.State
-	byState := map[upstream.State][]string{}
+	var states []apiwire.State
+	byState := map[apiwire.State][]string{}
 	for _, st := range sts {
-		if st.State == upstream.Ready {
+		if st.State == apiwire.Ready {
 			ready++
 			continue
 		}

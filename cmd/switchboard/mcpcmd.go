@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -28,7 +28,7 @@ func (a *app) mcpCommand() *cobra.Command {
 		token       string
 		printConfig string
 		watch       time.Duration
-		maxRequest  = byteSize(gateway.DefaultMaxRequestBytes)
+		maxRequest  = byteSize(host.DefaultMCPMaxRequestBytes)
 		deferred    deferredFlag
 	)
 	cmd := &cobra.Command{
@@ -83,12 +83,12 @@ gateway (with --listen: the HTTP form) and exits.`,
 			case idle < 0:
 				return usageError("--session-timeout %s: must be 0 (never) or more", idle)
 			case idle == 0:
-				idle = -1 // never; gateway.HTTPOptions takes 0 as its default
+				idle = -1 // never; host.MCPOptions takes 0 as its default
 			}
 			if watch < 0 {
 				return usageError("--watch %s: must be 0 (only on SIGHUP) or more", watch)
 			}
-			if listen != "" && !gateway.IsLoopback(listen) && token == "" {
+			if listen != "" && !host.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token in $%s (or --token)", listen, tokenEnv)
 			}
 			var gwDeferred *config.DeferredSettings
@@ -116,7 +116,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if err := s.startShared(cmd.Context()); err != nil {
 				return err
 			}
-			b, err := s.ServeMCP(ln, &gateway.HTTPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
+			b, err := s.ServeMCP(ln, &host.MCPOptions{Stateless: stateless, Token: token, SessionTimeout: idle, MaxRequestBytes: int64(maxRequest)})
 			if err != nil {
 				return err
 			}

@@ -17,8 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/agent"
-	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // chat against a service: the session is the service's (POST /v1/sessions), each
@@ -107,7 +106,7 @@ func (a *app) remoteChatSession(ctx context.Context, id, system string) (string,
 	if system != "" {
 		body["system"] = system
 	}
-	var s session.Session
+	var s host.Session
 	if err := r.send(ctx, http.MethodPost, "/v1/sessions", body, &s); err != nil {
 		return "", failed(err)
 	}
@@ -225,9 +224,9 @@ func (t *remoteTurnState) event(ctx context.Context, name string, data []byte) (
 		var rp struct {
 			Answer string `json:"answer"`
 			Steps  []struct {
-				Usage llm.Usage `json:"usage"`
+				Usage host.Usage `json:"usage"`
 			} `json:"steps"`
-			Usage llm.Usage `json:"usage"`
+			Usage host.Usage `json:"usage"`
 		}
 		if err := json.Unmarshal(data, &rp); err != nil {
 			return true, t.bad(name, err)

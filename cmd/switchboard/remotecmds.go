@@ -11,13 +11,10 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/switchboard-mcp/switchboard/apiwire"
-	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/format"
-	"github.com/switchboard-mcp/switchboard/search"
-	"github.com/switchboard-mcp/switchboard/session"
-	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // The commands of remote.go as they run against a service: each asks the API what
@@ -32,26 +29,14 @@ func (r *remote) servers(ctx context.Context) ([]apiwire.Server, error) {
 	return body.Servers, nil
 }
 
-// statuses are the servers' statuses alone, as the local commands' status lines
-// (hubcmd.go) take them.
-func statuses(infos []apiwire.Server) []upstream.Status {
-	out := make([]upstream.Status, len(infos))
+// statuses are the servers' statuses alone, as the status lines (hubcmd.go) take
+// them from a local host too.
+func statuses(infos []apiwire.Server) []apiwire.ServerStatus {
+	out := make([]apiwire.ServerStatus, len(infos))
 	for i, s := range infos {
-		out[i] = localStatus(s.ServerStatus)
+		out[i] = s.ServerStatus
 	}
 	return out
-}
-
-// localStatus is st in the terms of a local hub's statuses, which the status lines
-// print.
-func localStatus(st apiwire.ServerStatus) upstream.Status {
-	return upstream.Status{
-		Name: st.Name, State: upstream.State(st.State), Transport: config.Transport(st.Transport),
-		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
-		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
-		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
-		PerUser: st.PerUser, People: st.People,
-	}
 }
 
 // tools is GET /v1/tools: the catalog.
@@ -66,7 +51,7 @@ func (r *remote) tools(ctx context.Context) ([]apiwire.ToolInfo, error) {
 // remoteTools is `tools` against the service: the JSON forms as the API writes them
 // (the same bytes as the local command's, from the one api.Catalog that
 // Host.ToolCatalog is), the table from the catalog and the servers' states.
-func (a *app) remoteTools(ctx context.Context, p format.Provider, asJSON, strict bool) error {
+func (a *app) remoteTools(ctx context.Context, p host.Provider, asJSON, strict bool) error {
 	r := a.remote
 	if p != "" || asJSON {
 		q := url.Values{}
@@ -127,7 +112,7 @@ func (a *app) remoteCall(ctx context.Context, name string, args json.RawMessage,
 		return a.remote.lost(ctx, err)
 	}
 	// The MCP result as MCP encodes it, the same value the local command prints.
-	var result tool.Result
+	var result mcp.CallToolResult
 	if err := a.remote.decode("/v1/tools/"+name+"/call", raw, &result); err != nil {
 		return err
 	}
@@ -164,7 +149,7 @@ func (a *app) remoteStatus(ctx context.Context, asJSON bool) error {
 	}
 	rows := make([]serverStatusJSON, 0, len(infos))
 	for _, s := range infos {
-		rows = append(rows, statusRow(localStatus(s.ServerStatus), exposed[s.Name], s.Reason))
+		rows = append(rows, statusRow(s.ServerStatus, exposed[s.Name], s.Reason))
 	}
 	if err := a.writeStatus(rows, len(tools), asJSON); err != nil {
 		return err
@@ -219,7 +204,7 @@ func (a *app) remoteSearch(ctx context.Context, q searchQuery, stdin io.Reader, 
 
 // find runs q at the service: a query the command line refuses is a usage error
 // before it is sent, and so is one the service refuses (400).
-func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]search.Result, error) {
+func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]apiwire.SearchResult, error) {
 	if err := q.check(); err != nil {
 		return nil, usageError("%v", err)
 	}
@@ -238,11 +223,7 @@ func (s *remoteSearcher) find(ctx context.Context, q searchQuery) ([]search.Resu
 		}
 		return nil, failed(err)
 	}
-	out := make([]search.Result, len(body.Results))
-	for i, f := range body.Results {
-		out[i] = search.Result{Tool: tool.Tool{Name: f.Name, Server: f.Server, Description: f.Description}, Score: f.Score}
-	}
-	return out, nil
+	return body.Results, nil
 }
 
 // stdin is searcher.stdin against the service: a query that the command line or
@@ -268,7 +249,7 @@ func (a *app) remoteSessions(ctx context.Context, args []string, asJSON bool) er
 	}
 	switch {
 	case len(args) == 2 && args[0] == "show":
-		var s session.Session
+		var s host.Session
 		if err := r.getJSON(ctx, "/v1/sessions/"+url.PathEscape(args[1]), &s); err != nil {
 			return notFound(err)
 		}
@@ -285,13 +266,13 @@ func (a *app) remoteSessions(ctx context.Context, args []string, asJSON bool) er
 		return nil
 	}
 	var body struct {
-		Sessions []session.Summary `json:"sessions"`
+		Sessions []host.SessionSummary `json:"sessions"`
 	}
 	if err := r.getJSON(ctx, "/v1/sessions", &body); err != nil {
 		return failed(err)
 	}
 	if body.Sessions == nil {
-		body.Sessions = []session.Summary{}
+		body.Sessions = []host.SessionSummary{}
 	}
 	return a.writeSessions(body.Sessions, asJSON)
 }

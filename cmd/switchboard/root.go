@@ -12,9 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/switchboard-mcp/switchboard/host"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
-	"github.com/switchboard-mcp/switchboard/redact"
-	"github.com/switchboard-mcp/switchboard/telemetry"
 )
 
 // app holds what every subcommand shares: global flags, output streams and the logger.
@@ -42,10 +41,10 @@ type app struct {
 	log            *slog.Logger
 	// red masks secrets in every log line and error: the config's (registered by
 	// the hub and by loading), the model's key, the token, the DSN, typed answers.
-	red       *redact.Redactor
+	red       *host.Redactor
 	logCloser io.Closer
 	// endTraces flushes the spans and stops the exporter that the OTEL_*
-	// variables asked for (telemetry.Setup); nil: none was set up.
+	// variables asked for (host.SetupTelemetry); nil: none was set up.
 	endTraces func(context.Context) error
 }
 
@@ -54,7 +53,7 @@ const traceFlushTimeout = 5 * time.Second
 
 // run executes one command line and returns the process exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	a := &app{stdout: stdout, stderr: stderr, red: &redact.Redactor{}}
+	a := &app{stdout: stdout, stderr: stderr, red: &host.Redactor{}}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)
@@ -115,7 +114,7 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 				return err
 			}
 			a.logsDemo = cmd.Annotations[logLevelKey] != ""
-			end, err := telemetry.Setup(cmd.Context(), a.log)
+			end, err := host.SetupTelemetry(cmd.Context(), a.log)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}

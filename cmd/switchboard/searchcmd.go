@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/search"
 )
 
 func (a *app) searchCommand() *cobra.Command {
@@ -61,9 +61,9 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cmd.Flags().Changed("limit") && (limit < 1 || limit > search.MaxLimit) {
+			if cmd.Flags().Changed("limit") && (limit < 1 || limit > host.MaxSearchLimit) {
 				return commandLineError("--limit %d is out of range: give 1 to %d (default %d, or %d with --regex)",
-					limit, search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit)
+					limit, host.MaxSearchLimit, host.DefaultSearchLimit, host.DefaultRegexLimit)
 			}
 			q := searchQuery{regex: regex, limit: limit}
 			if len(args) == 0 {
@@ -106,7 +106,7 @@ required server did not start, 2 usage or configuration error (a bad pattern or 
 		},
 	}
 	cmd.Flags().BoolVar(&regex, "regex", false, "QUERY is a regular expression (case-insensitive, RE2 syntax) matched against names, descriptions and parameters")
-	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many results, 1 to %d (default %d, or %d with --regex)", search.MaxLimit, search.DefaultSearchLimit, search.DefaultRegexLimit))
+	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("at most this many results, 1 to %d (default %d, or %d with --regex)", host.MaxSearchLimit, host.DefaultSearchLimit, host.DefaultRegexLimit))
 	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"query", "results": [{"name", "server", "score"}]} (stdin mode always prints JSON lines)`)
 	a.addDataDir(cmd)
 	markLocalOnly(cmd, "regex", "limit", "json", "data-dir")
@@ -132,8 +132,8 @@ func (q searchQuery) check() error {
 	if !q.regex {
 		return nil
 	}
-	if n := utf8.RuneCountInString(q.text); n > search.MaxPatternLen {
-		return fmt.Errorf("the pattern is %d characters long; the limit is %d", n, search.MaxPatternLen)
+	if n := utf8.RuneCountInString(q.text); n > host.MaxPatternLen {
+		return fmt.Errorf("the pattern is %d characters long; the limit is %d", n, host.MaxPatternLen)
 	}
 	if _, err := regexp.Compile(q.text); err != nil {
 		return fmt.Errorf("pattern %q is not a valid regular expression (Go RE2 syntax): %v", q.text, err)
@@ -175,7 +175,7 @@ func (a *app) withSearcher(ctx context.Context, fn func(*searcher) error) error 
 
 // find runs q: checked, then ranked (with the embeddings when configured and q is in
 // words) or matched.
-func (s *searcher) find(ctx context.Context, q searchQuery) ([]search.Result, error) {
+func (s *searcher) find(ctx context.Context, q searchQuery) ([]apiwire.SearchResult, error) {
 	if err := q.check(); err != nil {
 		return nil, err
 	}
@@ -204,10 +204,10 @@ type foundJSON struct {
 	Score  float64 `json:"score"`
 }
 
-func resultsJSON(found []search.Result) []foundJSON {
+func resultsJSON(found []apiwire.SearchResult) []foundJSON {
 	out := make([]foundJSON, len(found))
 	for i, r := range found {
-		out[i] = foundJSON{r.Tool.Name, r.Tool.Server, r.Score}
+		out[i] = foundJSON{r.Name, r.Server, r.Score}
 	}
 	return out
 }
@@ -224,7 +224,7 @@ func (s *searcher) stdin(ctx context.Context, r io.Reader, w io.Writer, q search
 // says which errors are the query's own; any other ends the run). The exit code is 1
 // when no query matched anything.
 func answerQueries(ctx context.Context, r io.Reader, w io.Writer, q searchQuery,
-	find func(context.Context, searchQuery) ([]search.Result, error), own func(error) bool) error {
+	find func(context.Context, searchQuery) ([]apiwire.SearchResult, error), own func(error) bool) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	enc := json.NewEncoder(w)
@@ -267,13 +267,13 @@ func answerQueries(ctx context.Context, r io.Reader, w io.Writer, q searchQuery,
 }
 
 // writeText prints found as a table, or a line that says nothing matched.
-func (s *searcher) writeText(w io.Writer, q searchQuery, found []search.Result) {
+func (s *searcher) writeText(w io.Writer, q searchQuery, found []apiwire.SearchResult) {
 	writeFound(w, q, found, s.Len())
 }
 
 // writeFound prints found as a table, or a line that says nothing matched among the
 // catalog's tools.
-func writeFound(w io.Writer, q searchQuery, found []search.Result, tools int) {
+func writeFound(w io.Writer, q searchQuery, found []apiwire.SearchResult, tools int) {
 	if len(found) == 0 {
 		what := "query"
 		if q.regex {
@@ -285,8 +285,8 @@ func writeFound(w io.Writer, q searchQuery, found []search.Result, tools int) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\tTOOL\tSERVER\tSCORE\tDESCRIPTION")
 	for i, r := range found {
-		desc := strings.Join(strings.Fields(r.Tool.Description), " ")
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%.3f\t%s\n", i+1, r.Tool.Name, r.Tool.Server, r.Score, firstLine(desc, 60))
+		desc := strings.Join(strings.Fields(r.Description), " ")
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%.3f\t%s\n", i+1, r.Name, r.Server, r.Score, firstLine(desc, 60))
 	}
 	tw.Flush()
 }

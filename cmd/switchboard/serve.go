@@ -11,9 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/api"
-	"github.com/switchboard-mcp/switchboard/config"
-	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -33,7 +30,7 @@ func (a *app) serveCommand() *cobra.Command {
 		issuer, audience             string
 		noToken                      bool
 		watch, grace                 time.Duration
-		maxRequest                   = byteSize(api.DefaultMaxRequestBytes)
+		maxRequest                   = byteSize(host.DefaultAPIMaxRequestBytes)
 		flags                        agentFlags
 	)
 	cmd := &cobra.Command{
@@ -123,7 +120,7 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 				switch {
 				case token != "":
 					return usageError("--no-token and a token (--token or $%s) do not go together", tokenEnv)
-				case !gateway.IsLoopback(addr):
+				case !host.IsLoopback(addr):
 					return usageError("--no-token serves loopback only: --addr %s would let anyone who reaches it run commands through the service (add a server, call a tool); leave --no-token out to have a token made, or set one in $%s", addr, tokenEnv)
 				case cors != "":
 					return usageError("--no-token and --cors do not go together: a page of %s could run commands through the service without a token; set one in $%s", cors, tokenEnv)
@@ -133,7 +130,7 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 				return usageError("--oidc-issuer and --oidc-audience go together: give both (the provider, and the \"aud\" its tokens for this service carry)")
 			}
 			if issuer != "" {
-				if err := config.CheckIssuer(issuer); err != nil {
+				if err := host.CheckIssuer(issuer); err != nil {
 					return usageError("--oidc-issuer: %v", err)
 				}
 			}
@@ -147,7 +144,7 @@ finish for --shutdown-grace, cancels what is left, stops every server and exits 
 				}
 			}
 			if publicURL != "" {
-				if err := api.CheckPublicURL(publicURL); err != nil {
+				if err := host.CheckPublicURL(publicURL); err != nil {
 					return usageError("--public-url %v", err)
 				}
 			}
@@ -205,7 +202,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 	defer s.Close()
 	// The flags over the config's provider; its admins stay.
 	auth := s.ServeAuth(st.issuer, st.audience)
-	if !gateway.IsLoopback(st.addr) && st.token == "" && auth == nil {
+	if !host.IsLoopback(st.addr) && st.token == "" && auth == nil {
 		return usageError("--addr %s is not a loopback address: set a bearer token in $%s (or --token), or an identity provider (--oidc-issuer and --oidc-audience, or the config's \"serve\": {\"auth\"})", st.addr, tokenEnv)
 	}
 	if st.cors != "" && st.token == "" && auth == nil {
@@ -226,7 +223,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 		a.red.Add(tok)
 		st.token = tok
 	}
-	opts := &api.Options{Token: st.token, CORSOrigin: st.cors, PublicURL: st.publicURL, MaxRequestBytes: st.maxRequest}
+	opts := &host.APIOptions{Token: st.token, CORSOrigin: st.cors, PublicURL: st.publicURL, MaxRequestBytes: st.maxRequest}
 	if auth != nil {
 		// Asked before anything listens: a provider that cannot be reached ends the
 		// command (exit 1) naming its issuer.

@@ -12,9 +12,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/session"
-	"github.com/switchboard-mcp/switchboard/tool"
 )
 
 func (a *app) sessionsCommand() *cobra.Command {
@@ -24,7 +21,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 	)
 	// withStore opens the configured store for fn. Only the config's settings are
 	// read: no server is started, and with no config the defaults hold.
-	withStore := func(ctx context.Context, fn func(session.Store) error) error {
+	withStore := func(ctx context.Context, fn func(host.SessionStore) error) error {
 		cfg, err := a.loadConfigFor(loadOptions{report: true, settingsOnly: true})
 		if err != nil {
 			return err
@@ -44,7 +41,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 		return fn(st)
 	}
 	notFound := func(err error) error {
-		if errors.Is(err, session.ErrNotFound) {
+		if errors.Is(err, host.ErrSessionNotFound) {
 			return usageError("%v (run 'switchboard sessions' to list them)", err)
 		}
 		return err
@@ -77,7 +74,7 @@ on, the token's person's own.`,
 			if a.remote != nil {
 				return a.remoteSessions(ctx, args, asJSON)
 			}
-			return withStore(ctx, func(st session.Store) error {
+			return withStore(ctx, func(st host.SessionStore) error {
 				switch {
 				case len(args) == 2 && args[0] == "show":
 					s, err := st.Get(ctx, args[1])
@@ -101,7 +98,7 @@ on, the token's person's own.`,
 					return err
 				}
 				if asJSON && list == nil {
-					list = []session.Summary{}
+					list = []host.SessionSummary{}
 				}
 				return a.writeSessions(list, asJSON)
 			})
@@ -114,13 +111,13 @@ on, the token's person's own.`,
 }
 
 // writeSessions prints the list of sessions: a table, or with asJSON the summaries.
-func (a *app) writeSessions(list []session.Summary, asJSON bool) error {
+func (a *app) writeSessions(list []host.SessionSummary, asJSON bool) error {
 	if asJSON {
 		return writeJSON(a.stdout, list)
 	}
 	// The store holds everyone's sessions (serve's people own theirs): an
 	// OWNER column when any has an owner, "-" for one without.
-	owners := slices.ContainsFunc(list, func(s session.Summary) bool { return s.Owner != "" })
+	owners := slices.ContainsFunc(list, func(s host.SessionSummary) bool { return s.Owner != "" })
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	if owners {
 		fmt.Fprintln(tw, "SESSION\tOWNER\tMESSAGES\tCREATED\tLAST ACTIVE\tTITLE")
@@ -145,7 +142,7 @@ func (a *app) writeSessions(list []session.Summary, asJSON bool) error {
 
 // printSession writes a session's history for a person: who said what, each tool call
 // with its arguments and each result with its text.
-func (a *app) printSession(s *session.Session) {
+func (a *app) printSession(s *host.Session) {
 	fmt.Fprintf(a.stdout, "session %s, created %s, last active %s, %d+%d tokens\n",
 		s.ID, s.Created.Local().Format(time.DateTime), s.LastActive.Local().Format(time.DateTime), s.Usage.InputTokens, s.Usage.OutputTokens)
 	if s.Owner != "" {
@@ -156,10 +153,10 @@ func (a *app) printSession(s *session.Session) {
 	}
 	for _, m := range s.Messages {
 		switch m.Role {
-		case llm.RoleTool:
+		case host.RoleTool:
 			text := ""
 			if m.Result != nil {
-				text = tool.Text(m.Result)
+				text = host.ToolText(m.Result)
 			}
 			verb := "←"
 			if m.Result != nil && m.Result.IsError {

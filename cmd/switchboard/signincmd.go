@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -10,11 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/signin"
-	"github.com/switchboard-mcp/switchboard/tool"
-	"github.com/switchboard-mcp/switchboard/upstream"
 )
 
 // dataDirHelp is --data-dir's help on the commands that connect to servers.
@@ -37,16 +34,6 @@ func (a *app) canPrompt() bool {
 	return ok && isTerminal(f)
 }
 
-// loopback is the Redirect of a sign-in at this terminal: the URL printed on stderr,
-// the browser opened on it unless noBrowser.
-func (a *app) loopback(name string, noBrowser bool) *signin.Loopback {
-	l := &signin.Loopback{Server: name, Out: a.stderr}
-	if !noBrowser {
-		l.Browser = signin.DefaultBrowser()
-	}
-	return l
-}
-
 // signInWaiting signs in to the servers that wait for a sign-in, one after the
 // other, when a person can be asked (canPrompt); without one it does nothing: the
 // start-up's warning names the command to run, and the rest is served. It returns
@@ -56,8 +43,8 @@ func (a *app) signInWaiting(ctx context.Context, hs *host.Host) []string {
 		return nil
 	}
 	var done []string
-	for _, st := range hs.Hub().Status() {
-		if st.State != upstream.NeedsSignIn {
+	for _, st := range hs.Servers() {
+		if st.State != apiwire.NeedsSignIn {
 			continue
 		}
 		if a.signIn(ctx, hs, st.Name, false) {
@@ -69,12 +56,12 @@ func (a *app) signInWaiting(ctx context.Context, hs *host.Host) []string {
 
 // signIn signs in to one server at this terminal and says how it went on stderr.
 func (a *app) signIn(ctx context.Context, hs *host.Host, name string, noBrowser bool) bool {
-	st, err := hs.SignIn(ctx, name, a.loopback(name, noBrowser))
-	switch {
+	hst, err := hs.SignIn(ctx, name, host.Loopback(name, a.stderr, !noBrowser))
+	switch st := host.WireStatus(hst); {
 	case err != nil:
 		a.log.Warn("sign-in failed", "server", name, "err", err)
 		return false
-	case st.State != upstream.Ready:
+	case st.State != apiwire.Ready:
 		a.log.Warn("signed in, but the server did not connect", "server", name, "state", st.State, "err", st.LastError)
 		return false
 	}
@@ -100,29 +87,13 @@ func (a *app) stepUp(ctx context.Context, hs *host.Host, server string) bool {
 	return a.signIn(ctx, hs, server, false)
 }
 
-// stepUpTools is a host's hub for chat's agent: a call that its server refused for
-// want of a scope (403 insufficient_scope) is signed in for again at this terminal,
-// when a person can be asked, and made once more, as the call command does; the
-// model sees the second result only.
-type stepUpTools struct {
-	tool.Toolset
-	a  *app
-	hs *host.Host
+// signInAgain is what a host's StepUp asks, for chat's agent and the call command:
+// a call that its server refused for want of a scope (403 insufficient_scope) is
+// signed in for again at this terminal, when a person can be asked (stepUp), and
+// made once more; the model sees the second result only.
+func (a *app) signInAgain(hs *host.Host) func(context.Context, string) bool {
+	return func(ctx context.Context, server string) bool { return a.stepUp(ctx, hs, server) }
 }
-
-func (t stepUpTools) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
-	res, err := t.Toolset.Call(ctx, name, args)
-	if err != nil || !res.IsError {
-		return res, err
-	}
-	if tl, ok := t.hs.Hub().Lookup(name); ok && t.a.stepUp(ctx, t.hs, tl.Server) {
-		return t.Toolset.Call(ctx, name, args)
-	}
-	return res, nil
-}
-
-// Lookup is the hub's, which the agent uses when a toolset has one.
-func (t stepUpTools) Lookup(name string) (tool.Tool, bool) { return t.hs.Hub().Lookup(name) }
 
 // remoteServer finds the server a login or logout names: a remote one that
 // Switchboard signs in to, else a usage error that says why not.
@@ -138,7 +109,7 @@ func (a *app) remoteServer(cfg *config.Config, cmd *cobra.Command, name string) 
 	switch {
 	case s.Transport == config.Stdio:
 		return *s, usageError("%s: %s is a stdio server (a program on this machine): there is no sign-in to make", cmd.CommandPath(), name)
-	case !signin.Signs(*s):
+	case !host.SignsIn(*s):
 		return *s, usageError(`%s: %s has an "Authorization" header in its "headers": Switchboard sends that and signs in to nothing; remove it to sign in with OAuth`, cmd.CommandPath(), name)
 	}
 	return *s, nil
@@ -194,28 +165,30 @@ usage or configuration error (an unknown server, a stdio server).`,
 			if err := hs.Launch(); err != nil {
 				return err
 			}
-			st, err := hs.Hub().WaitServer(ctx, srv.Name)
+			hst, err := hs.Hub().WaitServer(ctx, srv.Name)
 			if err != nil {
 				return &exitError{code: exitFailed, err: err}
 			}
+			st := host.WireStatus(hst)
 			switch {
-			case st.State == upstream.Ready && had:
+			case st.State == apiwire.Ready && had:
 				fmt.Fprintf(a.stdout, "Already signed in to %s (%s). 'switchboard logout %s' forgets the sign-in.\n", srv.Name, count(st.Tools, "tool"), srv.Name)
 				return nil
-			case st.State == upstream.Ready && srv.OAuth.GrantType() == config.GrantClientCredentials:
+			case st.State == apiwire.Ready && srv.OAuth.GrantType() == config.GrantClientCredentials:
 				fmt.Fprintf(a.stdout, "Signed in to %s with its client credentials (%s).\n", srv.Name, count(st.Tools, "tool"))
 				return nil
-			case st.State == upstream.Ready:
+			case st.State == apiwire.Ready:
 				fmt.Fprintf(a.stdout, "%s asks for no sign-in (%s): nothing to do.\n", srv.Name, count(st.Tools, "tool"))
 				return nil
-			case st.State != upstream.NeedsSignIn:
+			case st.State != apiwire.NeedsSignIn:
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %s is %s: %s", cmd.CommandPath(), srv.Name, st.State, st.LastError)}
 			}
-			st, err = hs.SignIn(ctx, srv.Name, a.loopback(srv.Name, noBrowser))
+			hst, err = hs.SignIn(ctx, srv.Name, host.Loopback(srv.Name, a.stderr, !noBrowser))
+			st = host.WireStatus(hst)
 			switch {
 			case err != nil:
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
-			case st.State != upstream.Ready:
+			case st.State != apiwire.Ready:
 				return &exitError{code: exitFailed, err: fmt.Errorf("%s: signed in to %s, but it did not connect (%s): %s", cmd.CommandPath(), srv.Name, st.State, st.LastError)}
 			}
 			fmt.Fprintf(a.stdout, "Signed in to %s (%s).\n", srv.Name, count(st.Tools, "tool"))
@@ -286,10 +259,10 @@ func count(n int, what string) string {
 }
 
 // needSignIn names the servers that wait for a sign-in.
-func needSignIn(sts []upstream.Status) []string {
+func needSignIn(sts []apiwire.ServerStatus) []string {
 	var out []string
 	for _, st := range sts {
-		if st.State == upstream.NeedsSignIn {
+		if st.State == apiwire.NeedsSignIn {
 			out = append(out, st.Name)
 		}
 	}

@@ -3,7 +3,7 @@ package main
 import (
 	"os"
 
-	"github.com/switchboard-mcp/switchboard/redact"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // tokenEnv names the environment variable that carries the bearer token of serve and
@@ -19,7 +19,7 @@ const tokenHelp = " (default $" + tokenEnv + ", the better place: a flag shows i
 // or around it, a control character or a non-ASCII letter — is a usage error; the
 // message names the token's place and never shows it. The token is registered as a
 // secret so that no log line shows it.
-func bearerToken(flag string, red *redact.Redactor) (string, error) {
+func bearerToken(flag string, red *host.Redactor) (string, error) {
 	token, from := flag, "--token"
 	if token == "" {
 		token, from = os.Getenv(tokenEnv), "$"+tokenEnv
