@@ -81,17 +81,6 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 // the handlers that embed it.
 type serverInfo = apiwire.Server
 
-// wireStatus is st as the API writes it.
-func wireStatus(st hub.Status) apiwire.ServerStatus {
-	return apiwire.ServerStatus{
-		Name: st.Name, State: apiwire.State(st.State), Transport: string(st.Transport),
-		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
-		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
-		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
-		PerUser: st.PerUser, People: st.People,
-	}
-}
-
 // serverInfo is st as the request of ctx may see it. With identities on, the stderr
 // tail is left out for all but admins, as the server's log is: a server may write
 // what anyone's calls sent to it. Left out, not emptied, so that it never reads as
@@ -102,7 +91,7 @@ func (s *Server) serverInfo(ctx context.Context, st hub.Status) serverInfo {
 		st.Stderr = nil
 	}
 	srv, _ := s.hub.Server(st.Name)
-	info := serverInfo{ServerStatus: wireStatus(st), Reason: s.hub.NotReadyReason(st), Required: srv.Required, SignIn: s.signInOf(st)}
+	info := serverInfo{ServerStatus: hub.WireStatus(st), Reason: s.hub.NotReadyReason(st), Required: srv.Required, SignIn: s.signInOf(st)}
 	var until time.Time
 	info.RecentRestarts, until = s.live.servers.flapping(st.Name)
 	if !until.IsZero() {

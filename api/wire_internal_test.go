@@ -61,7 +61,7 @@ func jsonOf(t *testing.T, v any) string {
 // here rather than going missing from the API.
 func TestWireMatchesHub(t *testing.T) {
 	st := filled[hub.Status](t)
-	if got, want := jsonOf(t, wireStatus(st)), jsonOf(t, st); got != want {
+	if got, want := jsonOf(t, hub.WireStatus(st)), jsonOf(t, st); got != want {
 		t.Errorf("a server's status as the API writes it:\n%s\nas the hub has it:\n%s", got, want)
 	}
 	e := filled[hub.LogEntry](t)

@@ -51,15 +51,7 @@ func (h *Host) Servers() []ServerState {
 // WireStatus is st as the API writes it (GET /v1/servers), and as a program
 // renders it: what SignIn and a hub's WaitServer return, for a program that
 // imports neither hub nor upstream.
-func WireStatus(st hub.Status) apiwire.ServerStatus {
-	return apiwire.ServerStatus{
-		Name: st.Name, State: apiwire.State(st.State), Transport: string(st.Transport),
-		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
-		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
-		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
-		PerUser: st.PerUser, People: st.People,
-	}
-}
+func WireStatus(st hub.Status) apiwire.ServerStatus { return hub.WireStatus(st) }
 
 // Launch starts every server and returns at once (hub.Launch): servers join the
 // catalog as each becomes ready. Settle, WaitTool and Start wait for them.

@@ -1,6 +1,9 @@
 package hub
 
-import "github.com/switchboard-mcp/switchboard/upstream"
+import (
+	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/upstream"
+)
 
 // A hub reports its servers in its supervisors' terms. These names let its users
 // (the HTTP API, a program that embeds a hub) read statuses, events and logs without
@@ -31,3 +34,15 @@ const (
 
 // DefaultLogEntries is how many entries a server's log keeps.
 const DefaultLogEntries = upstream.DefaultLogEntries
+
+// WireStatus is st as the HTTP API writes it (GET /v1/servers) and as a program
+// renders it: every field of the supervisor's status, under apiwire's types.
+func WireStatus(st Status) apiwire.ServerStatus {
+	return apiwire.ServerStatus{
+		Name: st.Name, State: apiwire.State(st.State), Transport: string(st.Transport),
+		Tools: st.Tools, Resources: st.Resources, Templates: st.Templates, Prompts: st.Prompts,
+		Since: st.Since, Restarts: st.Restarts, LastError: st.LastError, Stderr: st.Stderr,
+		Protocol: st.Protocol, ServerName: st.ServerName, ServerVersion: st.ServerVersion,
+		PerUser: st.PerUser, People: st.People,
+	}
+}
