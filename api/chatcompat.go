@@ -104,7 +104,7 @@ func (s *Server) modelName() string {
 // listModels answers GET /v1/models: the configured model, or none.
 func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 	data := []map[string]any{}
-	if s.agent != nil {
+	if s.conv != nil {
 		data = append(data, map[string]any{"id": s.modelName(), "object": "model", "created": processStart.Unix(), "owned_by": "switchboard"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
@@ -115,7 +115,7 @@ func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
 // sessions are not touched), as a chat.completion or, with "stream": true, as
 // chat.completion.chunk events.
 func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
+	if s.conv == nil {
 		writeOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", s.opts.NoModel))
 		return
 	}

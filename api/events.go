@@ -225,8 +225,8 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 	for _, st := range sts {
 		out.Servers = append(out.Servers, s.serverInfo(ctx, st))
 	}
-	out.Model.Configured = s.agent != nil
-	if s.agent == nil {
+	out.Model.Configured = s.conv != nil
+	if s.conv == nil {
 		out.Model.Help = s.opts.NoModel
 	}
 	return out

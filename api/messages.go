@@ -110,7 +110,7 @@ func apiKeyAsBearer(r *http.Request) *http.Request {
 // messages answers POST /v1/messages: one turn over the request's messages, as a
 // message or, with "stream": true, as Anthropic's stream events.
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
+	if s.conv == nil {
 		writeAnthropicError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", s.opts.NoModel))
 		return
 	}

@@ -347,7 +347,7 @@ func (rs *response) object(status string, output []map[string]any, t *conversati
 // createResponse answers POST /v1/responses: a response object or, with "stream":
 // true, its events (responses_stream.go).
 func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
+	if s.conv == nil {
 		writeOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", s.opts.NoModel))
 		return
 	}

@@ -94,12 +94,6 @@ func (s *Server) renderTurn(sw *sseWriter, e conversation.Event) {
 	}
 }
 
-// observe is what the API takes of every turn's events, a session's or a chat
-// completion's: the metrics (the recent calls of GET /v1/events are recordCall's).
-func (s *Server) observe(e conversation.Event, _ *conversation.Request) {
-	s.metrics.event(e.Event)
-}
-
 // recordCall records a call that a turn made, a session's or a chat completion's,
 // in the recent calls of GET /v1/events.
 func (s *Server) recordCall(c conversation.Call) {
@@ -208,7 +202,7 @@ func (s *Server) shutDown(err error) bool {
 // tool_call, tool_result, approval_required, input_required, input_closed, usage,
 // then done or error).
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
+	if s.conv == nil {
 		writeError(w, r, http.StatusServiceUnavailable, "no_model", s.opts.NoModel)
 		return
 	}
@@ -265,8 +259,9 @@ func (s *Server) turnOwner(ctx context.Context, id string) (string, *apiError) {
 }
 
 // startTurn starts a turn of the agent, a session's or a chat completion's: its
-// stream is the caller's to follow. (The Runner counts how it ended: OnEnd.)
+// stream is the caller's to follow. The API's observer watches it (turnObserver).
 func (s *Server) startTurn(ctx context.Context, req *conversation.Request) *conversation.Turn {
+	req.Observer = s.observer
 	return s.conv.Start(ctx, req)
 }
 
