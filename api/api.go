@@ -14,6 +14,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/switchboard-mcp/switchboard/api/compat"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
@@ -167,6 +168,8 @@ type Server struct {
 	conv *conversation.Runner
 	// observer watches every turn the API starts: the metrics, the recent calls.
 	observer *conversation.Observer
+	// compat serves the endpoints compatible with OpenAI's and Anthropic's (compat.go).
+	compat *compat.Handler
 
 	signIns signIns     // the sign-ins under way through the API (signin.go)
 	sse     sseSessions // who opened each legacy SSE session of the gateway (ssebind.go)
@@ -231,6 +234,7 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 	}
 	s.metrics = m
 	s.observer = s.turnObserver()
+	s.compat = s.newCompat()
 	handler, err := s.buildHandler()
 	if err != nil {
 		s.cancel()
