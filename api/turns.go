@@ -226,7 +226,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 // it; else the error of a session that does not exist (sessionOwner). Without
 // identities the store is not asked: the agent's Acquire says whether the session
 // exists, and the owner matters to nobody. With them, a server without Sessions (the
-// agent's store, Options.Conversations says) cannot tell whose a session is, and runs none.
+// store of the agent of Options.Conversations) cannot tell whose a session is, and
+// runs none.
 func (s *Server) turnOwner(ctx context.Context, id string) (string, *apiError) {
 	if _, ok := identity.FromContext(ctx); !ok {
 		return "", nil
