@@ -12,14 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/switchboard-mcp/switchboard/api/compat"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
+	"github.com/switchboard-mcp/switchboard/prom"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/signin"
@@ -131,7 +130,7 @@ type Options struct {
 	// metrics of the program's own, say); nil: a registry of the Server's own, with
 	// the Go runtime's and the process's metrics. The hub's calls are counted from New
 	// until Shutdown.
-	Registry *prometheus.Registry
+	Registry *prom.Registry
 	// RequestsPerMinute bounds each person's requests (by subject; the requests
 	// without one, a service without identities or the static token's admin, share
 	// one bound): past it, 429 with Retry-After. The public routes are never bounded.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -21,6 +20,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/prom"
 )
 
 // scrape is one GET /metrics, parsed.
@@ -209,8 +209,8 @@ func TestMetricsRegistry(t *testing.T) {
 		}
 		srv.Shutdown(context.Background())
 	}
-	reg := prometheus.NewRegistry()
-	mine := prometheus.NewCounter(prometheus.CounterOpts{Name: "my_program_total", Help: "Mine."})
+	reg := prom.NewRegistry()
+	mine := prom.NewCounterVec("my_program_total", "Mine.")
 	reg.MustRegister(mine)
 	srv, err := api.New(h, &api.Options{Registry: reg})
 	if err != nil {

@@ -44,6 +44,8 @@ func TestImportLayers(t *testing.T) {
 		"signin": {"internal/editdist", "internal/jsonenc", "tool", "config", "redact", "identity"},
 		// Who makes a request: every layer may ask it, so it asks nobody.
 		"identity": {},
+		// Metrics in Prometheus' text format: whoever counts may use it.
+		"prom": {},
 		// What server administration answers: the host makes it, the API (which the
 		// host builds) renders it, so it can import neither.
 		"host/admin": {},
