@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/api/compat"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/hub"
@@ -29,21 +29,21 @@ import (
 const DefaultMaxRequestBytes = 4 << 20
 
 // DefaultApprovalTimeout bounds how long a turn waits for a person to approve (or
-// refuse) a call over the HTTP API unless Options say otherwise; past it the call is
-// denied. Switchboard's own.
+// refuse) a call over the HTTP API unless the Runner of Options.Conversations says
+// otherwise; past it the call is denied. Switchboard's own.
 const DefaultApprovalTimeout = conversation.DefaultApprovalTimeout
 
 // Options configure a Server; nil, and every zero field, is a usable default (no
 // model, no sessions, no gateway, no token, no CORS).
 type Options struct {
-	// Agent runs the turns of sessions and of chat completions, through a
-	// conversation.Runner of the API's; nil means no model is configured: turns get
-	// 503 with NoModel. Its Store must be the store of Sessions, where the sessions'
-	// turns run. Each turn gets the Runner's hooks in place of the agent's OnEvent,
-	// Approve and Elicit: its events go to its stream and the metrics, and a
-	// session's calls that need approval and its servers' questions wait for a
-	// person.
-	Agent *agent.Agent
+	// Conversations runs the turns of sessions and of the compatible APIs
+	// (host.Host.Conversations over the host's agent: the approve policy, the
+	// timeouts of the waits for a person); nil means no model is configured: turns
+	// get 503 with NoModel. Its agent's store must be the store of Sessions, where
+	// the sessions' turns run. The API watches each turn it starts
+	// (conversation.Request.Observer): its events go to the metrics and its calls to
+	// the recent calls of GET /v1/events.
+	Conversations *conversation.Runner
 	// Catalog is the search index of the hub's catalog behind GET /v1/search, shared
 	// with the agent's deferred mode and the gateway's (deferred.NewCatalog of the hub);
 	// nil: one of its own.
@@ -102,17 +102,6 @@ type Options struct {
 	// answer (a turn, a tool call) is not bounded by them. They hold for Serve; a
 	// Handler mounted in a server of your own has that server's.
 	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
-	// ApprovalTimeout bounds the wait for a person to decide a call that needs
-	// approval; default DefaultApprovalTimeout.
-	ApprovalTimeout time.Duration
-	// InputTimeout bounds the wait for a person to answer a server's question
-	// (elicitation) during a session's turn; default DefaultInputTimeout. The call
-	// that caused it bounds the wait too (its server's toolTimeout).
-	InputTimeout time.Duration
-	// NeedsApproval says whether a call must be approved before it runs (the approve
-	// policy of the turns' conversation.Runner); nil asks the hub whether the tool's
-	// server lists it under "approve" (conversation.ServerPolicy).
-	NeedsApproval func(agent.Call) bool
 	// SignIn makes the sign-in a server waits for (host.Host.SignIn): it runs the
 	// OAuth flow through r, which brings the person to the authorization server and
 	// takes its answer at the API's GET /oauth/callback, then has the server connect,
@@ -155,7 +144,6 @@ type Server struct {
 	hub     *hub.Hub // the catalog served: its servers, tools, calls and health
 	opts    Options
 	log     *slog.Logger
-	agent   *agent.Agent
 	handler http.Handler
 	metrics *metrics // GET /metrics
 	// mux routes the table of routes.go; byPattern finds a route by its pattern.
@@ -174,9 +162,13 @@ type Server struct {
 	streams   map[*http.Request]context.CancelFunc
 	closing   bool
 
-	// conv runs the turns (nil without an agent): the sessions' turns running here,
+	// conv runs the turns (nil without a model): the sessions' turns running here,
 	// their calls that wait for approval (turns.go) and their questions (inputs.go).
 	conv *conversation.Runner
+	// observer watches every turn the API starts: the metrics, the recent calls.
+	observer *conversation.Observer
+	// compat serves the endpoints compatible with OpenAI's and Anthropic's (compat.go).
+	compat *compat.Handler
 
 	signIns signIns     // the sign-ins under way through the API (signin.go)
 	sse     sseSessions // who opened each legacy SSE session of the gateway (ssebind.go)
@@ -202,12 +194,6 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 	if o.MaxRequestBytes == 0 {
 		o.MaxRequestBytes = DefaultMaxRequestBytes
 	}
-	if o.ApprovalTimeout <= 0 {
-		o.ApprovalTimeout = DefaultApprovalTimeout
-	}
-	if o.InputTimeout <= 0 {
-		o.InputTimeout = DefaultInputTimeout
-	}
 	if o.SignInTimeout <= 0 {
 		o.SignInTimeout = signin.DefaultSignInTimeout
 	}
@@ -231,7 +217,7 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		hub:     h,
 		opts:    o,
 		log:     log,
-		agent:   o.Agent,
+		conv:    o.Conversations,
 		streams: map[*http.Request]context.CancelFunc{},
 	}
 	if o.PublicURL != "" {
@@ -246,9 +232,8 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
-	if o.Agent != nil {
-		s.conv = s.conversations()
-	}
+	s.observer = s.turnObserver()
+	s.compat = s.newCompat()
 	handler, err := s.buildHandler()
 	if err != nil {
 		s.cancel()

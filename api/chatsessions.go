@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -20,14 +21,7 @@ import (
 // ownedSession is session id when the request's person may see it; else, for a
 // session of someone else's, the store's error for a missing one (session.NotFound).
 func ownedSession(ctx context.Context, store session.Store, id string) (*session.Session, error) {
-	sess, err := store.Get(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !identity.Allowed(ctx, sess.Owner) {
-		return nil, session.NotFound(id)
-	}
-	return sess, nil
+	return httpx.OwnedSession(ctx, store, id)
 }
 
 // sessionOwner is ownedSession's check without the history: session id's owner when

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/session/sessiontest"
 	"github.com/switchboard-mcp/switchboard/session/sqlite"
@@ -73,7 +74,7 @@ func TestDashboardSessions(t *testing.T) {
 	clock := clockServer(t)
 	clock.Approve = []string{"add_duration"}
 	e := start(t, setup{servers: []config.Server{clock}, model: true,
-		opts: api.Options{Sessions: session.NewJanitor(st, nil), ApprovalTimeout: time.Minute}})
+		opts: api.Options{Sessions: session.NewJanitor(st, nil)}, conv: conversation.Options{ApprovalTimeout: time.Minute}})
 
 	pictures := &session.Session{ID: "pictures", Messages: sessiontest.History(), LastActive: time.Now().Add(-time.Hour)}
 	if err := st.Create(t.Context(), pictures); err != nil {

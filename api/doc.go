@@ -29,15 +29,17 @@
 //	srv.Shutdown(grace) // requests under way finish, then the rest is cancelled
 //
 // [Server.Handler] is the same API as an http.Handler, to mount in a server you run
-// (and shut down) yourself. Sessions, turns and the compatible chat endpoints need an
-// agent over the session store ([Options.Agent], [Options.Sessions]); the API runs
-// each turn through a conversation.Runner of its own, whose hooks take the place of
-// the agent's OnEvent, Approve and Elicit (the turn's stream, its approvals, the
-// servers' questions, the metrics), so one agent serves every turn:
+// (and shut down) yourself. Sessions, turns and the compatible chat endpoints
+// (package api/compat) need a conversation.Runner over an agent of the session store
+// ([Options.Conversations], [Options.Sessions]), whose hooks take the place of the
+// agent's OnEvent, Approve and Elicit (the turn's stream, its approvals, the servers'
+// questions); the API watches each turn it starts (the metrics, the recent calls), so
+// one agent serves every turn:
 //
 //	sessions := session.NewJanitor(store, nil)
 //	a := agent.New(model, sessions.Store(), &agent.Options{Tools: h})
-//	srv, err := api.New(h, &api.Options{Agent: a, Sessions: sessions})
+//	runner := conversation.New(a, &conversation.Options{NeedsApproval: conversation.ServerPolicy(h.Server)})
+//	srv, err := api.New(h, &api.Options{Conversations: runner, Sessions: sessions})
 //
 // # Routes
 //

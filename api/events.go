@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/api/compat"
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
@@ -37,20 +39,23 @@ import (
 
 // liveState is what the event streams share: the servers' changes (and whether they
 // flap), the recent calls, the log followers open, and how often an idle
-// stream gets a comment (keepAlive unless a test sets it, so that it need not wait
+// stream gets a comment (httpx.KeepAliveEvery unless a test sets it, so that it need not wait
 // 15 s). The zero value is ready to use.
+// sseEvent is an event of GET /v1/events.
+type sseEvent = httpx.SSEEvent
+
 type liveState struct {
 	servers   serverWatch
 	calls     callLog
 	followers logFollowers // of the servers' logs (serverlog.go)
-	heartbeat atomic.Int64 // a time.Duration; 0 is keepAlive
+	heartbeat atomic.Int64 // a time.Duration; 0 is httpx.KeepAliveEvery
 }
 
 func (l *liveState) heartbeatEvery() time.Duration {
 	if d := time.Duration(l.heartbeat.Load()); d > 0 {
 		return d
 	}
-	return keepAlive
+	return httpx.KeepAliveEvery
 }
 
 // maxRecentCalls is how many calls GET /v1/calls and the snapshot keep.
@@ -80,9 +85,9 @@ type callRecord struct {
 
 // Where a recorded call came from (callRecord.Source).
 const (
-	sourceAPI     = "api"     // POST /v1/tools/{name}/call
-	sourceSession = "session" // a session's turn
-	sourceChat    = "chat"    // a turn of POST /v1/chat/completions
+	sourceAPI     = "api"         // POST /v1/tools/{name}/call
+	sourceSession = "session"     // a session's turn
+	sourceChat    = compat.Source // a turn of the compatible endpoints (POST /v1/chat/completions …)
 )
 
 // callLog keeps the last maxRecentCalls calls and tells its subscribers of each new
@@ -119,7 +124,7 @@ func (l *callLog) record(c callRecord, text string) {
 	}
 	l.mu.Unlock()
 	for _, f := range subs {
-		f.push(sseEvent{"call", c})
+		f.push(sseEvent{Name: "call", Data: c})
 	}
 }
 
@@ -225,8 +230,8 @@ func (s *Server) snapshot(ctx context.Context) snapshot {
 	for _, st := range sts {
 		out.Servers = append(out.Servers, s.serverInfo(ctx, st))
 	}
-	out.Model.Configured = s.agent != nil
-	if s.agent == nil {
+	out.Model.Configured = s.conv != nil
+	if s.conv == nil {
 		out.Model.Help = s.opts.NoModel
 	}
 	return out
@@ -263,17 +268,17 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	defer s.live.servers.subscribe(f)()
 	defer s.live.calls.subscribe(f)()
 
-	sw := newSSEWriter(w)
-	sw.encodeFailed = func(_ string, err error) (string, any) {
+	sw := httpx.NewSSEWriter(w)
+	sw.EncodeFailed = func(_ string, err error) (string, any) {
 		return "error", errorBody{Error: apiError{Code: apiwire.CodeInternal, Message: err.Error()}}
 	}
 	send := func(e sseEvent) error {
-		if c, ok := e.data.(serverChange); ok {
-			e.data = s.serverEventOf(ctx, c)
+		if c, ok := e.Data.(serverChange); ok {
+			e.Data = s.serverEventOf(ctx, c)
 		}
-		return sw.send(e.name, e.data)
+		return sw.Send(e.Name, e.Data)
 	}
-	if send(sseEvent{"snapshot", s.snapshot(ctx)}) != nil || sw.flush() != nil {
+	if send(sseEvent{Name: "snapshot", Data: s.snapshot(ctx)}) != nil || sw.Flush() != nil {
 		return
 	}
 	tick := time.NewTicker(s.live.heartbeatEvery())
@@ -283,20 +288,20 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-tick.C:
-			if sw.keepAlive() != nil {
+			if sw.KeepAlive() != nil {
 				return
 			}
 		case <-f.wake:
 			evs, overflow := f.take()
 			if overflow {
-				evs = []sseEvent{{"snapshot", s.snapshot(ctx)}}
+				evs = []sseEvent{{Name: "snapshot", Data: s.snapshot(ctx)}}
 			}
 			for _, e := range evs {
 				if send(e) != nil {
 					return
 				}
 			}
-			if sw.flush() != nil {
+			if sw.Flush() != nil {
 				return
 			}
 		}

@@ -61,7 +61,7 @@ func (w *serverWatch) notify(e hub.Event) {
 	}
 	w.mu.Unlock()
 	for _, f := range subs {
-		f.push(sseEvent{"server", serverChange{e}})
+		f.push(sseEvent{Name: "server", Data: serverChange{e}})
 	}
 }
 

@@ -20,7 +20,7 @@ import (
 // completion has nobody to ask: its questions are declined, and the model told.
 
 // DefaultInputTimeout bounds how long a turn waits for a person to answer a server's
-// question over the HTTP API unless Options say otherwise; past it the question is
+// question over the HTTP API unless the Runner of Options.Conversations says otherwise; past it the question is
 // cancelled. The call that caused it has its own bound too (the server's
 // toolTimeout), and the shorter one holds. Switchboard's own, as
 // DefaultApprovalTimeout.

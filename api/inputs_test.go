@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
@@ -151,7 +151,7 @@ func TestInputs(t *testing.T) {
 // the model is told; a turn that is not streamed waits for its questions too.
 func TestInputTimeout(t *testing.T) {
 	t.Parallel()
-	e := start(t, setup{servers: []config.Server{askServer(t)}, model: true, ask: true, opts: api.Options{InputTimeout: 100 * time.Millisecond}})
+	e := start(t, setup{servers: []config.Server{askServer(t)}, model: true, ask: true, conv: conversation.Options{InputTimeout: 100 * time.Millisecond}})
 	id := newSession(t, e, nil)
 	r := e.do("POST", "/v1/sessions/"+id+"/messages", map[string]string{"content": `call ask {}`})
 	r.want(t, 200, `ask: action=cancel content=null`, `nobody answered server ts's question within 100ms; it was cancelled`)

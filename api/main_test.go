@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
@@ -77,6 +78,10 @@ type setup struct {
 	script  fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
 	agent func(*agent.Options)
+	// conv is the options of the turns' conversation.Runner that model builds
+	// (Options.Conversations); its NeedsApproval, when nil, is the servers' policy,
+	// as host.Host.Conversations's.
+	conv conversation.Options
 	// ask: the servers are told their client can ask the person (elicitation, form
 	// and URL mode), and an agent.ServerRequests on the hub passes their questions
 	// to the turns, as serve's host does.
@@ -133,7 +138,11 @@ func start(t *testing.T, su setup) *env {
 		if su.agent != nil {
 			su.agent(&ao)
 		}
-		o.Agent = agent.New(model, o.Sessions.Store(), &ao)
+		co := su.conv
+		if co.NeedsApproval == nil {
+			co.NeedsApproval = conversation.ServerPolicy(h.Server)
+		}
+		o.Conversations = conversation.New(agent.New(model, o.Sessions.Store(), &ao), &co)
 	}
 	srv, err := api.New(h, &o)
 	if err != nil {

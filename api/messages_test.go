@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 )
 
@@ -247,7 +248,7 @@ func TestMessagesErrors(t *testing.T) {
 func TestMessagesFailures(t *testing.T) {
 	t.Parallel()
 	e := start(t, setup{
-		opts: api.Options{NeedsApproval: func(c agent.Call) bool { return c.Name == "convert_time" }},
+		conv: conversation.Options{NeedsApproval: func(c agent.Call) bool { return c.Name == "convert_time" }},
 		script: func(r fakellm.Request) fakellm.Reply {
 			if last := r.Messages[len(r.Messages)-1]; last.Role == "user" && last.Text == "fail" {
 				return fakellm.Reply{Status: 500, ErrorMessage: "the model broke"}

@@ -13,6 +13,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 	"github.com/switchboard-mcp/switchboard/telemetry"
@@ -26,19 +27,16 @@ type ctxKey int
 
 const infoKey ctxKey = iota
 
-// requestInfo is what requestLog learns of a request before it is served.
+// requestInfo is what requestLog learns of a request before it is served (its
+// logger goes in the context too: httpx.WithLogger).
 type requestInfo struct {
-	log   *slog.Logger // its lines carry the request id
-	route *route       // nil: no route takes it (noRoute answers)
+	route *route // nil: no route takes it (noRoute answers)
 }
 
 // logOf is the logger of the request that ctx belongs to (its lines carry the
 // request id), or the server's.
 func (s *Server) logOf(ctx context.Context) *slog.Logger {
-	if in, ok := ctx.Value(infoKey).(*requestInfo); ok {
-		return in.log
-	}
-	return s.log
+	return httpx.Logger(ctx, s.log)
 }
 
 // routeOf is the route that takes r, or nil.
@@ -82,7 +80,8 @@ func (s *Server) requestLog(next http.Handler) http.Handler {
 		// The route is known from here on, so that every error, the middleware's
 		// too, takes the form its clients read.
 		rt := s.resolve(r)
-		r = r.WithContext(context.WithValue(r.Context(), infoKey, &requestInfo{log: log, route: rt}))
+		ctx := httpx.WithLogger(context.WithValue(r.Context(), infoKey, &requestInfo{route: rt}), log)
+		r = r.WithContext(ctx)
 		rec := &recorder{ResponseWriter: w}
 		if telemetry.Enabled() {
 			var span trace.Span

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
 // as is the header that makes a request tok's (testPeople).
@@ -111,7 +112,7 @@ func TestOwners(t *testing.T) {
 	clock := clockServer(t)
 	clock.Approve = []string{"convert_*"}
 	e := start(t, setup{servers: []config.Server{clock, askServer(t)}, model: true, ask: true,
-		opts: api.Options{Identify: testPeople, Token: "static-secret", ApprovalTimeout: time.Minute}})
+		opts: api.Options{Identify: testPeople, Token: "static-secret"}, conv: conversation.Options{ApprovalTimeout: time.Minute}})
 
 	alices, owner := newSessionAs(t, e, "alice-token", nil)
 	if owner != "alice" {

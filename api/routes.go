@@ -38,13 +38,13 @@ const (
 	// apiErrors: {"error": {"code", "message"}}, the API's own.
 	apiErrors errorForm = iota
 	// openAIErrors: {"error": {"message", "type", "param", "code"}}, which OpenAI's
-	// clients read (chatcompat.go).
+	// clients read (package compat).
 	openAIErrors
 	// mcpErrors: a JSON-RPC error response with no id, which MCP clients read
 	// (httpguard.JSONRPCError).
 	mcpErrors
 	// anthropicErrors: {"type": "error", "error": {"type", "message"}}, which
-	// Anthropic's clients read (messages.go).
+	// Anthropic's clients read (package compat).
 	anthropicErrors
 )
 
@@ -105,12 +105,12 @@ func (s *Server) routes() []route {
 		{pattern: "POST /v1/sessions/{id}/approvals/{call_id}", handler: s.decideApproval},
 		{pattern: "POST /v1/sessions/{id}/inputs/{request_id}", handler: s.answerInput},
 
-		// OpenAI-compatible (chatcompat.go): any OpenAI client, pointed here, gets the catalog's tools.
+		// OpenAI-compatible (package compat, compat.go): any OpenAI client, pointed here, gets the catalog's tools.
 		{pattern: "POST /v1/chat/completions", handler: s.chatCompletions, errors: openAIErrors},
 		{pattern: "GET /v1/models", handler: s.listModels, errors: openAIErrors},
 		{pattern: "POST /v1/responses", handler: s.createResponse, errors: openAIErrors},
 		{pattern: "GET /v1/responses/{id}", handler: s.getResponse, errors: openAIErrors},
-		// Anthropic-compatible (messages.go): any Anthropic client, pointed here, gets them too.
+		// Anthropic-compatible (package compat): any Anthropic client, pointed here, gets them too.
 		{pattern: "POST /v1/messages", handler: s.messages, errors: anthropicErrors},
 
 		// Any other path is a JSON 404, and another method on a path here a JSON 405

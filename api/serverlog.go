@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
@@ -152,7 +153,7 @@ func (s *Server) getServerLog(w http.ResponseWriter, r *http.Request) {
 // followLog streams the log l of the server name: the backlog q asks for, then every
 // new entry, until the client leaves, the API shuts down or the server leaves.
 func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, l *hub.ServerLog, q logQuery) {
-	sw := newSSEWriter(w)
+	sw := httpx.NewSSEWriter(w)
 	// A since past the log's end (a service that started again numbers from 1) is
 	// its end: what comes next is new.
 	after := min(q.since, l.Last())
@@ -160,18 +161,18 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 	send := func(limit int) error {
 		entries, missed := l.Entries(after, limit)
 		if missed > 0 {
-			if err := sw.send("missed", map[string]uint64{"count": missed}); err != nil {
+			if err := sw.Send("missed", map[string]uint64{"count": missed}); err != nil {
 				return err
 			}
 		}
 		for _, e := range entries {
-			if err := sw.send("log", wireEntry(e)); err != nil {
+			if err := sw.Send("log", wireEntry(e)); err != nil {
 				return err
 			}
 			after = e.Seq
 		}
-		sw.start() // an empty backlog starts the stream too
-		return sw.flush()
+		sw.Start() // an empty backlog starts the stream too
+		return sw.Flush()
 	}
 	if send(q.limit) != nil {
 		return
@@ -189,11 +190,11 @@ func (s *Server) followLog(w http.ResponseWriter, r *http.Request, name string, 
 				if send(0) != nil {
 					return
 				}
-				_ = sw.send("end", map[string]string{"reason": "the server " + strconv.Quote(name) + " was removed"})
-				_ = sw.flush()
+				_ = sw.Send("end", map[string]string{"reason": "the server " + strconv.Quote(name) + " was removed"})
+				_ = sw.Flush()
 				return
 			}
-			if sw.keepAlive() != nil {
+			if sw.KeepAlive() != nil {
 				return
 			}
 		case <-changed:

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/session"
 )
 
 type llmMessage = llm.Message
@@ -72,32 +72,26 @@ func sessionTurn(id, content, owner string) *conversation.Request {
 
 // renderTurn sends what a session's stream sends of e: the agent's events, the
 // calls that wait for approval and the servers' questions.
-func (s *Server) renderTurn(sw *sseWriter, e conversation.Event) {
+func (s *Server) renderTurn(sw *httpx.SSEWriter, e conversation.Event) {
 	switch e.Kind {
 	case conversation.TextDelta:
-		_ = sw.send("text", map[string]any{"step": e.Step, "text": e.Text})
+		_ = sw.Send("text", map[string]any{"step": e.Step, "text": e.Text})
 	case conversation.ToolStarted:
-		_ = sw.send("tool_call", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "arguments": rawOrString(e.Arguments)})
+		_ = sw.Send("tool_call", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "arguments": rawOrString(e.Arguments)})
 	case conversation.ToolFinished:
-		_ = sw.send("tool_result", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "result": e.Result,
+		_ = sw.Send("tool_result", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "result": e.Result,
 			"isError": e.IsError, "durationMs": float64(e.Duration.Microseconds()) / 1000})
 	case conversation.TurnUsage:
-		_ = sw.send("usage", e.Usage)
+		_ = sw.Send("usage", e.Usage)
 	case conversation.ApprovalRequired:
 		a := e.Approval
-		_ = sw.send("approval_required", map[string]any{"callId": a.CallID, "name": a.Name, "server": a.Server, "arguments": a.Arguments,
+		_ = sw.Send("approval_required", map[string]any{"callId": a.CallID, "name": a.Name, "server": a.Server, "arguments": a.Arguments,
 			"timeoutMs": a.Timeout.Milliseconds()})
 	case conversation.QuestionAsked:
-		_ = sw.send("input_required", pendingOf(e.Question))
+		_ = sw.Send("input_required", pendingOf(e.Question))
 	case conversation.QuestionClosed:
-		_ = sw.send("input_closed", map[string]any{"requestId": e.Question.ID, "action": e.Action})
+		_ = sw.Send("input_closed", map[string]any{"requestId": e.Question.ID, "action": e.Action})
 	}
-}
-
-// observe is what the API takes of every turn's events, a session's or a chat
-// completion's: the metrics (the recent calls of GET /v1/events are recordCall's).
-func (s *Server) observe(e conversation.Event, _ *conversation.Request) {
-	s.metrics.event(e.Event)
 }
 
 // recordCall records a call that a turn made, a session's or a chat completion's,
@@ -171,31 +165,14 @@ func replyOf(t *conversation.Result) reply {
 	return rp
 }
 
-// turnError maps a failed turn to its status: the session missing (404) or held by
-// another turn (409), the model failing (502), the service shutting down (503).
-func turnError(err error) *apiError {
-	var le *llm.Error
-	switch {
-	case errors.Is(err, session.ErrNotFound):
-		return errorf(http.StatusNotFound, "not_found", "%v", err)
-	case errors.Is(err, session.ErrBusy):
-		return errorf(http.StatusConflict, "busy", "%v", err)
-	case errors.As(err, &le):
-		return errorf(http.StatusBadGateway, "model_failed", "%v", err)
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return errorf(http.StatusServiceUnavailable, "cancelled", "the turn was cancelled: %v", err)
-	}
-	return errorf(http.StatusInternalServerError, "turn_failed", "%v", err)
-}
-
-// endedError is turnError for a turn that ran: one cancelled because the server shuts
+// endedError is httpx.TurnError for a turn that ran: one cancelled because the server shuts
 // down and its grace is over says so, and what was kept.
 func (s *Server) endedError(err error) *apiError {
 	if s.shutDown(err) {
 		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the turn was cancelled; "+
 			"what it completed is kept in the session (the calls it cut short are answered as interrupted); send the next message once the server is back")
 	}
-	return turnError(err)
+	return httpx.TurnError(err)
 }
 
 // shutDown reports whether err is the cancellation of Shutdown, at the end of its grace.
@@ -208,7 +185,7 @@ func (s *Server) shutDown(err error) bool {
 // tool_call, tool_result, approval_required, input_required, input_closed, usage,
 // then done or error).
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
+	if s.conv == nil {
 		writeError(w, r, http.StatusServiceUnavailable, "no_model", s.opts.NoModel)
 		return
 	}
@@ -249,7 +226,8 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 // it; else the error of a session that does not exist (sessionOwner). Without
 // identities the store is not asked: the agent's Acquire says whether the session
 // exists, and the owner matters to nobody. With them, a server without Sessions (the
-// agent's store, Options.Agent says) cannot tell whose a session is, and runs none.
+// store of the agent of Options.Conversations) cannot tell whose a session is, and
+// runs none.
 func (s *Server) turnOwner(ctx context.Context, id string) (string, *apiError) {
 	if _, ok := identity.FromContext(ctx); !ok {
 		return "", nil
@@ -259,14 +237,15 @@ func (s *Server) turnOwner(ctx context.Context, id string) (string, *apiError) {
 	}
 	owner, err := sessionOwner(ctx, s.opts.Sessions.Store(), id)
 	if err != nil {
-		return "", turnError(err)
+		return "", httpx.TurnError(err)
 	}
 	return owner, nil
 }
 
 // startTurn starts a turn of the agent, a session's or a chat completion's: its
-// stream is the caller's to follow. (The Runner counts how it ended: OnEnd.)
+// stream is the caller's to follow. The API's observer watches it (turnObserver).
 func (s *Server) startTurn(ctx context.Context, req *conversation.Request) *conversation.Turn {
+	req.Observer = s.observer
 	return s.conv.Start(ctx, req)
 }
 
@@ -279,8 +258,8 @@ func (s *Server) runTurn(ctx context.Context, req *conversation.Request) (*conve
 // reply or "error". A turn that fails before any event (the session missing or busy)
 // gets a plain JSON error with its status.
 func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, id, owner, content string, log *slog.Logger) {
-	sw := newSSEWriter(w)
-	res, err := sw.follow(s.startTurn(r.Context(), sessionTurn(id, content, owner)), func(evs []conversation.Event) {
+	sw := httpx.NewSSEWriter(w)
+	res, err := sw.Follow(s.startTurn(r.Context(), sessionTurn(id, content, owner)), func(evs []conversation.Event) {
 		for _, e := range evs {
 			s.renderTurn(sw, e)
 		}
@@ -288,15 +267,15 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, id, owner, c
 	if err != nil {
 		log.Info("turn failed", "error", err)
 		e := s.endedError(err)
-		if !sw.started {
+		if !sw.Started() {
 			writeAPIError(w, r, e)
 			return
 		}
-		_ = sw.send("error", errorBody{Error: *e})
-		_ = sw.flush()
+		_ = sw.Send("error", errorBody{Error: *e})
+		_ = sw.Flush()
 		return
 	}
 	log.Info("turn done", "steps", len(res.Steps))
-	_ = sw.send("done", replyOf(res))
-	_ = sw.flush()
+	_ = sw.Send("done", replyOf(res))
+	_ = sw.Flush()
 }

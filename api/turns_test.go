@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -184,7 +185,7 @@ func TestApprovals(t *testing.T) {
 	t.Parallel()
 	clock := clockServer(t)
 	clock.Approve = []string{"convert_*"}
-	e := start(t, setup{servers: []config.Server{clock}, model: true, opts: api.Options{ApprovalTimeout: time.Minute}})
+	e := start(t, setup{servers: []config.Server{clock}, model: true, conv: conversation.Options{ApprovalTimeout: time.Minute}})
 	id := newSession(t, e, nil)
 	for _, allow := range []bool{true, false} {
 		s, r := e.openStream("/v1/sessions/"+id+"/messages", map[string]string{"content": convertCall})
@@ -219,13 +220,13 @@ func TestApprovals(t *testing.T) {
 	}
 
 	// Nobody decides: denied at the bound.
-	e2 := start(t, setup{servers: []config.Server{clock}, model: true, opts: api.Options{ApprovalTimeout: 100 * time.Millisecond}})
+	e2 := start(t, setup{servers: []config.Server{clock}, model: true, conv: conversation.Options{ApprovalTimeout: 100 * time.Millisecond}})
 	id = newSession(t, e2, nil)
 	r := e2.do("POST", "/v1/sessions/"+id+"/messages", map[string]string{"content": convertCall})
 	r.want(t, 200, "nobody approved the call to convert_time within 100ms")
 }
 
-// TestAgentHooksOfTheAPI: the agent in Options.Agent runs the API's turns with the
+// TestAgentHooksOfTheAPI: the agent of Options.Conversations runs the API's turns with the
 // API's hooks, not its own: a call under "approve" waits for a person although the
 // agent's Approve would deny it, and the events go to the stream, none to the agent's
 // OnEvent.
@@ -234,7 +235,7 @@ func TestAgentHooksOfTheAPI(t *testing.T) {
 	clock := clockServer(t)
 	clock.Approve = []string{"convert_*"}
 	var own atomic.Int64 // calls of the agent's own hooks
-	e := start(t, setup{servers: []config.Server{clock}, model: true, opts: api.Options{ApprovalTimeout: time.Minute},
+	e := start(t, setup{servers: []config.Server{clock}, model: true, conv: conversation.Options{ApprovalTimeout: time.Minute},
 		agent: func(o *agent.Options) {
 			o.OnEvent = func(agent.Event) { own.Add(1) }
 			o.Approve = func(context.Context, agent.Call) agent.Decision {

@@ -72,6 +72,22 @@ func TestImportLayers(t *testing.T) {
 			t.Errorf("%s imports %s; it should reach it only through hub, and write apiwire's types", pkg, never)
 		}
 	}
+	// The compatible endpoints (api/compat) and what they share with the rest of the
+	// API (api/internal/httpx) import no api: api mounts them. They run turns through
+	// conversation, never the agent directly; httpx knows no endpoint.
+	for pkg, never := range map[string][]string{
+		"api/compat":         {"api", "agent"},
+		"api/internal/httpx": {"api", "api/compat", "agent"},
+	} {
+		if _, ok := ours[pkg]; !ok {
+			t.Errorf("go list names no package %s", pkg)
+		}
+		for _, n := range never {
+			if slices.Contains(imports[pkg], n) {
+				t.Errorf("%s imports %s; it should not", pkg, n)
+			}
+		}
+	}
 	noConfig := []string{"tool", "format", "relay", "llm", "search", "deferred", "session", "agent"}
 	for pkg, deps := range ours {
 		root, _, _ := strings.Cut(pkg, "/")

@@ -143,6 +143,21 @@ type Request struct {
 	// Unattended, when set, says nobody can be asked during the turn: a call that
 	// needs approval is denied and a server's question declined, saying why.
 	Unattended *Unattended
+	// Observer, when set, watches this turn beside the Runner's observers: the
+	// front end's own metrics and feeds, given with the turn it starts.
+	Observer *Observer
+}
+
+// Observer watches one turn: its events, its calls once answered, its end. Each
+// func runs on the turn's goroutines and must return quickly; a nil one observes
+// nothing.
+type Observer struct {
+	// OnEvent gets every event of the turn, as Options.OnEvent.
+	OnEvent func(Event)
+	// OnCall gets every call the turn made, as Options.OnCall.
+	OnCall func(Call)
+	// OnEnd gets the agent's error (nil when the turn succeeded), as Options.OnEnd.
+	OnEnd func(error)
 }
 
 // Unattended says what a turn nobody watches tells the model instead of asking.
@@ -175,6 +190,9 @@ func (r *Runner) Start(ctx context.Context, req *Request) *Turn {
 		}
 		if r.opts.OnEnd != nil {
 			r.opts.OnEnd(req, err)
+		}
+		if o := req.Observer; o != nil && o.OnEnd != nil {
+			o.OnEnd(err)
 		}
 		t.finish(res, err)
 	}()

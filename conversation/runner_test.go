@@ -187,3 +187,42 @@ func TestUnattendedInMemory(t *testing.T) {
 		t.Fatal("an unattended turn is listed as a session's")
 	}
 }
+
+// TestObserver: a turn's own Observer sees its events, its calls (with the
+// Runner's OnCall seeing them too) and its end; another turn's does not.
+func TestObserver(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, conversation.Options{},
+		fakellm.Reply{Calls: []fakellm.Call{{ID: "c1", Name: "ls", Arguments: `{}`}}}, fakellm.Reply{Text: "Listed."},
+		fakellm.Reply{Text: "Hi."})
+	var mu sync.Mutex
+	var kinds []conversation.EventKind
+	var calls []conversation.Call
+	ends := 0
+	obs := &conversation.Observer{
+		OnEvent: func(e conversation.Event) { mu.Lock(); kinds = append(kinds, e.Kind); mu.Unlock() },
+		OnCall:  func(c conversation.Call) { mu.Lock(); calls = append(calls, c); mu.Unlock() },
+		OnEnd:   func(err error) { mu.Lock(); ends++; mu.Unlock(); _ = err },
+	}
+	if _, err := s.runner.Run(context.Background(), &conversation.Request{Session: "s1", User: "ls", Owner: "alice", Source: "session", Observer: obs}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.runner.Run(context.Background(), &conversation.Request{Session: "s1", User: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if ends != 1 || len(calls) != 1 || calls[0].Tool != "ls" || calls[0].Owner != "alice" || calls[0].Server != tool.LocalServer {
+		t.Fatalf("ends %d, calls %+v", ends, calls)
+	}
+	if got := s.calls.all(); len(got) != 1 {
+		t.Fatalf("the Runner's OnCall got %+v", got)
+	}
+	seen := map[conversation.EventKind]bool{}
+	for _, k := range kinds {
+		seen[k] = true
+	}
+	if !seen[conversation.TextDelta] || !seen[conversation.ToolFinished] {
+		t.Fatalf("events %v", kinds)
+	}
+}

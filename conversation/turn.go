@@ -190,6 +190,9 @@ func (t *Turn) push(e Event) {
 	if t.r.opts.OnEvent != nil {
 		t.r.opts.OnEvent(e, t.req)
 	}
+	if o := t.req.Observer; o != nil && o.OnEvent != nil {
+		o.OnEvent(e)
+	}
 	t.mu.Lock()
 	t.events = append(t.events, e)
 	t.mu.Unlock()
@@ -213,11 +216,21 @@ func (t *Turn) finish(res *Result, err error) {
 
 // agentEvent is the agent's OnEvent: into the stream, and a finished call recorded.
 func (t *Turn) agentEvent(e agent.Event) {
-	if e.Kind == agent.ToolFinished && t.r.opts.OnCall != nil {
-		t.r.opts.OnCall(Call{Tool: e.Name, Server: e.Server, Session: e.Session, Owner: t.req.Owner, Source: t.req.Source,
+	if e.Kind == agent.ToolFinished {
+		t.recordCall(Call{Tool: e.Name, Server: e.Server, Session: e.Session, Owner: t.req.Owner, Source: t.req.Source,
 			Start: time.Now().Add(-e.Duration), Duration: e.Duration, IsError: e.IsError, Result: e.Result})
 	}
 	t.push(Event{Event: e})
+}
+
+// recordCall gives a call the turn made to the Runner's OnCall and the turn's own.
+func (t *Turn) recordCall(c Call) {
+	if t.r.opts.OnCall != nil {
+		t.r.opts.OnCall(c)
+	}
+	if o := t.req.Observer; o != nil && o.OnCall != nil {
+		o.OnCall(c)
+	}
 }
 
 // approve is the turn's agent.Approver: the policy says whether a person must decide

@@ -142,8 +142,8 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // (AddServer, PatchServer, RemoveServer, behind POST, PATCH and DELETE
 // /v1/servers). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
 // PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
-// Catalog, Sessions, Agent, Gateway, Model, SignIn, Servers, Version, Logger) it fills in, and
-// RequestsPerMinute from "serve.limits" unless set. With the config's "serve":
+// Catalog, Sessions, Conversations, Gateway, Model, SignIn, Servers, Version, Logger)
+// it fills in, and RequestsPerMinute from "serve.limits" unless set. With the config's "serve":
 // {"auth"} and no opts.Identify, every request but the public ones needs a token of
 // that provider (Verifier; the Issuer is the provider's): an error when the provider
 // cannot be reached. From then on the hub logs an audit line per call on the API's
@@ -217,9 +217,13 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		o.Logger = h.log
 	}
 	if model != nil {
-		if o.Agent, err = h.Agent(ctx, nil); err != nil {
+		a, err := h.Agent(ctx, nil)
+		if err != nil {
 			return nil, err
 		}
+		// The turns of sessions and of the compatible APIs: the servers' approve
+		// policy, the API's default timeouts.
+		o.Conversations = h.Conversations(a, nil)
 		o.Model = h.ModelSettings().Name // what GET /v1/models lists
 	}
 	if o.RequestsPerMinute == 0 {

@@ -1,9 +1,10 @@
-package api
+package compat
 
 import (
 	"net/http"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
@@ -20,7 +21,7 @@ import (
 
 // responseStream writes one response's events.
 type responseStream struct {
-	sw     *sseWriter
+	sw     *httpx.SSEWriter
 	rs     *response
 	seq    int
 	opened bool
@@ -42,7 +43,7 @@ func (st *responseStream) send(typ string, data map[string]any) {
 	}
 	data["type"], data["sequence_number"] = typ, st.seq
 	st.seq++
-	_ = st.sw.send(typ, data)
+	_ = st.sw.Send(typ, data)
 }
 
 // part is an event about the open message's text.
@@ -107,25 +108,25 @@ func (st *responseStream) fail(e *apiError) {
 	obj := st.rs.object("failed", st.output, nil)
 	obj["error"] = map[string]any{"code": e.Code, "message": e.Message}
 	st.send("response.failed", map[string]any{"response": obj})
-	_ = st.sw.flush()
+	_ = st.sw.Flush()
 }
 
 // streamResponse runs the response's turn and streams it. A turn that fails before
 // the model said anything gets a plain error with its status, as a chat
 // completion's; one that fails later ends with response.failed.
-func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rs *response, turn *conversation.Request) {
-	log := s.logOf(r.Context()).With("response", rs.id)
-	st := &responseStream{sw: newSSEWriter(w), rs: rs, output: []map[string]any{}}
-	t, err := st.sw.follow(s.startTurn(r.Context(), turn), func(evs []conversation.Event) {
+func (h *Handler) streamResponse(w http.ResponseWriter, r *http.Request, rs *response, turn *conversation.Request) {
+	log := h.logOf(r.Context()).With("response", rs.id)
+	st := &responseStream{sw: httpx.NewSSEWriter(w), rs: rs, output: []map[string]any{}}
+	t, err := st.sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {
 		for _, e := range textDeltas(evs) {
 			st.delta(e.Step, e.Text)
 		}
 	})
 	if err != nil {
 		log.Info("response failed", "error", err)
-		e := s.completionError(err)
-		if !st.sw.started {
-			writeOpenAIError(w, e)
+		e := h.completionError(err)
+		if !st.sw.Started() {
+			WriteOpenAIError(w, e)
 			return
 		}
 		st.fail(e)
@@ -133,7 +134,7 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rs *resp
 	}
 	st.finish(t)
 	obj := rs.object("completed", st.output, t)
-	if e := s.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
+	if e := h.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
 		log.Info("response not kept", "error", e)
 		st.fail(e)
 		return
@@ -144,5 +145,5 @@ func (s *Server) streamResponse(w http.ResponseWriter, r *http.Request, rs *resp
 		final = "response.incomplete"
 	}
 	st.send(final, map[string]any{"response": obj})
-	_ = st.sw.flush()
+	_ = st.sw.Flush()
 }

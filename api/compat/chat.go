@@ -1,9 +1,7 @@
-package api
+package compat
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -24,12 +23,6 @@ import (
 // /v1/models lists the configured model. Any OpenAI client gets every MCP server's
 // tools by changing its base URL. The formats are OpenAI's published Chat
 // Completions API (https://platform.openai.com/docs/api-reference/chat).
-
-// processStart is when the process started: the "created" of the model listed.
-var processStart = time.Now()
-
-// defaultModelName answers for a model that Options.Model does not name.
-const defaultModelName = "switchboard"
 
 // chatRequest is what Switchboard reads of a Chat Completions request; the other
 // fields an OpenAI client sends (top_p, user, metadata …) are accepted and left to
@@ -77,65 +70,41 @@ type chatTool struct {
 	} `json:"function"`
 }
 
-// openAIError is the error body OpenAI's clients read: {"error": {"message", "type",
-// "param", "code"}}.
-type openAIError struct {
-	Message string  `json:"message"`
-	Type    string  `json:"type"`
-	Param   *string `json:"param"`
-	Code    string  `json:"code"`
-}
-
-func writeOpenAIError(w http.ResponseWriter, e *apiError) {
-	typ := "invalid_request_error"
-	if e.Status >= 500 {
-		typ = "server_error"
-	}
-	writeJSON(w, e.Status, map[string]openAIError{"error": {Message: e.Message, Type: typ, Code: e.Code}})
-}
-
-func (s *Server) modelName() string {
-	if s.opts.Model != "" {
-		return s.opts.Model
-	}
-	return defaultModelName
-}
-
-// listModels answers GET /v1/models: the configured model, or none.
-func (s *Server) listModels(w http.ResponseWriter, r *http.Request) {
+// Models answers GET /v1/models: the configured model, or none.
+func (h *Handler) Models(w http.ResponseWriter, r *http.Request) {
 	data := []map[string]any{}
-	if s.agent != nil {
-		data = append(data, map[string]any{"id": s.modelName(), "object": "model", "created": processStart.Unix(), "owned_by": "switchboard"})
+	if h.opts.Conversations != nil {
+		data = append(data, map[string]any{"id": h.modelName(), "object": "model", "created": processStart.Unix(), "owned_by": "switchboard"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }
 
-// chatCompletions answers POST /v1/chat/completions: one turn over the request's
+// ChatCompletions answers POST /v1/chat/completions: one turn over the request's
 // messages, in a session of its own that is forgotten afterwards (the user's
 // sessions are not touched), as a chat.completion or, with "stream": true, as
 // chat.completion.chunk events.
-func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
-		writeOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", s.opts.NoModel))
+func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Conversations == nil {
+		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", h.opts.NoModel))
 		return
 	}
 	var raw map[string]json.RawMessage
-	if e := s.decodeBody(w, r, &raw, false); e != nil {
-		writeOpenAIError(w, e)
+	if e := httpx.DecodeBody(w, r, &raw, h.opts.MaxRequestBytes, false); e != nil {
+		WriteOpenAIError(w, e)
 		return
 	}
 	req, sess, client, e := parseChatRequest(raw)
 	if e != nil {
-		writeOpenAIError(w, e)
+		WriteOpenAIError(w, e)
 		return
 	}
 	id := "chatcmpl-" + randomHex(12)
-	turn := s.unattendedTurn(r.Context(), id, sess, client)
+	turn := h.unattendedTurn(r, id, sess, client)
 	c := &completion{id: id, created: time.Now().Unix(), model: req.Model}
 	if c.model == "" {
-		c.model = s.modelName()
+		c.model = h.modelName()
 	}
-	log := s.logOf(r.Context()).With("completion", id)
+	log := h.logOf(r.Context()).With("completion", id)
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	// The turn is observed as a chat's (unattendedTurn), and a stream renders its
 	// text (streamCompletion).
@@ -147,26 +116,17 @@ func (s *Server) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		turn.MaxTokens = *req.MaxTokens
 	}
 	if !req.Stream {
-		res, err := s.runTurn(r.Context(), turn)
+		res, err := h.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("chat completion failed", "error", err)
-			writeOpenAIError(w, s.completionError(err))
+			WriteOpenAIError(w, h.completionError(err))
 			return
 		}
 		log.Info("chat completion done", "steps", len(res.Steps))
 		writeJSON(w, http.StatusOK, c.whole(res))
 		return
 	}
-	s.streamCompletion(w, r, c, turn, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
-}
-
-// completionError is turnError for a chat completion: one cancelled because the
-// server shuts down and its grace is over says so (nothing of it is kept).
-func (s *Server) completionError(err error) *apiError {
-	if s.shutDown(err) {
-		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the completion was cancelled; send the request again once the server is back")
-	}
-	return turnError(err)
+	h.streamCompletion(w, r, c, turn, req.StreamOptions != nil && req.StreamOptions.IncludeUsage)
 }
 
 // parseChatRequest reads the request into a session holding its messages, and the
@@ -177,9 +137,9 @@ func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Se
 	if err := json.Unmarshal(data, &req); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field != "" {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, jsonType(typ.Type.Kind().String()))
+			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
 		}
-		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", trimJSONPrefix(err.Error()))
+		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", httpx.TrimJSONPrefix(err.Error()))
 	}
 	for _, n := range []*int{req.MaxCompletionTokens, req.MaxTokens} {
 		if n != nil && *n < 1 {
@@ -401,46 +361,40 @@ func (c *completion) chunk(delta map[string]any, finish string, usage *chatUsage
 // tool calls, the finish reason, the usage when asked, and [DONE]. A turn that fails
 // before any text gets a plain error with its status; one that fails later ends the
 // stream with an error event, as OpenAI's does.
-func (s *Server) streamCompletion(w http.ResponseWriter, r *http.Request, c *completion, turn *conversation.Request, withUsage bool) {
-	log := s.logOf(r.Context()).With("completion", c.id)
-	sw := newSSEWriter(w)
+func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *completion, turn *conversation.Request, withUsage bool) {
+	log := h.logOf(r.Context()).With("completion", c.id)
+	sw := httpx.NewSSEWriter(w)
 	// Every stream opens with the assistant's role, as OpenAI's does.
-	sw.opening = &sseEvent{data: c.chunk(map[string]any{"role": "assistant", "content": ""}, "", nil, withUsage)}
-	sw.encodeFailed = func(_ string, err error) (string, any) {
+	sw.Opening = &httpx.SSEEvent{Data: c.chunk(map[string]any{"role": "assistant", "content": ""}, "", nil, withUsage)}
+	sw.EncodeFailed = func(_ string, err error) (string, any) {
 		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: "internal"}}
 	}
 	var join stepJoin
-	res, err := sw.follow(s.startTurn(r.Context(), turn), func(evs []conversation.Event) {
+	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {
 		for _, ev := range textDeltas(evs) {
 			text := join.text(ev)
-			_ = sw.send("", c.chunk(map[string]any{"content": text}, "", nil, withUsage))
+			_ = sw.Send("", c.chunk(map[string]any{"content": text}, "", nil, withUsage))
 		}
 	})
 	if err != nil {
 		log.Info("chat completion failed", "error", err)
-		e := s.completionError(err)
-		if !sw.started {
-			writeOpenAIError(w, e)
+		e := h.completionError(err)
+		if !sw.Started() {
+			WriteOpenAIError(w, e)
 			return
 		}
-		_ = sw.send("", map[string]openAIError{"error": {Message: e.Message, Type: "server_error", Code: e.Code}})
-		_ = sw.flush()
+		_ = sw.Send("", map[string]openAIError{"error": {Message: e.Message, Type: "server_error", Code: e.Code}})
+		_ = sw.Flush()
 		return
 	}
 	log.Info("chat completion done", "steps", len(res.Steps))
 	if len(res.ClientCalls) > 0 {
-		_ = sw.send("", c.chunk(map[string]any{"tool_calls": toolCalls(res.ClientCalls, true)}, "", nil, withUsage))
+		_ = sw.Send("", c.chunk(map[string]any{"tool_calls": toolCalls(res.ClientCalls, true)}, "", nil, withUsage))
 	}
-	_ = sw.send("", c.chunk(map[string]any{}, finishReason(res), nil, withUsage))
+	_ = sw.Send("", c.chunk(map[string]any{}, finishReason(res), nil, withUsage))
 	if withUsage {
-		_ = sw.send("", c.chunk(nil, "", usageOf(res.Usage), true))
+		_ = sw.Send("", c.chunk(nil, "", usageOf(res.Usage), true))
 	}
-	_ = sw.sendRaw("", []byte("[DONE]"))
-	_ = sw.flush()
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	_ = sw.SendRaw("", []byte("[DONE]"))
+	_ = sw.Flush()
 }

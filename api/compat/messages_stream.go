@@ -1,9 +1,10 @@
-package api
+package compat
 
 import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
@@ -16,30 +17,30 @@ import (
 // reason and the usage, and message_stop. A turn that fails before any text gets a
 // plain error with its status; one that fails later ends the stream with an error
 // event, as Anthropic's does.
-func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *message, turn *conversation.Request) {
-	log := s.logOf(r.Context()).With("message", m.id)
-	sw := newSSEWriter(w)
-	sw.opening = &sseEvent{name: "message_start", data: map[string]any{"type": "message_start", "message": m.body([]map[string]any{}, anthropicUsage{})}}
-	sw.encodeFailed = func(_ string, err error) (string, any) {
+func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *message, turn *conversation.Request) {
+	log := h.logOf(r.Context()).With("message", m.id)
+	sw := httpx.NewSSEWriter(w)
+	sw.Opening = &httpx.SSEEvent{Name: "message_start", Data: map[string]any{"type": "message_start", "message": m.body([]map[string]any{}, anthropicUsage{})}}
+	sw.EncodeFailed = func(_ string, err error) (string, any) {
 		return "error", anthropicError(errorf(http.StatusInternalServerError, "internal", "encoding an event: %v", err))
 	}
 	blocks := 0 // the blocks started
 	var join stepJoin
 	textOpen := false
 	start := func(block map[string]any) {
-		_ = sw.send("content_block_start", map[string]any{"type": "content_block_start", "index": blocks, "content_block": block})
+		_ = sw.Send("content_block_start", map[string]any{"type": "content_block_start", "index": blocks, "content_block": block})
 		if blocks == 0 {
-			_ = sw.send("ping", map[string]string{"type": "ping"})
+			_ = sw.Send("ping", map[string]string{"type": "ping"})
 		}
 	}
 	delta := func(d map[string]any) {
-		_ = sw.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": blocks, "delta": d})
+		_ = sw.Send("content_block_delta", map[string]any{"type": "content_block_delta", "index": blocks, "delta": d})
 	}
 	stop := func() {
-		_ = sw.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": blocks})
+		_ = sw.Send("content_block_stop", map[string]any{"type": "content_block_stop", "index": blocks})
 		blocks++
 	}
-	res, err := sw.follow(s.startTurn(r.Context(), turn), func(evs []conversation.Event) {
+	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {
 		for _, ev := range textDeltas(evs) {
 			text := join.text(ev)
 			if !textOpen {
@@ -51,13 +52,13 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *messag
 	})
 	if err != nil {
 		log.Info("message failed", "error", err)
-		e := s.completionError(err)
-		if !sw.started {
-			writeAnthropicError(w, e)
+		e := h.completionError(err)
+		if !sw.Started() {
+			WriteAnthropicError(w, e)
 			return
 		}
-		_ = sw.send("error", anthropicError(e))
-		_ = sw.flush()
+		_ = sw.Send("error", anthropicError(e))
+		_ = sw.Flush()
 		return
 	}
 	log.Info("message done", "steps", len(res.Steps))
@@ -71,9 +72,9 @@ func (s *Server) streamMessage(w http.ResponseWriter, r *http.Request, m *messag
 		}
 		stop()
 	}
-	_ = sw.send("message_delta", map[string]any{"type": "message_delta",
+	_ = sw.Send("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stopReason(res), "stop_sequence": nil},
 		"usage": anthropicUsage{res.Usage.InputTokens, res.Usage.OutputTokens}})
-	_ = sw.send("message_stop", map[string]string{"type": "message_stop"})
-	_ = sw.flush()
+	_ = sw.Send("message_stop", map[string]string{"type": "message_stop"})
+	_ = sw.Flush()
 }

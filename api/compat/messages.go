@@ -1,4 +1,4 @@
-package api
+package compat
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -15,7 +16,7 @@ import (
 )
 
 // The Anthropic-compatible endpoint: POST /v1/messages runs an unattended turn
-// (unattended.go) of the configured model with the catalog's tools (run here) and the
+// (turn.go) of the configured model with the catalog's tools (run here) and the
 // request's own tools (returned to the client as tool_use blocks), as Anthropic's
 // Messages API does (https://docs.anthropic.com/en/api/messages). Any Anthropic
 // client gets every MCP server's tools by changing its base URL: the SDKs append
@@ -89,62 +90,49 @@ func anthropicError(e *apiError) map[string]any {
 	return map[string]any{"type": "error", "error": map[string]string{"type": anthropicErrorType(e.Status), "message": e.Message}}
 }
 
-func writeAnthropicError(w http.ResponseWriter, e *apiError) {
+// WriteAnthropicError writes e in Anthropic's form, with its status.
+func WriteAnthropicError(w http.ResponseWriter, e *apiError) {
 	writeJSON(w, e.Status, anthropicError(e))
 }
 
-// apiKeyAsBearer lets Anthropic's clients in: at a route that answers in Anthropic's
-// form, "x-api-key: KEY" counts as "Authorization: Bearer KEY" when the request has
-// no Authorization, for the token (compared in constant time by httpguard.Bearer)
-// and for Options.Identify alike.
-func apiKeyAsBearer(r *http.Request) *http.Request {
-	key := r.Header.Get("X-Api-Key")
-	if rt := routeOf(r); rt == nil || rt.errors != anthropicErrors || key == "" || r.Header.Get("Authorization") != "" {
-		return r
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+key)
-	return r
-}
-
-// messages answers POST /v1/messages: one turn over the request's messages, as a
+// Messages answers POST /v1/messages: one turn over the request's messages, as a
 // message or, with "stream": true, as Anthropic's stream events.
-func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
-		writeAnthropicError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", s.opts.NoModel))
+func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Conversations == nil {
+		WriteAnthropicError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", h.opts.NoModel))
 		return
 	}
 	var raw map[string]json.RawMessage
-	if e := s.decodeBody(w, r, &raw, false); e != nil {
-		writeAnthropicError(w, e)
+	if e := httpx.DecodeBody(w, r, &raw, h.opts.MaxRequestBytes, false); e != nil {
+		WriteAnthropicError(w, e)
 		return
 	}
 	req, sess, client, e := parseMessagesRequest(raw)
 	if e != nil {
-		writeAnthropicError(w, e)
+		WriteAnthropicError(w, e)
 		return
 	}
 	id := "msg_" + randomHex(12)
-	turn := s.unattendedTurn(r.Context(), id, sess, client)
+	turn := h.unattendedTurn(r, id, sess, client)
 	turn.Temperature, turn.MaxTokens = req.Temperature, *req.MaxTokens
 	m := &message{id: id, model: req.Model}
 	if m.model == "" {
-		m.model = s.modelName()
+		m.model = h.modelName()
 	}
-	log := s.logOf(r.Context()).With("message", id)
+	log := h.logOf(r.Context()).With("message", id)
 	log.Info("message started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	if !req.Stream {
-		res, err := s.runTurn(r.Context(), turn)
+		res, err := h.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("message failed", "error", err)
-			writeAnthropicError(w, s.completionError(err))
+			WriteAnthropicError(w, h.completionError(err))
 			return
 		}
 		log.Info("message done", "steps", len(res.Steps))
 		writeJSON(w, http.StatusOK, m.whole(res))
 		return
 	}
-	s.streamMessage(w, r, m, turn)
+	h.streamMessage(w, r, m, turn)
 }
 
 // parseMessagesRequest reads the request into a session holding its messages, and the
@@ -156,9 +144,9 @@ func parseMessagesRequest(raw map[string]json.RawMessage) (*messagesRequest, *se
 	if err := json.Unmarshal(data, &req); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field != "" {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s: is %s, want %s", typ.Field, typ.Value, jsonType(typ.Type.Kind().String()))
+			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s: is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
 		}
-		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", trimJSONPrefix(err.Error()))
+		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", httpx.TrimJSONPrefix(err.Error()))
 	}
 	if req.MaxTokens == nil {
 		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "max_tokens: Field required")

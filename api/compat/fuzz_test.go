@@ -1,4 +1,4 @@
-package api
+package compat
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package api
+package compat
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -20,12 +21,12 @@ import (
 // (https://platform.openai.com/docs/api-reference/responses/create) over the
 // configured model: a turn with the catalog's tools (run here) and the request's
 // function tools (returned as function_call items, not run), unattended as a chat
-// completion's (unattended.go). A response is kept, unless the request says
+// completion's (turn.go). A response is kept, unless the request says
 // "store": false, as a session of the configured store whose id is the response's
 // (resp_…) and whose metadata holds the response object: GET /v1/responses/{id}
 // reads it back, and "previous_response_id" continues from a copy of its history, so
 // that a conversation goes on server-side from any earlier response. Responses are
-// their creator's, as sessions are (chatsessions.go).
+// their creator's, as sessions are (httpx.OwnedSession).
 
 // responseKey is the metadata of a response's session that holds the response object.
 const responseKey = "openai.response"
@@ -83,7 +84,7 @@ func badParam(param, code, format string, args ...any) *paramError {
 // writeResponsesError is writeOpenAIError with the parameter at fault, if any.
 func writeResponsesError(w http.ResponseWriter, e *apiError, param string) {
 	if param == "" {
-		writeOpenAIError(w, e)
+		WriteOpenAIError(w, e)
 		return
 	}
 	typ := "invalid_request_error"
@@ -100,9 +101,9 @@ func parseResponsesRequest(raw map[string]json.RawMessage) (*responsesRequest, [
 	if err := json.Unmarshal(data, &req); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field != "" {
-			return nil, nil, badParam(typ.Field, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, jsonType(typ.Type.Kind().String()))
+			return nil, nil, badParam(typ.Field, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
 		}
-		return nil, nil, badParam("", "bad_json", "%s", trimJSONPrefix(err.Error()))
+		return nil, nil, badParam("", "bad_json", "%s", httpx.TrimJSONPrefix(err.Error()))
 	}
 	if n := req.MaxOutputTokens; n != nil && *n < 1 {
 		return nil, nil, badParam("max_output_tokens", "bad_request", `"max_output_tokens": want at least 1, got %d`, *n)
@@ -344,16 +345,16 @@ func (rs *response) object(status string, output []map[string]any, t *conversati
 	return o
 }
 
-// createResponse answers POST /v1/responses: a response object or, with "stream":
+// CreateResponse answers POST /v1/responses: a response object or, with "stream":
 // true, its events (responses_stream.go).
-func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
-	if s.agent == nil {
-		writeOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", s.opts.NoModel))
+func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
+	if h.opts.Conversations == nil {
+		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", h.opts.NoModel))
 		return
 	}
 	var raw map[string]json.RawMessage
-	if e := s.decodeBody(w, r, &raw, false); e != nil {
-		writeOpenAIError(w, e)
+	if e := httpx.DecodeBody(w, r, &raw, h.opts.MaxRequestBytes, false); e != nil {
+		WriteOpenAIError(w, e)
 		return
 	}
 	req, client, pe := parseResponsesRequest(raw)
@@ -364,7 +365,7 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 	var prev *session.Session
 	if req.PreviousResponseID != "" {
 		var e *apiError
-		if prev, e = s.storedResponse(r.Context(), req.PreviousResponseID); e != nil {
+		if prev, e = h.storedResponse(r.Context(), req.PreviousResponseID); e != nil {
 			writeResponsesError(w, e, "previous_response_id")
 			return
 		}
@@ -375,36 +376,36 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rs := &response{id: "resp_" + randomHex(24), created: time.Now().Unix(), model: req.Model, req: req,
-		stored: s.opts.Sessions != nil && (req.Store == nil || *req.Store), tools: raw["tools"]}
+		stored: h.opts.Sessions != nil && (req.Store == nil || *req.Store), tools: raw["tools"]}
 	if rs.model == "" {
-		rs.model = s.modelName()
+		rs.model = h.modelName()
 	}
 	if len(rs.tools) == 0 || string(rs.tools) == "null" {
 		rs.tools = json.RawMessage("[]")
 	}
 	// The turn runs in a session of its own, as a chat completion's; a response that
 	// is kept is written to the configured store once done, whole (keep).
-	turn := s.unattendedTurn(r.Context(), rs.id, sess, client)
-	log := s.logOf(r.Context()).With("response", rs.id)
+	turn := h.unattendedTurn(r, rs.id, sess, client)
+	log := h.logOf(r.Context()).With("response", rs.id)
 	log.Info("response started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream, "previous", req.PreviousResponseID)
 	turn.Temperature = req.Temperature
 	if req.MaxOutputTokens != nil {
 		turn.MaxTokens = *req.MaxOutputTokens
 	}
 	if req.Stream {
-		s.streamResponse(w, r, rs, turn)
+		h.streamResponse(w, r, rs, turn)
 		return
 	}
-	t, err := s.runTurn(r.Context(), turn)
+	t, err := h.runTurn(r.Context(), turn)
 	if err != nil {
 		log.Info("response failed", "error", err)
-		writeOpenAIError(w, s.completionError(err))
+		WriteOpenAIError(w, h.completionError(err))
 		return
 	}
 	obj := rs.object("completed", rs.output(t), t)
-	if e := s.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
+	if e := h.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
 		log.Info("response not kept", "error", e)
-		writeOpenAIError(w, e)
+		WriteOpenAIError(w, e)
 		return
 	}
 	log.Info("response done", "steps", len(t.Steps))
@@ -414,7 +415,7 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 // keep writes a response that is to be kept to the configured store: its session
 // (the turn's, held in memory), the turn's history included, with the response
 // object in its metadata.
-func (s *Server) keep(ctx context.Context, rs *response, sess *session.Session, obj map[string]any) *apiError {
+func (h *Handler) keep(ctx context.Context, rs *response, sess *session.Session, obj map[string]any) *apiError {
 	if !rs.stored {
 		return nil
 	}
@@ -423,7 +424,7 @@ func (s *Server) keep(ctx context.Context, rs *response, sess *session.Session, 
 		return errorf(http.StatusInternalServerError, "internal", "encoding the response: %v", err)
 	}
 	sess.Metadata = map[string]string{responseKey: string(b)}
-	if err := s.opts.Sessions.Create(ctx, sess); err != nil {
+	if err := h.opts.Sessions.Create(ctx, sess); err != nil {
 		return errorf(http.StatusInternalServerError, "store_failed", "keeping the response: %v", err)
 	}
 	return nil
@@ -431,12 +432,12 @@ func (s *Server) keep(ctx context.Context, rs *response, sess *session.Session, 
 
 // storedResponse is the session of response id, when the request's person may see
 // it; else the 404 of a response that does not exist, whoever's it is.
-func (s *Server) storedResponse(ctx context.Context, id string) (*session.Session, *apiError) {
+func (h *Handler) storedResponse(ctx context.Context, id string) (*session.Session, *apiError) {
 	notFound := errorf(http.StatusNotFound, "not_found", "no response %q (a response is kept unless its request said \"store\": false)", id)
-	if s.opts.Sessions == nil {
+	if h.opts.Sessions == nil {
 		return nil, notFound
 	}
-	sess, err := ownedSession(ctx, s.opts.Sessions.Store(), id)
+	sess, err := httpx.OwnedSession(ctx, h.opts.Sessions.Store(), id)
 	switch {
 	case errors.Is(err, session.ErrNotFound):
 		return nil, notFound
@@ -448,11 +449,11 @@ func (s *Server) storedResponse(ctx context.Context, id string) (*session.Sessio
 	return sess, nil
 }
 
-// getResponse answers GET /v1/responses/{id}: the response object as it was answered.
-func (s *Server) getResponse(w http.ResponseWriter, r *http.Request) {
-	sess, e := s.storedResponse(r.Context(), r.PathValue("id"))
+// GetResponse answers GET /v1/responses/{id}: the response object as it was answered.
+func (h *Handler) GetResponse(w http.ResponseWriter, r *http.Request) {
+	sess, e := h.storedResponse(r.Context(), r.PathValue("id"))
 	if e != nil {
-		writeOpenAIError(w, e)
+		WriteOpenAIError(w, e)
 		return
 	}
 	writeJSON(w, http.StatusOK, json.RawMessage(sess.Metadata[responseKey]))
