@@ -7,7 +7,7 @@ import "github.com/switchboard-mcp/switchboard/conversation"
 // GET /v1/events.
 func (s *Server) turnObserver() *conversation.Observer {
 	return &conversation.Observer{
-		OnEvent: func(e conversation.Event) { s.metrics.event(e.Event) },
+		OnEvent: func(e conversation.Event) { s.metrics.event(e) },
 		OnEnd:   s.metrics.turnEnded,
 		OnCall:  s.recordCall,
 	}

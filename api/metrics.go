@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/prom"
@@ -87,8 +87,8 @@ func (m *metrics) call(e hub.CallEvent) {
 
 // event counts a turn's model requests and tokens: a StepUsage ends each request the
 // model answered.
-func (m *metrics) event(e agent.Event) {
-	if e.Kind != agent.StepUsage {
+func (m *metrics) event(e conversation.Event) {
+	if e.Kind != conversation.StepUsage {
 		return
 	}
 	m.modelRequests.With("ok").Inc()

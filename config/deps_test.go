@@ -74,8 +74,9 @@ func TestImportLayers(t *testing.T) {
 	}
 	// The compatible endpoints (api/compat) and what they share with the rest of the
 	// API (api/internal/httpx) import no api: api mounts them. They run turns through
-	// conversation, never the agent directly; httpx knows no endpoint.
+	// conversation, never the agent directly, as api does; httpx knows no endpoint.
 	for pkg, never := range map[string][]string{
+		"api":                {"agent"},
 		"api/compat":         {"api", "agent"},
 		"api/internal/httpx": {"api", "api/compat", "agent"},
 	} {
