@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
@@ -26,20 +26,9 @@ import (
 // DefaultApprovalTimeout.
 const DefaultInputTimeout = conversation.DefaultInputTimeout
 
-// pendingInput is a question as input_required and GET /v1/sessions/{id} show it.
-type pendingInput struct {
-	RequestID string `json:"requestId"`
-	Server    string `json:"server"`
-	// Mode is "form" (Schema: the fields to fill in) or "url" (URL: to open).
-	Mode      string          `json:"mode"`
-	Message   string          `json:"message"`
-	Schema    json.RawMessage `json:"schema,omitempty"`
-	URL       string          `json:"url,omitempty"`
-	TimeoutMs int64           `json:"timeoutMs"`
-	// CallID is the turn's call during which the server asked.
-	CallID string    `json:"callId,omitempty"`
-	Since  time.Time `json:"since"`
-}
+// pendingInput is a question as input_required and GET /v1/sessions/{id} show it:
+// the wire package's, which the CLI decodes.
+type pendingInput = apiwire.Question
 
 // pendingOf is q as input_required and GET /v1/sessions/{id} show it.
 func pendingOf(q *conversation.Question) pendingInput {

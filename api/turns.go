@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/llm"
@@ -71,26 +72,27 @@ func sessionTurn(id, content, owner string) *conversation.Request {
 }
 
 // renderTurn sends what a session's stream sends of e: the agent's events, the
-// calls that wait for approval and the servers' questions.
+// calls that wait for approval and the servers' questions (the wire package's
+// events, which the CLI decodes).
 func (s *Server) renderTurn(sw *httpx.SSEWriter, e conversation.Event) {
 	switch e.Kind {
 	case conversation.TextDelta:
-		_ = sw.Send("text", map[string]any{"step": e.Step, "text": e.Text})
+		_ = sw.Send(apiwire.EventText, apiwire.TextEvent{Step: e.Step, Text: e.Text})
 	case conversation.ToolStarted:
-		_ = sw.Send("tool_call", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "arguments": rawOrString(e.Arguments)})
+		_ = sw.Send(apiwire.EventToolCall, apiwire.ToolCallEvent{Arguments: argumentsJSON(e.Arguments), CallID: e.CallID, Name: e.Name, Step: e.Step})
 	case conversation.ToolFinished:
-		_ = sw.Send("tool_result", map[string]any{"step": e.Step, "callId": e.CallID, "name": e.Name, "result": e.Result,
-			"isError": e.IsError, "durationMs": float64(e.Duration.Microseconds()) / 1000})
+		_ = sw.Send(apiwire.EventToolResult, apiwire.ToolResultEvent{CallID: e.CallID, DurationMs: float64(e.Duration.Microseconds()) / 1000,
+			IsError: e.IsError, Name: e.Name, Result: e.Result, Step: e.Step})
 	case conversation.TurnUsage:
-		_ = sw.Send("usage", e.Usage)
+		_ = sw.Send(apiwire.EventUsage, usageOf(e.Usage))
 	case conversation.ApprovalRequired:
 		a := e.Approval
-		_ = sw.Send("approval_required", map[string]any{"callId": a.CallID, "name": a.Name, "server": a.Server, "arguments": a.Arguments,
-			"timeoutMs": a.Timeout.Milliseconds()})
+		_ = sw.Send(apiwire.EventApprovalRequired, apiwire.ApprovalRequiredEvent{Arguments: a.Arguments, CallID: a.CallID, Name: a.Name,
+			Server: a.Server, TimeoutMs: a.Timeout.Milliseconds()})
 	case conversation.QuestionAsked:
-		_ = sw.Send("input_required", pendingOf(e.Question))
+		_ = sw.Send(apiwire.EventInputRequired, pendingOf(e.Question))
 	case conversation.QuestionClosed:
-		_ = sw.Send("input_closed", map[string]any{"requestId": e.Question.ID, "action": e.Action})
+		_ = sw.Send(apiwire.EventInputClosed, apiwire.InputClosedEvent{Action: e.Action, RequestID: e.Question.ID})
 	}
 }
 
@@ -101,13 +103,14 @@ func (s *Server) recordCall(c conversation.Call) {
 		DurationMs: float64(c.Duration.Microseconds()) / 1000, IsError: c.IsError, Owner: c.Owner}, c.Result)
 }
 
-// rawOrString is a call's arguments as JSON when they parse (they should: the agent
-// checks them), else as the string the model sent.
-func rawOrString(s string) any {
+// argumentsJSON is a call's arguments as JSON when they parse (they should: the
+// agent checks them), else as a JSON string of what the model sent.
+func argumentsJSON(s string) json.RawMessage {
 	if json.Valid([]byte(s)) {
 		return json.RawMessage(s)
 	}
-	return s
+	b, _ := json.Marshal(s) // a string always encodes
+	return b
 }
 
 // decideApproval takes a person's decision on a call: {"allow": true} or
@@ -142,27 +145,32 @@ func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"callId": callID, "allow": *body.Allow})
 }
 
-// reply is a turn's outcome: the answer, and every step with its calls' results.
-type reply struct {
-	Session string         `json:"session"`
-	Answer  string         `json:"answer"`
-	Steps   []stepJSON     `json:"steps"`
-	Usage   llm.Usage      `json:"usage"`
-	Stop    llm.StopReason `json:"stop,omitempty"`
-}
-
-type stepJSON struct {
-	Assistant llm.Message   `json:"assistant"`
-	Results   []llm.Message `json:"results,omitempty"`
-	Usage     llm.Usage     `json:"usage"`
-}
-
-func replyOf(t *conversation.Result) reply {
-	rp := reply{Session: t.Session, Answer: t.Answer, Steps: []stepJSON{}, Usage: t.Usage, Stop: t.Stop}
+// replyOf is a turn's outcome as the API answers it: the answer, and every step
+// with its messages as the session keeps them. The error is a message's that
+// cannot be encoded, which fails the answer as an encoding does.
+func replyOf(t *conversation.Result) (apiwire.Reply, error) {
+	rp := apiwire.Reply{Session: t.Session, Answer: t.Answer, Steps: []apiwire.Step{}, Usage: usageOf(t.Usage), Stop: string(t.Stop)}
 	for _, st := range t.Steps {
-		rp.Steps = append(rp.Steps, stepJSON{st.Assistant, st.Results, st.Usage})
+		step := apiwire.Step{Usage: usageOf(st.Usage)}
+		var err error
+		if step.Assistant, err = json.Marshal(st.Assistant); err != nil {
+			return rp, err
+		}
+		for _, m := range st.Results {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return rp, err
+			}
+			step.Results = append(step.Results, b)
+		}
+		rp.Steps = append(rp.Steps, step)
 	}
-	return rp
+	return rp, nil
+}
+
+// usageOf is u on the wire.
+func usageOf(u llm.Usage) apiwire.Usage {
+	return apiwire.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 }
 
 // endedError is httpx.TurnError for a turn that ran: one cancelled because the server shuts
@@ -216,7 +224,12 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("turn done", "steps", len(res.Steps))
-		writeJSON(w, http.StatusOK, replyOf(res))
+		rp, err := replyOf(res)
+		if err != nil {
+			writeError(w, r, http.StatusInternalServerError, apiwire.CodeInternal, "encoding the response: "+err.Error())
+			return
+		}
+		writeJSON(w, http.StatusOK, rp)
 		return
 	}
 	s.streamTurn(w, r, id, owner, body.Content, log)
@@ -271,11 +284,15 @@ func (s *Server) streamTurn(w http.ResponseWriter, r *http.Request, id, owner, c
 			writeAPIError(w, r, e)
 			return
 		}
-		_ = sw.Send("error", errorBody{Error: *e})
+		_ = sw.Send(apiwire.EventError, errorBody{Error: *e})
 		_ = sw.Flush()
 		return
 	}
 	log.Info("turn done", "steps", len(res.Steps))
-	_ = sw.Send("done", replyOf(res))
+	if rp, err := replyOf(res); err != nil {
+		_ = sw.Send(apiwire.EventDone, map[string]string{"error": err.Error()}) // as an event that cannot be encoded (httpx.SSEWriter.Send)
+	} else {
+		_ = sw.Send(apiwire.EventDone, rp)
+	}
 	_ = sw.Flush()
 }

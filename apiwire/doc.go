@@ -1,7 +1,8 @@
 // Package apiwire holds the JSON of Switchboard's HTTP API (docs/api.md) that a
 // client decodes: a server's status and state (and its events), the health reports,
-// the tool catalog, a search's results, a call's result, a server's log, and the one
-// error body with its codes. The service (package api) encodes these types and the
+// the tool catalog, a search's results, a call's result, a server's log, a session's
+// turn (the events of its stream and its reply), the models of GET /v1/models, and
+// the one error body with its codes. The service (package api) encodes these types and the
 // CLI's client of a running service decodes them, so the two cannot drift apart; a
 // program that talks to the API imports this package alone, which imports nothing of
 // Switchboard's and nothing outside the standard library.
@@ -17,6 +18,15 @@
 //			fmt.Printf("%s is %s: %s\n", s.Name, s.State, s.Reason)
 //		}
 //	}
+//
+// # A turn's events
+//
+// POST /v1/sessions/{id}/messages with "Accept: text/event-stream" streams the turn
+// as server-sent events: each event's name (the Event constants) says the type of
+// its data, [TextEvent], [ToolCallEvent], [ToolResultEvent], [Usage],
+// [ApprovalRequiredEvent], [Question] or [InputClosedEvent], and the stream ends with
+// EventDone, whose data is the turn's [Reply] (the answer of the same request
+// without the header), or EventError, an [ErrorBody].
 //
 // # Errors
 //

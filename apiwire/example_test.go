@@ -3,6 +3,7 @@ package apiwire_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/apiwire"
 )
@@ -37,4 +38,33 @@ func ExampleServers() {
 		}
 	}
 	// Output: github is needs_sign_in: the server wants a sign-in
+}
+
+// A session's turn streamed as server-sent events: each event's name says the type
+// of its data, and the stream ends with done (the Reply) or error (an ErrorBody).
+func ExampleReply() {
+	stream := "event: text\ndata: {\"step\":1,\"text\":\"Shipped \"}\n\n" +
+		"event: tool_call\ndata: {\"arguments\":{\"id\":7},\"callId\":\"c1\",\"name\":\"orders_lookup\",\"step\":1}\n\n" +
+		"event: done\ndata: {\"session\":\"s1\",\"answer\":\"Shipped on Monday\",\"steps\":[],\"usage\":{\"inputTokens\":30,\"outputTokens\":12}}\n\n"
+	for _, ev := range strings.Split(strings.TrimSpace(stream), "\n\n") {
+		head, data, _ := strings.Cut(ev, "\ndata: ")
+		switch strings.TrimPrefix(head, "event: ") {
+		case apiwire.EventText:
+			var e apiwire.TextEvent
+			_ = json.Unmarshal([]byte(data), &e)
+			fmt.Printf("text %q\n", e.Text)
+		case apiwire.EventToolCall:
+			var e apiwire.ToolCallEvent
+			_ = json.Unmarshal([]byte(data), &e)
+			fmt.Printf("call %s %s\n", e.Name, e.Arguments)
+		case apiwire.EventDone:
+			var rp apiwire.Reply
+			_ = json.Unmarshal([]byte(data), &rp)
+			fmt.Printf("done: %s (%d tokens in)\n", rp.Answer, rp.Usage.InputTokens)
+		}
+	}
+	// Output:
+	// text "Shipped "
+	// call orders_lookup {"id":7}
+	// done: Shipped on Monday (30 tokens in)
 }

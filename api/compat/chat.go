@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -70,13 +71,14 @@ type chatTool struct {
 	} `json:"function"`
 }
 
-// Models answers GET /v1/models: the configured model, or none.
+// Models answers GET /v1/models: the configured model, or none (the wire
+// package's, which the CLI decodes).
 func (h *Handler) Models(w http.ResponseWriter, r *http.Request) {
-	data := []map[string]any{}
+	body := apiwire.Models{Object: "list", Data: []apiwire.Model{}}
 	if h.opts.Conversations != nil {
-		data = append(data, map[string]any{"id": h.modelName(), "object": "model", "created": processStart.Unix(), "owned_by": "switchboard"})
+		body.Data = append(body.Data, apiwire.Model{ID: h.modelName(), Object: "model", Created: processStart.Unix(), OwnedBy: "switchboard"})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
+	writeJSON(w, http.StatusOK, body)
 }
 
 // ChatCompletions answers POST /v1/chat/completions: one turn over the request's

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -58,5 +62,59 @@ func TestCommandsLeaveWiringToHost(t *testing.T) {
 		case slices.Contains(borrowed, pkg):
 			t.Errorf("cmd/switchboard imports %s: render apiwire's types, and take options, defaults and flag checks from host", pkg)
 		}
+	}
+}
+
+// TestErrorCodesAreWireConstants: the client of a running service decides on an
+// error's code with apiwire's Code constants, never a string of its own that could
+// drift from what the service sends: no .Code compared with a string literal (==,
+// !=, a switch's case) in the command's files.
+func TestErrorCodesAreWireConstants(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	isCode := func(e ast.Expr) bool {
+		sel, ok := e.(*ast.SelectorExpr)
+		return ok && sel.Sel.Name == "Code"
+	}
+	isString := func(e ast.Expr) bool {
+		lit, ok := e.(*ast.BasicLit)
+		return ok && lit.Kind == token.STRING
+	}
+	compared := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				if (n.Op == token.EQL || n.Op == token.NEQ) && (isCode(n.X) || isCode(n.Y)) {
+					compared++
+					if isString(n.X) || isString(n.Y) {
+						t.Errorf("%s: an error's code compared with a string literal: use apiwire's Code constant", fset.Position(n.Pos()))
+					}
+				}
+			case *ast.SwitchStmt:
+				if n.Tag == nil || !isCode(n.Tag) {
+					return true
+				}
+				for _, c := range n.Body.List {
+					for _, e := range c.(*ast.CaseClause).List {
+						compared++
+						if isString(e) {
+							t.Errorf("%s: a case of an error's code that is a string literal: use apiwire's Code constant", fset.Position(e.Pos()))
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	if compared < 2 {
+		t.Errorf("%d comparisons of an error's code found: is the remote client still in this package?", compared)
 	}
 }

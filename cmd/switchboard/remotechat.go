@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/agent"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -71,11 +72,7 @@ func signalExit(ctx context.Context) error {
 // remoteModel checks that the service has a model (GET /v1/models lists it), before
 // a session is made for nothing: a usage error without, as a local chat's.
 func (a *app) remoteModel(ctx context.Context) error {
-	var models struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
+	var models apiwire.Models
 	if err := a.remote.getJSON(ctx, "/v1/models", &models); err != nil {
 		return failed(err)
 	}
@@ -121,7 +118,7 @@ func (a *app) remoteTurn(ctx context.Context, id, text string, out *chatOutput) 
 	res, err := a.remote.do(ctx, http.MethodPost, "/v1/sessions/"+url.PathEscape(id)+"/messages", map[string]string{"content": text}, "text/event-stream")
 	if err != nil {
 		var ae *apiError
-		if errors.As(err, &ae) && ae.Code == "no_model" {
+		if errors.As(err, &ae) && ae.Code == apiwire.CodeNoModel {
 			// As a local chat without a model: the configuration's to fix.
 			return usageError("the service at %s: %s", a.remote.base, ae.Message)
 		}
@@ -198,77 +195,67 @@ type remoteTurnState struct {
 	args map[string]string
 }
 
-// turnEvent is the data of a turn's event, whichever it is (docs/api.md, "Turns").
-type turnEvent struct {
-	Step       int             `json:"step"`
-	Text       string          `json:"text"`
-	CallID     string          `json:"callId"`
-	Name       string          `json:"name"`
-	Server     string          `json:"server"`
-	Arguments  json.RawMessage `json:"arguments"`
-	Result     string          `json:"result"`
-	IsError    bool            `json:"isError"`
-	DurationMs float64         `json:"durationMs"`
-
-	RequestID string          `json:"requestId"`
-	Mode      string          `json:"mode"`
-	Message   string          `json:"message"`
-	Schema    json.RawMessage `json:"schema"`
-	URL       string          `json:"url"`
-}
-
 // event shows one event of the stream; done and error are the last.
 func (t *remoteTurnState) event(ctx context.Context, name string, data []byte) (bool, error) {
 	switch name {
-	case "done":
-		var rp struct {
-			Answer string `json:"answer"`
-			Steps  []struct {
-				Usage host.Usage `json:"usage"`
-			} `json:"steps"`
-			Usage host.Usage `json:"usage"`
-		}
-		if err := json.Unmarshal(data, &rp); err != nil {
-			return true, t.bad(name, err)
-		}
-		// The stream tells no step's usage as it happens: the reply has them.
-		for i, st := range rp.Steps {
-			t.out.event(agent.Event{Kind: agent.StepUsage, Session: t.id, Step: i + 1, Usage: st.Usage})
-		}
-		t.out.event(agent.Event{Kind: agent.TurnUsage, Session: t.id, Step: len(rp.Steps), Usage: rp.Usage})
-		t.out.event(agent.Event{Kind: agent.Answer, Session: t.id, Step: len(rp.Steps), Text: rp.Answer})
-		return true, nil
-	case "error":
-		var body struct {
-			Error apiError `json:"error"`
-		}
-		if err := json.Unmarshal(data, &body); err != nil {
-			return true, t.bad(name, err)
-		}
-		return true, &exitError{code: exitFailed, err: fmt.Errorf("the turn failed at the service: %s", body.Error.Message)}
-	case "usage":
-		return false, nil // the done event's reply has it, with each step's
+	case apiwire.EventDone:
+		return decoded(t, name, data, t.done)
+	case apiwire.EventError:
+		return decoded(t, name, data, func(body apiwire.ErrorBody) (bool, error) {
+			return true, &exitError{code: exitFailed, err: fmt.Errorf("the turn failed at the service: %s", body.Error.Message)}
+		})
+	case apiwire.EventText:
+		return decoded(t, name, data, func(e apiwire.TextEvent) (bool, error) {
+			t.out.event(agent.Event{Kind: agent.TextDelta, Session: t.id, Step: e.Step, Text: e.Text})
+			return false, nil
+		})
+	case apiwire.EventToolCall:
+		return decoded(t, name, data, func(e apiwire.ToolCallEvent) (bool, error) {
+			args := argumentsText(e.Arguments)
+			t.args[e.CallID] = args
+			t.out.event(agent.Event{Kind: agent.ToolStarted, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: args})
+			return false, nil
+		})
+	case apiwire.EventToolResult:
+		return decoded(t, name, data, func(e apiwire.ToolResultEvent) (bool, error) {
+			t.out.event(agent.Event{Kind: agent.ToolFinished, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: t.args[e.CallID],
+				Duration: time.Duration(e.DurationMs * float64(time.Millisecond)), IsError: e.IsError, Result: e.Result})
+			return false, nil
+		})
+	case apiwire.EventApprovalRequired:
+		return decoded(t, name, data, func(e apiwire.ApprovalRequiredEvent) (bool, error) { return false, t.approve(ctx, e) })
+	case apiwire.EventInputRequired:
+		return decoded(t, name, data, func(q apiwire.Question) (bool, error) { return false, t.answer(ctx, q) })
+	case apiwire.EventInputClosed:
+		return decoded(t, name, data, func(apiwire.InputClosedEvent) (bool, error) { return false, nil })
 	}
-	var e turnEvent
-	if err := json.Unmarshal(data, &e); err != nil {
+	return false, nil // usage: the done event's reply has it, with each step's
+}
+
+// decoded gives fn the data of event name as its type; data that is not is the
+// service's error.
+func decoded[T any](t *remoteTurnState, name string, data []byte, fn func(T) (last bool, err error)) (bool, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
 		return true, t.bad(name, err)
 	}
-	switch name {
-	case "text":
-		t.out.event(agent.Event{Kind: agent.TextDelta, Session: t.id, Step: e.Step, Text: e.Text})
-	case "tool_call":
-		args := argumentsText(e.Arguments)
-		t.args[e.CallID] = args
-		t.out.event(agent.Event{Kind: agent.ToolStarted, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: args})
-	case "tool_result":
-		t.out.event(agent.Event{Kind: agent.ToolFinished, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: t.args[e.CallID],
-			Duration: time.Duration(e.DurationMs * float64(time.Millisecond)), IsError: e.IsError, Result: e.Result})
-	case "approval_required":
-		return false, t.approve(ctx, e)
-	case "input_required":
-		return false, t.answer(ctx, e)
+	return fn(v)
+}
+
+// done shows the end of the turn: its usage and its answer.
+func (t *remoteTurnState) done(rp apiwire.Reply) (bool, error) {
+	// The stream tells no step's usage as it happens: the reply has them.
+	for i, st := range rp.Steps {
+		t.out.event(agent.Event{Kind: agent.StepUsage, Session: t.id, Step: i + 1, Usage: usageOf(st.Usage)})
 	}
-	return false, nil
+	t.out.event(agent.Event{Kind: agent.TurnUsage, Session: t.id, Step: len(rp.Steps), Usage: usageOf(rp.Usage)})
+	t.out.event(agent.Event{Kind: agent.Answer, Session: t.id, Step: len(rp.Steps), Text: rp.Answer})
+	return true, nil
+}
+
+// usageOf is u as the agent's events carry it.
+func usageOf(u apiwire.Usage) host.Usage {
+	return host.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
 }
 
 func (t *remoteTurnState) bad(name string, err error) error {
@@ -287,7 +274,7 @@ func argumentsText(raw json.RawMessage) string {
 
 // approve asks on the terminal whether the call may run, as a local chat does (no
 // terminal: denied, with the reason the model sees), and sends the decision.
-func (t *remoteTurnState) approve(ctx context.Context, e turnEvent) error {
+func (t *remoteTurnState) approve(ctx context.Context, e apiwire.ApprovalRequiredEvent) error {
 	allow, reason, err := t.out.askApproval(ctx, e.Name, argumentsText(e.Arguments))
 	if err != nil {
 		return err // interrupted: the turn ends with the request
@@ -317,7 +304,7 @@ func (t *remoteTurnState) gone(err error, what string) error {
 // answer asks a server's question on the terminal as a local chat does (no
 // terminal: declined) and sends the answer; an answer the service finds does not fit
 // the form is said and asked again.
-func (t *remoteTurnState) answer(ctx context.Context, e turnEvent) error {
+func (t *remoteTurnState) answer(ctx context.Context, e apiwire.Question) error {
 	p := &mcp.ElicitParams{Mode: e.Mode, Message: e.Message, URL: e.URL}
 	if len(e.Schema) > 0 {
 		var schema map[string]any
