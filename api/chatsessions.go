@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -53,7 +54,7 @@ func choosesNoID(ctx context.Context) string {
 // none.
 func (s *Server) sessionsOr503(w http.ResponseWriter, r *http.Request) (*session.Janitor, bool) {
 	if s.opts.Sessions == nil {
-		writeError(w, r, http.StatusServiceUnavailable, "no_sessions", "this server keeps no sessions")
+		writeError(w, r, http.StatusServiceUnavailable, apiwire.CodeNoSessions, "this server keeps no sessions")
 		return nil, false
 	}
 	return s.opts.Sessions, true
@@ -64,13 +65,13 @@ func (s *Server) sessionsOr503(w http.ResponseWriter, r *http.Request) (*session
 func sessionError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, session.ErrNotFound):
-		writeError(w, r, http.StatusNotFound, "not_found", err.Error())
+		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, err.Error())
 	case errors.Is(err, session.ErrBusy):
-		writeError(w, r, http.StatusConflict, "busy", err.Error())
+		writeError(w, r, http.StatusConflict, apiwire.CodeBusy, err.Error())
 	case errors.Is(err, session.ErrExists):
-		writeError(w, r, http.StatusConflict, "exists", err.Error())
+		writeError(w, r, http.StatusConflict, apiwire.CodeExists, err.Error())
 	default:
-		writeError(w, r, http.StatusInternalServerError, "store_failed", err.Error())
+		writeError(w, r, http.StatusInternalServerError, apiwire.CodeStoreFailed, err.Error())
 	}
 }
 
@@ -93,11 +94,11 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	// An id chosen by the client follows the rule chat --session follows too.
 	if body.ID != "" {
 		if why := choosesNoID(r.Context()); why != "" {
-			writeError(w, r, http.StatusBadRequest, "bad_request", why)
+			writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, why)
 			return
 		}
 		if err := session.CheckID(body.ID); err != nil {
-			writeError(w, r, http.StatusBadRequest, "bad_request", `"id": `+err.Error())
+			writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, `"id": `+err.Error())
 			return
 		}
 	}

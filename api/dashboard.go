@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"github.com/switchboard-mcp/switchboard/apiwire"
 )
 
 // The dashboard is static files (api/dashboard: index.html, style.css, app.js and
@@ -38,7 +40,7 @@ func dashboardHeaders(w http.ResponseWriter) {
 func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 	page, err := dashboardFiles.ReadFile("dashboard/index.html")
 	if err != nil { // cannot happen: the file is embedded
-		writeError(w, r, http.StatusInternalServerError, "internal", err.Error())
+		writeError(w, r, http.StatusInternalServerError, apiwire.CodeInternal, err.Error())
 		return
 	}
 	dashboardHeaders(w)
@@ -59,7 +61,7 @@ func (s *Server) dashboardAssets() http.HandlerFunc {
 		// A file that is not there is the API's JSON 404, not the file server's text
 		// (fs.Stat refuses a name that is not a valid path too).
 		if _, err := fs.Stat(sub, strings.TrimPrefix(r.URL.Path, "/dashboard/")); err != nil {
-			writeError(w, r, http.StatusNotFound, "not_found", "no file "+r.URL.Path+" (the dashboard's files are /dashboard/app.js and /dashboard/style.css)")
+			writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, "no file "+r.URL.Path+" (the dashboard's files are /dashboard/app.js and /dashboard/style.css)")
 			return
 		}
 		dashboardHeaders(w)

@@ -56,10 +56,10 @@ func (s *Server) answerInput(w http.ResponseWriter, r *http.Request) {
 	switch body.Action {
 	case "accept", "decline", "cancel":
 	case "":
-		writeError(w, r, http.StatusBadRequest, "bad_request", `"action": required ("accept", "decline" or "cancel")`)
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, `"action": required ("accept", "decline" or "cancel")`)
 		return
 	default:
-		writeError(w, r, http.StatusBadRequest, "bad_request", fmt.Sprintf(`"action": %q: want "accept", "decline" or "cancel"`, body.Action))
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, fmt.Sprintf(`"action": %q: want "accept", "decline" or "cancel"`, body.Action))
 		return
 	}
 	id, reqID := r.PathValue("id"), r.PathValue("request_id")
@@ -72,11 +72,11 @@ func (s *Server) answerInput(w http.ResponseWriter, r *http.Request) {
 	var ce *conversation.ContentError
 	switch {
 	case errors.As(err, &ce):
-		writeError(w, r, http.StatusBadRequest, "bad_request", ce.Error())
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, ce.Error())
 	case errors.Is(err, conversation.ErrClosed):
-		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("question %q of session %q was answered or closed meanwhile", reqID, id))
+		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, fmt.Sprintf("question %q of session %q was answered or closed meanwhile", reqID, id))
 	case err != nil:
-		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no question %q waits for an answer in session %q", reqID, id))
+		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, fmt.Sprintf("no question %q waits for an answer in session %q", reqID, id))
 	default:
 		writeJSON(w, http.StatusOK, map[string]any{"requestId": reqID, "action": body.Action})
 	}

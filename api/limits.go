@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
@@ -103,7 +104,7 @@ func (s *Server) limit(l *limiter, next http.Handler) http.Handler {
 		secs := int(math.Ceil(d.Seconds()))
 		httpguard.Unread(w, r)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		writeError(w, r, http.StatusTooManyRequests, "rate_limited",
+		writeError(w, r, http.StatusTooManyRequests, apiwire.CodeRateLimited,
 			fmt.Sprintf("more than %d requests a minute: try again in %d s", l.perMinute, secs))
 	})
 }

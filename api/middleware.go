@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 	"github.com/switchboard-mcp/switchboard/telemetry"
@@ -95,7 +96,7 @@ func (s *Server) requestLog(next http.Handler) http.Handler {
 				}
 				log.Error("handler panicked", "panic", p)
 				if !rec.wrote {
-					writeError(rec, r, http.StatusInternalServerError, "internal", "internal error (see the server's log)")
+					writeError(rec, r, http.StatusInternalServerError, apiwire.CodeInternal, "internal error (see the server's log)")
 				}
 			}
 			s.metrics.request(r.Pattern, rec.status(), time.Since(start))
@@ -162,7 +163,7 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 		}
 		if err := httpguard.CheckHost(r); err != nil {
 			httpguard.Unread(w, r)
-			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+			writeError(w, r, http.StatusForbidden, apiwire.CodeForbidden, err.Error())
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -236,7 +237,7 @@ func (s *Server) crossOrigin(cop *http.CrossOriginProtection, own bool, next htt
 		}
 		if err != nil {
 			httpguard.Unread(w, r)
-			writeError(w, r, http.StatusForbidden, "forbidden", err.Error())
+			writeError(w, r, http.StatusForbidden, apiwire.CodeForbidden, err.Error())
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(httpguard.WithOriginChecked(r.Context())))
@@ -288,7 +289,7 @@ func adminOnly(why string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !identity.Admin(r.Context()) {
 			httpguard.Unread(w, r)
-			writeError(w, r, http.StatusForbidden, "forbidden", why)
+			writeError(w, r, http.StatusForbidden, apiwire.CodeForbidden, why)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -299,7 +300,7 @@ func adminOnly(why string, next http.Handler) http.Handler {
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
 	httpguard.Unread(w, r)
 	w.Header().Set("WWW-Authenticate", s.challenge(r))
-	writeError(w, r, http.StatusUnauthorized, "unauthorized", msg)
+	writeError(w, r, http.StatusUnauthorized, apiwire.CodeUnauthorized, msg)
 }
 
 // track counts the request as under way, for Shutdown; a stream's context is also

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/signin"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -105,12 +106,12 @@ func (s *Server) listResourceTemplates(w http.ResponseWriter, r *http.Request) {
 func (s *Server) readResource(w http.ResponseWriter, r *http.Request) {
 	uri := r.URL.Query().Get("uri")
 	if uri == "" {
-		writeError(w, r, http.StatusBadRequest, "bad_request", "uri: missing; give the URI of a resource (GET /v1/resources lists them) or one that a template of GET /v1/resources/templates makes")
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, "uri: missing; give the URI of a resource (GET /v1/resources lists them) or one that a template of GET /v1/resources/templates makes")
 		return
 	}
 	server, ok := s.hub.ResourceServer(uri)
 	if !ok {
-		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("unknown resource %q: no server lists it and no template matches it (GET /v1/resources and /v1/resources/templates list them)", uri))
+		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, fmt.Sprintf("unknown resource %q: no server lists it and no template matches it (GET /v1/resources and /v1/resources/templates list them)", uri))
 		return
 	}
 	res, err := s.hub.ReadResource(r.Context(), &mcp.ReadResourceParams{URI: uri})
@@ -203,7 +204,7 @@ func (s *Server) findPrompt(name string) (promptInfo, *apiError) {
 		}
 		names = append(names, tool.Tool{Name: o.Item.Name, OriginalName: o.Item.Name})
 	}
-	e := errorf(http.StatusNotFound, "not_found", "unknown prompt %q (GET /v1/prompts lists them)", name)
+	e := errorf(http.StatusNotFound, apiwire.CodeNotFound, "unknown prompt %q (GET /v1/prompts lists them)", name)
 	if e.Suggestions = hub.Suggest(name, names, 3); len(e.Suggestions) == 0 {
 		for _, t := range names[:min(len(names), 10)] {
 			e.Suggestions = append(e.Suggestions, t.Name)
@@ -223,19 +224,19 @@ func promptArguments(p promptInfo, given map[string]any) (map[string]string, *ap
 	for _, k := range slices.Sorted(maps.Keys(given)) {
 		if !slices.Contains(takes, k) {
 			if len(takes) == 0 {
-				return nil, errorf(http.StatusBadRequest, "bad_request", "arguments: the prompt %q takes no arguments, not %q", p.Name, k)
+				return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "arguments: the prompt %q takes no arguments, not %q", p.Name, k)
 			}
-			return nil, errorf(http.StatusBadRequest, "bad_request", "arguments: the prompt %q takes no argument %q (it takes %s)", p.Name, k, strings.Join(takes, ", "))
+			return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "arguments: the prompt %q takes no argument %q (it takes %s)", p.Name, k, strings.Join(takes, ", "))
 		}
 		v, ok := given[k].(string)
 		if !ok {
-			return nil, errorf(http.StatusBadRequest, "bad_request", "arguments: %q is %s; prompt arguments are strings", k, jsonKind(given[k]))
+			return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "arguments: %q is %s; prompt arguments are strings", k, jsonKind(given[k]))
 		}
 		args[k] = v
 	}
 	for _, a := range p.Arguments {
 		if _, ok := args[a.Name]; a.Required && !ok {
-			return nil, errorf(http.StatusBadRequest, "bad_request", "arguments: %q is required by the prompt %q", a.Name, p.Name)
+			return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "arguments: %q is required by the prompt %q", a.Name, p.Name)
 		}
 	}
 	return args, nil
@@ -250,21 +251,21 @@ func serverError(err error, server, what string, read bool) *apiError {
 	if ns := (*signin.NeedsSignInError)(nil); errors.As(err, &ns) {
 		// The caller's own sign-in (a "perUser" server), or the service's: the
 		// message says how to make it. Not a 401, which is about this API's token.
-		return errorf(http.StatusForbidden, "sign_in_needed", "%s: %v", what, ns)
+		return errorf(http.StatusForbidden, apiwire.CodeSignInNeeded, "%s: %v", what, ns)
 	}
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) {
-		return errorf(http.StatusServiceUnavailable, "unavailable", "%s: server %q did not answer: %v", what, server, err)
+		return errorf(http.StatusServiceUnavailable, apiwire.CodeUnavailable, "%s: server %q did not answer: %v", what, server, err)
 	}
 	switch {
 	case read && (rpc.Code == jsonrpc.CodeInvalidParams || rpc.Code == legacyResourceNotFound):
 		// A server's "not found" (or the hub's, for a URI it routed to the only server
 		// with resources).
-		return errorf(http.StatusNotFound, "not_found", "%s: server %q has no such resource (%s)", what, server, rpc.Message)
+		return errorf(http.StatusNotFound, apiwire.CodeNotFound, "%s: server %q has no such resource (%s)", what, server, rpc.Message)
 	case !read && rpc.Code == jsonrpc.CodeInvalidParams:
-		return errorf(http.StatusBadRequest, "bad_request", "%s: server %q refused the arguments: %s", what, server, rpc.Message)
+		return errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s: server %q refused the arguments: %s", what, server, rpc.Message)
 	}
-	return errorf(http.StatusBadGateway, "upstream_error", "%s: server %q failed: %s", what, server, rpc.Message)
+	return errorf(http.StatusBadGateway, apiwire.CodeUpstreamError, "%s: server %q failed: %s", what, server, rpc.Message)
 }
 
 // legacyResourceNotFound is the code of "resource not found" before the

@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
@@ -202,7 +203,7 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	httpguard.Unread(w, r)
 	p := r.URL.EscapedPath()
 	if clean := cleanPath(p); r.Method != http.MethodConnect && clean != p {
-		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf(`no endpoint %s %s: a path is taken as sent, "//", "." and ".." included (its clean form is %s)`, r.Method, p, clean))
+		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, fmt.Sprintf(`no endpoint %s %s: a path is taken as sent, "//", "." and ".." included (its clean form is %s)`, r.Method, p, clean))
 		return
 	}
 	// The mux's own answer says which methods the path takes (in Allow).
@@ -211,10 +212,10 @@ func (s *Server) noRoute(w http.ResponseWriter, r *http.Request) {
 	h.ServeHTTP(probe, r)
 	if allow := probe.header.Get("Allow"); probe.code == http.StatusMethodNotAllowed && allow != "" {
 		w.Header().Set("Allow", allow)
-		writeError(w, r, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, allow))
+		writeError(w, r, http.StatusMethodNotAllowed, apiwire.CodeMethodNotAllowed, fmt.Sprintf("%s %s: this endpoint takes %s", r.Method, r.URL.Path, allow))
 		return
 	}
-	writeError(w, r, http.StatusNotFound, "not_found", "no endpoint "+r.Method+" "+r.URL.Path)
+	writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, "no endpoint "+r.Method+" "+r.URL.Path)
 }
 
 // headerProbe is a ResponseWriter that keeps the status and headers and drops the body.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host/admin"
 )
 
@@ -146,7 +147,7 @@ func (s *Server) writeEditError(w http.ResponseWriter, r *http.Request, err erro
 	var ee *admin.Error
 	if !errors.As(err, &ee) {
 		s.logOf(r.Context()).Error("changing the servers", "err", err)
-		writeError(w, r, http.StatusInternalServerError, "internal", err.Error())
+		writeError(w, r, http.StatusInternalServerError, apiwire.CodeInternal, err.Error())
 		return
 	}
 	status, code := editStatus(ee.Kind)
@@ -161,13 +162,13 @@ func (s *Server) writeEditError(w http.ResponseWriter, r *http.Request, err erro
 func editStatus(k admin.Kind) (int, string) {
 	switch k {
 	case admin.NotFound:
-		return http.StatusNotFound, "not_found"
+		return http.StatusNotFound, apiwire.CodeNotFound
 	case admin.Exists:
-		return http.StatusConflict, "exists"
+		return http.StatusConflict, apiwire.CodeExists
 	case admin.ConfigInvalid:
-		return http.StatusConflict, "config_invalid"
+		return http.StatusConflict, apiwire.CodeConfigInvalid
 	}
-	return http.StatusBadRequest, "bad_request"
+	return http.StatusBadRequest, apiwire.CodeBadRequest
 }
 
 // entryBody reads {"name": ..., fields...}: the name, and the rest as the entry,
@@ -213,7 +214,7 @@ func (s *Server) objectBody(w http.ResponseWriter, r *http.Request) (objectField
 	}
 	fields, err := readObject(raw)
 	if err != nil {
-		return objectFields{}, nil, errorf(http.StatusBadRequest, "bad_json", "%v", err)
+		return objectFields{}, nil, errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "%v", err)
 	}
 	return fields, raw, nil
 }

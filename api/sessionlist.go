@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/session"
 )
@@ -51,14 +52,14 @@ func parseSessionQuery(ctx context.Context, v url.Values) (sessionQuery, *apiErr
 	if l := v.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > maxSessionPage {
-			return sq, errorf(400, "bad_request", "limit=%s: want a whole number from 1 to %d (or no limit, for every session)", l, maxSessionPage)
+			return sq, errorf(400, apiwire.CodeBadRequest, "limit=%s: want a whole number from 1 to %d (or no limit, for every session)", l, maxSessionPage)
 		}
 		sq.limit = n
 	}
 	if c := v.Get("cursor"); c != "" {
 		after, ok := decodeCursor(c)
 		if !ok {
-			return sq, errorf(400, "bad_request", `cursor=%s: not a cursor of this API: pass the "next" of the page before as it came, or no cursor for the first page`, c)
+			return sq, errorf(400, apiwire.CodeBadRequest, `cursor=%s: not a cursor of this API: pass the "next" of the page before as it came, or no cursor for the first page`, c)
 		}
 		sq.after = &after
 		if sq.limit == 0 {

@@ -125,12 +125,12 @@ func (s *Server) decideApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if body.Allow == nil {
-		writeError(w, r, http.StatusBadRequest, "bad_request", `"allow": required (true or false)`)
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, `"allow": required (true or false)`)
 		return
 	}
 	id, callID := r.PathValue("id"), r.PathValue("call_id")
 	notFound := func() {
-		writeError(w, r, http.StatusNotFound, "not_found", fmt.Sprintf("no call %q waits for approval in session %q", callID, id))
+		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, fmt.Sprintf("no call %q waits for approval in session %q", callID, id))
 	}
 	if s.conv == nil {
 		notFound()
@@ -177,7 +177,7 @@ func usageOf(u llm.Usage) apiwire.Usage {
 // down and its grace is over says so, and what was kept.
 func (s *Server) endedError(err error) *apiError {
 	if s.shutDown(err) {
-		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the turn was cancelled; "+
+		return errorf(http.StatusServiceUnavailable, apiwire.CodeCancelled, "the server is shutting down and its grace is over: the turn was cancelled; "+
 			"what it completed is kept in the session (the calls it cut short are answered as interrupted); send the next message once the server is back")
 	}
 	return httpx.TurnError(err)
@@ -194,7 +194,7 @@ func (s *Server) shutDown(err error) bool {
 // then done or error).
 func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	if s.conv == nil {
-		writeError(w, r, http.StatusServiceUnavailable, "no_model", s.opts.NoModel)
+		writeError(w, r, http.StatusServiceUnavailable, apiwire.CodeNoModel, s.opts.NoModel)
 		return
 	}
 	var body struct {
@@ -205,7 +205,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(body.Content) == "" {
-		writeError(w, r, http.StatusBadRequest, "bad_request", `"content": the message is empty`)
+		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, `"content": the message is empty`)
 		return
 	}
 	id := r.PathValue("id")
@@ -246,7 +246,7 @@ func (s *Server) turnOwner(ctx context.Context, id string) (string, *apiError) {
 		return "", nil
 	}
 	if s.opts.Sessions == nil {
-		return "", errorf(http.StatusServiceUnavailable, "no_sessions", "this server keeps no sessions")
+		return "", errorf(http.StatusServiceUnavailable, apiwire.CodeNoSessions, "this server keeps no sessions")
 	}
 	owner, err := sessionOwner(ctx, s.opts.Sessions.Store(), id)
 	if err != nil {

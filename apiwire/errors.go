@@ -31,7 +31,8 @@ const (
 	CodeMethodNotAllowed = "method_not_allowed" // 405
 	CodeTimeout          = "timeout"            // 408: the request body came too slowly
 	CodeBusy             = "busy"               // 409: a session running a turn
-	CodeExists           = "exists"             // 409: a session id already taken
+	CodeExists           = "exists"             // 409: a session id or a server name already taken
+	CodeConfigInvalid    = "config_invalid"     // 409: a server edit refused while the config file does not load as it is
 	CodeNoSignIn         = "no_sign_in"         // 409: a sign-in asked of a server that takes none
 	CodeTooLarge         = "too_large"          // 413: a body over the size limit
 	CodeFormatFailed     = "format_failed"      // 422: the catalog cannot be written in the format asked for

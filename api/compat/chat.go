@@ -87,7 +87,7 @@ func (h *Handler) Models(w http.ResponseWriter, r *http.Request) {
 // chat.completion.chunk events.
 func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Conversations == nil {
-		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", h.opts.NoModel))
+		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, apiwire.CodeNoModel, "%s", h.opts.NoModel))
 		return
 	}
 	var raw map[string]json.RawMessage
@@ -139,26 +139,26 @@ func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Se
 	if err := json.Unmarshal(data, &req); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field != "" {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "%q is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
 		}
-		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", httpx.TrimJSONPrefix(err.Error()))
+		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "%s", httpx.TrimJSONPrefix(err.Error()))
 	}
 	for _, n := range []*int{req.MaxCompletionTokens, req.MaxTokens} {
 		if n != nil && *n < 1 {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", `"max_completion_tokens", "max_tokens": want at least 1, got %d`, *n)
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, `"max_completion_tokens", "max_tokens": want at least 1, got %d`, *n)
 		}
 	}
 	if req.N != nil && *req.N != 1 {
-		return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", `"n": only 1 choice is supported`)
+		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, `"n": only 1 choice is supported`)
 	}
 	if tc := bytes.TrimSpace(req.ToolChoice); len(tc) > 0 && string(tc) != `"auto"` && string(tc) != "null" {
-		return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", `"tool_choice": only "auto" is supported`)
+		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, `"tool_choice": only "auto" is supported`)
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
 		where := fmt.Sprintf("tools[%d]", i)
 		if t.Type != "function" {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", "%s: type %q: only \"function\" tools are supported", where, t.Type)
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, "%s: type %q: only \"function\" tools are supported", where, t.Type)
 		}
 		ct, e := clientTool(where, t.Function.Name, t.Function.Description, t.Function.Parameters)
 		if e != nil {
@@ -177,7 +177,7 @@ func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Se
 // messages make its system message, the rest its history.
 func sessionOf(msgs []chatMessage) (*session.Session, *apiError) {
 	if len(msgs) == 0 {
-		return nil, errorf(http.StatusBadRequest, "bad_request", `"messages": at least one message is required`)
+		return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, `"messages": at least one message is required`)
 	}
 	sess := &session.Session{}
 	var system []string
@@ -197,7 +197,7 @@ func sessionOf(msgs []chatMessage) (*session.Session, *apiError) {
 			msg := llm.Message{Role: llm.RoleAssistant, Text: text}
 			for j, c := range m.ToolCalls {
 				if c.ID == "" || c.Function.Name == "" {
-					return nil, errorf(http.StatusBadRequest, "bad_request", "%s.tool_calls[%d]: id and function.name are required", where, j)
+					return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.tool_calls[%d]: id and function.name are required", where, j)
 				}
 				names[c.ID] = c.Function.Name
 				msg.Calls = append(msg.Calls, llm.Call{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
@@ -206,19 +206,19 @@ func sessionOf(msgs []chatMessage) (*session.Session, *apiError) {
 		case "tool":
 			name, ok := names[m.ToolCallID]
 			if !ok {
-				return nil, errorf(http.StatusBadRequest, "bad_request", "%s: tool_call_id %q answers no tool call of an earlier assistant message", where, m.ToolCallID)
+				return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s: tool_call_id %q answers no tool call of an earlier assistant message", where, m.ToolCallID)
 			}
 			sess.Messages = append(sess.Messages, llm.Message{Role: llm.RoleTool, CallID: m.ToolCallID, Name: name, Result: tool.TextResult(text)})
 		default:
-			return nil, errorf(http.StatusBadRequest, "bad_request", "%s: role %q: want system, developer, user, assistant or tool", where, m.Role)
+			return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s: role %q: want system, developer, user, assistant or tool", where, m.Role)
 		}
 	}
 	sess.System = strings.Join(system, "\n\n")
 	if len(sess.Messages) == 0 {
-		return nil, errorf(http.StatusBadRequest, "bad_request", `"messages": no user message`)
+		return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, `"messages": no user message`)
 	}
 	if last := sess.Messages[len(sess.Messages)-1]; last.Role == llm.RoleAssistant {
-		return nil, errorf(http.StatusBadRequest, "bad_request", `"messages": the last message must be the user's or a tool result, not the assistant's`)
+		return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, `"messages": the last message must be the user's or a tool result, not the assistant's`)
 	}
 	return sess, nil
 }
@@ -234,9 +234,9 @@ func contentText(raw json.RawMessage, where string) (string, *apiError) {
 	text, bad, ok := textParts(raw, "text")
 	switch {
 	case !ok:
-		return "", errorf(http.StatusBadRequest, "bad_request", "%s.content: want a string or an array of content parts", where)
+		return "", errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.content: want a string or an array of content parts", where)
 	case bad.index >= 0:
-		return "", errorf(http.StatusBadRequest, "unsupported", "%s.content[%d]: type %q: only text parts are supported", where, bad.index, bad.typ)
+		return "", errorf(http.StatusBadRequest, apiwire.CodeUnsupported, "%s.content[%d]: type %q: only text parts are supported", where, bad.index, bad.typ)
 	}
 	return text, nil
 }
@@ -369,7 +369,7 @@ func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *co
 	// Every stream opens with the assistant's role, as OpenAI's does.
 	sw.Opening = &httpx.SSEEvent{Data: c.chunk(map[string]any{"role": "assistant", "content": ""}, "", nil, withUsage)}
 	sw.EncodeFailed = func(_ string, err error) (string, any) {
-		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: "internal"}}
+		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: apiwire.CodeInternal}}
 	}
 	var join stepJoin
 	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -99,7 +100,7 @@ func WriteAnthropicError(w http.ResponseWriter, e *apiError) {
 // message or, with "stream": true, as Anthropic's stream events.
 func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Conversations == nil {
-		WriteAnthropicError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", h.opts.NoModel))
+		WriteAnthropicError(w, errorf(http.StatusServiceUnavailable, apiwire.CodeNoModel, "%s", h.opts.NoModel))
 		return
 	}
 	var raw map[string]json.RawMessage
@@ -144,38 +145,38 @@ func parseMessagesRequest(raw map[string]json.RawMessage) (*messagesRequest, *se
 	if err := json.Unmarshal(data, &req); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field != "" {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s: is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "%s: is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
 		}
-		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_json", "%s", httpx.TrimJSONPrefix(err.Error()))
+		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadJSON, "%s", httpx.TrimJSONPrefix(err.Error()))
 	}
 	if req.MaxTokens == nil {
-		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "max_tokens: Field required")
+		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "max_tokens: Field required")
 	}
 	if *req.MaxTokens < 1 {
-		return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "max_tokens: want at least 1, got %d", *req.MaxTokens)
+		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "max_tokens: want at least 1, got %d", *req.MaxTokens)
 	}
 	if tc := bytes.TrimSpace(req.ToolChoice); len(tc) > 0 && string(tc) != "null" {
 		var choice struct {
 			Type string `json:"type"`
 		}
 		if json.Unmarshal(tc, &choice) != nil || choice.Type != "auto" {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", `tool_choice: only {"type": "auto"} is supported`)
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, `tool_choice: only {"type": "auto"} is supported`)
 		}
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
 		where := fmt.Sprintf("tools.%d", i)
 		if t.Type != "" && t.Type != "custom" {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "unsupported", "%s: type %q: only the client's own tools (custom) are supported", where, t.Type)
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, "%s: type %q: only the client's own tools (custom) are supported", where, t.Type)
 		}
 		if !tool.NamePattern.MatchString(t.Name) {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "%s.name: %q: want 1 to %d of a-z, A-Z, 0-9, _ and -", where, t.Name, tool.MaxNameLen)
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.name: %q: want 1 to %d of a-z, A-Z, 0-9, _ and -", where, t.Name, tool.MaxNameLen)
 		}
 		schema := bytes.TrimSpace(t.InputSchema)
 		if len(schema) == 0 || string(schema) == "null" {
 			schema = []byte(`{"type":"object","properties":{}}`)
 		} else if schema[0] != '{' {
-			return nil, nil, nil, errorf(http.StatusBadRequest, "bad_request", "%s.input_schema: want a JSON Schema object", where)
+			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.input_schema: want a JSON Schema object", where)
 		}
 		client = append(client, tool.Tool{Name: t.Name, OriginalName: t.Name, Server: "client", Description: t.Description, InputSchema: json.RawMessage(schema)})
 	}
@@ -196,7 +197,7 @@ func parseMessagesRequest(raw map[string]json.RawMessage) (*messagesRequest, *se
 // before it, and its text follows them.
 func sessionOfMessages(msgs []anthropicMessage) (*session.Session, *apiError) {
 	if len(msgs) == 0 {
-		return nil, errorf(http.StatusBadRequest, "bad_request", "messages: at least one message is required")
+		return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "messages: at least one message is required")
 	}
 	sess := &session.Session{}
 	names := map[string]string{} // tool_use id → tool name, for the tool results
@@ -217,7 +218,7 @@ func sessionOfMessages(msgs []anthropicMessage) (*session.Session, *apiError) {
 				case "tool_result":
 					name, ok := names[b.ToolUseID]
 					if !ok {
-						return nil, errorf(http.StatusBadRequest, "bad_request", "%s.content.%d: tool_use_id %q answers no tool_use block of an earlier assistant message", where, j, b.ToolUseID)
+						return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.content.%d: tool_use_id %q answers no tool_use block of an earlier assistant message", where, j, b.ToolUseID)
 					}
 					out, e := blocksText(b.Content, fmt.Sprintf("%s.content.%d.content", where, j))
 					if e != nil {
@@ -228,7 +229,7 @@ func sessionOfMessages(msgs []anthropicMessage) (*session.Session, *apiError) {
 					sess.Messages = append(sess.Messages, llm.Message{Role: llm.RoleTool, CallID: b.ToolUseID, Name: name, Result: res})
 					results++
 				default:
-					return nil, errorf(http.StatusBadRequest, "unsupported", "%s.content.%d: type %q: a user message takes text and tool_result blocks", where, j, b.Type)
+					return nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, "%s.content.%d: type %q: a user message takes text and tool_result blocks", where, j, b.Type)
 				}
 			}
 			if text.Len() > 0 || results == 0 {
@@ -242,7 +243,7 @@ func sessionOfMessages(msgs []anthropicMessage) (*session.Session, *apiError) {
 					text.WriteString(b.Text)
 				case "tool_use":
 					if b.ID == "" || b.Name == "" {
-						return nil, errorf(http.StatusBadRequest, "bad_request", "%s.content.%d: a tool_use block needs its id and name", where, j)
+						return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.content.%d: a tool_use block needs its id and name", where, j)
 					}
 					names[b.ID] = b.Name
 					args := string(bytes.TrimSpace(b.Input))
@@ -253,17 +254,17 @@ func sessionOfMessages(msgs []anthropicMessage) (*session.Session, *apiError) {
 				case "thinking", "redacted_thinking":
 					// Another model's reasoning, which this one cannot read: left out.
 				default:
-					return nil, errorf(http.StatusBadRequest, "unsupported", "%s.content.%d: type %q: an assistant message takes text and tool_use blocks", where, j, b.Type)
+					return nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, "%s.content.%d: type %q: an assistant message takes text and tool_use blocks", where, j, b.Type)
 				}
 			}
 			msg.Text = text.String()
 			sess.Messages = append(sess.Messages, msg)
 		default:
-			return nil, errorf(http.StatusBadRequest, "bad_request", "%s.role: %q: want user or assistant", where, m.Role)
+			return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.role: %q: want user or assistant", where, m.Role)
 		}
 	}
 	if last := sess.Messages[len(sess.Messages)-1]; last.Role == llm.RoleAssistant {
-		return nil, errorf(http.StatusBadRequest, "unsupported", "messages: the last message must be the user's: an assistant message to continue (a prefill) is not supported")
+		return nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, "messages: the last message must be the user's: an assistant message to continue (a prefill) is not supported")
 	}
 	return sess, nil
 }
@@ -277,7 +278,7 @@ func contentBlocks(raw json.RawMessage, where string) ([]anthropicBlock, *apiErr
 	}
 	var blocks []anthropicBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return nil, errorf(http.StatusBadRequest, "bad_request", "%s.content: want a string or an array of content blocks", where)
+		return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s.content: want a string or an array of content blocks", where)
 	}
 	return blocks, nil
 }
@@ -296,12 +297,12 @@ func blocksText(raw json.RawMessage, where string) (string, *apiError) {
 	}
 	var blocks []anthropicBlock
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return "", errorf(http.StatusBadRequest, "bad_request", "%s: want a string or an array of text blocks", where)
+		return "", errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "%s: want a string or an array of text blocks", where)
 	}
 	var parts []string
 	for j, b := range blocks {
 		if b.Type != "text" {
-			return "", errorf(http.StatusBadRequest, "unsupported", "%s.%d: type %q: only text blocks are supported", where, j, b.Type)
+			return "", errorf(http.StatusBadRequest, apiwire.CodeUnsupported, "%s.%d: type %q: only text blocks are supported", where, j, b.Type)
 		}
 		parts = append(parts, b.Text)
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/conversation"
 )
 
@@ -22,7 +23,7 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 	sw := httpx.NewSSEWriter(w)
 	sw.Opening = &httpx.SSEEvent{Name: "message_start", Data: map[string]any{"type": "message_start", "message": m.body([]map[string]any{}, anthropicUsage{})}}
 	sw.EncodeFailed = func(_ string, err error) (string, any) {
-		return "error", anthropicError(errorf(http.StatusInternalServerError, "internal", "encoding an event: %v", err))
+		return "error", anthropicError(errorf(http.StatusInternalServerError, apiwire.CodeInternal, "encoding an event: %v", err))
 	}
 	blocks := 0 // the blocks started
 	var join stepJoin

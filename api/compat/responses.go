@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -101,27 +102,27 @@ func parseResponsesRequest(raw map[string]json.RawMessage) (*responsesRequest, [
 	if err := json.Unmarshal(data, &req); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) && typ.Field != "" {
-			return nil, nil, badParam(typ.Field, "bad_json", "%q is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
+			return nil, nil, badParam(typ.Field, apiwire.CodeBadJSON, "%q is %s, want %s", typ.Field, typ.Value, httpx.JSONType(typ.Type.Kind().String()))
 		}
-		return nil, nil, badParam("", "bad_json", "%s", httpx.TrimJSONPrefix(err.Error()))
+		return nil, nil, badParam("", apiwire.CodeBadJSON, "%s", httpx.TrimJSONPrefix(err.Error()))
 	}
 	if n := req.MaxOutputTokens; n != nil && *n < 1 {
-		return nil, nil, badParam("max_output_tokens", "bad_request", `"max_output_tokens": want at least 1, got %d`, *n)
+		return nil, nil, badParam("max_output_tokens", apiwire.CodeBadRequest, `"max_output_tokens": want at least 1, got %d`, *n)
 	}
 	if tc := strings.TrimSpace(string(req.ToolChoice)); tc != "" && tc != `"auto"` && tc != "null" {
-		return nil, nil, badParam("tool_choice", "unsupported", `"tool_choice": only "auto" is supported`)
+		return nil, nil, badParam("tool_choice", apiwire.CodeUnsupported, `"tool_choice": only "auto" is supported`)
 	}
 	if req.Background {
-		return nil, nil, badParam("background", "unsupported", `"background": background responses are not supported`)
+		return nil, nil, badParam("background", apiwire.CodeUnsupported, `"background": background responses are not supported`)
 	}
 	if c := strings.TrimSpace(string(req.Conversation)); c != "" && c != "null" {
-		return nil, nil, badParam("conversation", "unsupported", `"conversation": conversations are not supported: continue with "previous_response_id"`)
+		return nil, nil, badParam("conversation", apiwire.CodeUnsupported, `"conversation": conversations are not supported: continue with "previous_response_id"`)
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
 		where := fmt.Sprintf("tools[%d]", i)
 		if t.Type != "function" {
-			return nil, nil, badParam(where+".type", "unsupported", "%s: type %q: only \"function\" tools are supported (the catalog's tools are offered already)", where, t.Type)
+			return nil, nil, badParam(where+".type", apiwire.CodeUnsupported, "%s: type %q: only \"function\" tools are supported (the catalog's tools are offered already)", where, t.Type)
 		}
 		ct, e := clientTool(where, t.Name, t.Description, t.Parameters)
 		if e != nil {
@@ -179,11 +180,11 @@ func (req *responsesRequest) conversation(prev *session.Session) (*session.Sessi
 				sess.Messages = append(sess.Messages, llm.Message{Role: llm.RoleAssistant, Text: text})
 				open = true
 			default:
-				return nil, badParam(where+".role", "bad_request", "%s: role %q: want user, assistant, system or developer", where, it.Role)
+				return nil, badParam(where+".role", apiwire.CodeBadRequest, "%s: role %q: want user, assistant, system or developer", where, it.Role)
 			}
 		case "function_call":
 			if it.CallID == "" || it.Name == "" {
-				return nil, badParam(where, "bad_request", "%s: a function_call needs call_id and name", where)
+				return nil, badParam(where, apiwire.CodeBadRequest, "%s: a function_call needs call_id and name", where)
 			}
 			calls[it.CallID] = it.Name
 			c := llm.Call{ID: it.CallID, Name: it.Name, Arguments: it.Arguments}
@@ -196,7 +197,7 @@ func (req *responsesRequest) conversation(prev *session.Session) (*session.Sessi
 		case "function_call_output":
 			name, ok := calls[it.CallID]
 			if !ok {
-				return nil, badParam(where+".call_id", "bad_request", "%s: call_id %q answers no function call of the input or of the previous response", where, it.CallID)
+				return nil, badParam(where+".call_id", apiwire.CodeBadRequest, "%s: call_id %q answers no function call of the input or of the previous response", where, it.CallID)
 			}
 			text, pe := itemText(it.Output, where+".output")
 			if pe != nil {
@@ -204,16 +205,16 @@ func (req *responsesRequest) conversation(prev *session.Session) (*session.Sessi
 			}
 			sess.Messages = append(sess.Messages, llm.Message{Role: llm.RoleTool, CallID: it.CallID, Name: name, Result: tool.TextResult(text)})
 		default:
-			return nil, badParam(where+".type", "unsupported", "%s: type %q: want message, function_call or function_call_output", where, typ)
+			return nil, badParam(where+".type", apiwire.CodeUnsupported, "%s: type %q: want message, function_call or function_call_output", where, typ)
 		}
 	}
 	sess.System = strings.Join(system, "\n\n")
 	n := len(sess.Messages)
 	if n == 0 {
-		return nil, badParam("input", "bad_request", `"input": no user message`)
+		return nil, badParam("input", apiwire.CodeBadRequest, `"input": no user message`)
 	}
 	if sess.Messages[n-1].Role == llm.RoleAssistant {
-		return nil, badParam("input", "bad_request", `"input": the last item must be a user message or a function call's output, not the assistant's`)
+		return nil, badParam("input", apiwire.CodeBadRequest, `"input": the last item must be a user message or a function call's output, not the assistant's`)
 	}
 	return sess, nil
 }
@@ -222,7 +223,7 @@ func (req *responsesRequest) conversation(prev *session.Session) (*session.Sessi
 func inputItems(raw json.RawMessage) ([]responsesItem, *paramError) {
 	raw = json.RawMessage(strings.TrimSpace(string(raw)))
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil, badParam("input", "bad_request", `"input": required: a string or a list of input items`)
+		return nil, badParam("input", apiwire.CodeBadRequest, `"input": required: a string or a list of input items`)
 	}
 	var text string
 	if json.Unmarshal(raw, &text) == nil {
@@ -230,7 +231,7 @@ func inputItems(raw json.RawMessage) ([]responsesItem, *paramError) {
 	}
 	var items []responsesItem
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, badParam("input", "bad_request", `"input": want a string or a list of input items`)
+		return nil, badParam("input", apiwire.CodeBadRequest, `"input": want a string or a list of input items`)
 	}
 	return items, nil
 }
@@ -241,9 +242,9 @@ func itemText(raw json.RawMessage, where string) (string, *paramError) {
 	text, bad, ok := textParts(raw, "input_text", "output_text")
 	switch {
 	case !ok:
-		return "", badParam(where, "bad_request", "%s: want a string or a list of content parts", where)
+		return "", badParam(where, apiwire.CodeBadRequest, "%s: want a string or a list of content parts", where)
 	case bad.index >= 0:
-		return "", badParam(fmt.Sprintf("%s[%d].type", where, bad.index), "unsupported", "%s[%d]: type %q: only text parts are supported", where, bad.index, bad.typ)
+		return "", badParam(fmt.Sprintf("%s[%d].type", where, bad.index), apiwire.CodeUnsupported, "%s[%d]: type %q: only text parts are supported", where, bad.index, bad.typ)
 	}
 	return text, nil
 }
@@ -349,7 +350,7 @@ func (rs *response) object(status string, output []map[string]any, t *conversati
 // true, its events (responses_stream.go).
 func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
 	if h.opts.Conversations == nil {
-		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, "no_model", "%s", h.opts.NoModel))
+		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, apiwire.CodeNoModel, "%s", h.opts.NoModel))
 		return
 	}
 	var raw map[string]json.RawMessage
@@ -421,11 +422,11 @@ func (h *Handler) keep(ctx context.Context, rs *response, sess *session.Session,
 	}
 	b, err := json.Marshal(obj)
 	if err != nil {
-		return errorf(http.StatusInternalServerError, "internal", "encoding the response: %v", err)
+		return errorf(http.StatusInternalServerError, apiwire.CodeInternal, "encoding the response: %v", err)
 	}
 	sess.Metadata = map[string]string{responseKey: string(b)}
 	if err := h.opts.Sessions.Create(ctx, sess); err != nil {
-		return errorf(http.StatusInternalServerError, "store_failed", "keeping the response: %v", err)
+		return errorf(http.StatusInternalServerError, apiwire.CodeStoreFailed, "keeping the response: %v", err)
 	}
 	return nil
 }
@@ -433,7 +434,7 @@ func (h *Handler) keep(ctx context.Context, rs *response, sess *session.Session,
 // storedResponse is the session of response id, when the request's person may see
 // it; else the 404 of a response that does not exist, whoever's it is.
 func (h *Handler) storedResponse(ctx context.Context, id string) (*session.Session, *apiError) {
-	notFound := errorf(http.StatusNotFound, "not_found", "no response %q (a response is kept unless its request said \"store\": false)", id)
+	notFound := errorf(http.StatusNotFound, apiwire.CodeNotFound, "no response %q (a response is kept unless its request said \"store\": false)", id)
 	if h.opts.Sessions == nil {
 		return nil, notFound
 	}
@@ -442,7 +443,7 @@ func (h *Handler) storedResponse(ctx context.Context, id string) (*session.Sessi
 	case errors.Is(err, session.ErrNotFound):
 		return nil, notFound
 	case err != nil:
-		return nil, errorf(http.StatusInternalServerError, "store_failed", "%v", err)
+		return nil, errorf(http.StatusInternalServerError, apiwire.CodeStoreFailed, "%v", err)
 	case sess.Metadata[responseKey] == "":
 		return nil, notFound // a session, not a response
 	}

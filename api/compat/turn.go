@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
+	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -65,7 +66,7 @@ func (h *Handler) runTurn(ctx context.Context, req *conversation.Request) (*conv
 // server shuts down and its grace is over says so (nothing of it is kept).
 func (h *Handler) completionError(err error) *apiError {
 	if h.opts.Closing != nil && h.opts.Closing.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		return errorf(http.StatusServiceUnavailable, "cancelled", "the server is shutting down and its grace is over: the completion was cancelled; send the request again once the server is back")
+		return errorf(http.StatusServiceUnavailable, apiwire.CodeCancelled, "the server is shutting down and its grace is over: the completion was cancelled; send the request again once the server is back")
 	}
 	return httpx.TurnError(err)
 }

@@ -123,15 +123,15 @@ func TurnError(err error) *apiwire.Error {
 	var le *llm.Error
 	switch {
 	case errors.Is(err, session.ErrNotFound):
-		return Errorf(http.StatusNotFound, "not_found", "%v", err)
+		return Errorf(http.StatusNotFound, apiwire.CodeNotFound, "%v", err)
 	case errors.Is(err, session.ErrBusy):
-		return Errorf(http.StatusConflict, "busy", "%v", err)
+		return Errorf(http.StatusConflict, apiwire.CodeBusy, "%v", err)
 	case errors.As(err, &le):
-		return Errorf(http.StatusBadGateway, "model_failed", "%v", err)
+		return Errorf(http.StatusBadGateway, apiwire.CodeModelFailed, "%v", err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return Errorf(http.StatusServiceUnavailable, "cancelled", "the turn was cancelled: %v", err)
+		return Errorf(http.StatusServiceUnavailable, apiwire.CodeCancelled, "the turn was cancelled: %v", err)
 	}
-	return Errorf(http.StatusInternalServerError, "turn_failed", "%v", err)
+	return Errorf(http.StatusInternalServerError, apiwire.CodeTurnFailed, "%v", err)
 }
 
 type logKey struct{}
