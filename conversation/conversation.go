@@ -51,15 +51,6 @@ type Options struct {
 	// DefaultApprovalTimeout; negative: no bound), InputTimeout for an answer to a
 	// server's question (default DefaultInputTimeout; negative: only the call's).
 	ApprovalTimeout, InputTimeout time.Duration
-	// OnEvent observes every event of every turn (metrics), on the turn's
-	// goroutines: it must return quickly. nil observes nothing.
-	OnEvent func(Event, *Request)
-	// OnEnd observes the end of every turn, with the agent's error (nil when it
-	// succeeded), before Wait returns. nil observes nothing.
-	OnEnd func(*Request, error)
-	// OnCall records every call a turn made, once it is answered (the recent-calls
-	// feed). nil records nothing.
-	OnCall func(Call)
 	// Logger gets the waits for a person and their outcome; nil discards them.
 	Logger *slog.Logger
 }
@@ -148,15 +139,16 @@ type Request struct {
 	Observer *Observer
 }
 
-// Observer watches one turn: its events, its calls once answered, its end. Each
-// func runs on the turn's goroutines and must return quickly; a nil one observes
-// nothing.
+// Observer watches one turn for whoever started it (metrics, a recent-calls feed):
+// its events, its calls once answered, its end. Each func runs on the turn's
+// goroutines and must return quickly; a nil one observes nothing.
 type Observer struct {
-	// OnEvent gets every event of the turn, as Options.OnEvent.
+	// OnEvent gets every event of the turn.
 	OnEvent func(Event)
-	// OnCall gets every call the turn made, as Options.OnCall.
+	// OnCall gets every call the turn made, once it is answered.
 	OnCall func(Call)
-	// OnEnd gets the agent's error (nil when the turn succeeded), as Options.OnEnd.
+	// OnEnd gets the agent's error (nil when the turn succeeded), before Wait
+	// returns.
 	OnEnd func(error)
 }
 
@@ -187,9 +179,6 @@ func (r *Runner) Start(ctx context.Context, req *Request) *Turn {
 			// Once the store has released the session: a client that hears the
 			// turn is over and sends the next message at once finds it free.
 			r.end(req.Session, t)
-		}
-		if r.opts.OnEnd != nil {
-			r.opts.OnEnd(req, err)
 		}
 		if o := req.Observer; o != nil && o.OnEnd != nil {
 			o.OnEnd(err)

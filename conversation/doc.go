@@ -11,7 +11,7 @@
 //     (Options.ApprovalTimeout, Options.InputTimeout, and the call's own time);
 //   - the one reader of a question's form (ReadForm): its fields to show, and the
 //     check of an answer against it (types, bounds, required fields, defaults);
-//   - the record of every call a turn made, its server named by the event (OnCall:
+//   - the record of every call a turn made, its server named by the event (Observer.OnCall:
 //     a recent-calls feed);
 //   - a turn over a stored session (Request.Session, the agent's store) or over a
 //     conversation the request brought, held in memory and written to no store

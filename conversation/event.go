@@ -99,7 +99,7 @@ type Reply struct {
 // Result is what a turn did, as the agent reports it.
 type Result = agent.Turn
 
-// Call is a call a turn made, as the recent-calls feed records it (Options.OnCall).
+// Call is a call a turn made, as the recent-calls feed records it (Observer.OnCall).
 type Call struct {
 	Tool, Server, Session string
 	// Owner and Source are the turn's (Request.Owner, Request.Source).

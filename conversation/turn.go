@@ -187,9 +187,6 @@ func (t *Turn) Answer(id string, rep Reply) error {
 }
 
 func (t *Turn) push(e Event) {
-	if t.r.opts.OnEvent != nil {
-		t.r.opts.OnEvent(e, t.req)
-	}
 	if o := t.req.Observer; o != nil && o.OnEvent != nil {
 		o.OnEvent(e)
 	}
@@ -223,11 +220,8 @@ func (t *Turn) agentEvent(e agent.Event) {
 	t.push(Event{Event: e})
 }
 
-// recordCall gives a call the turn made to the Runner's OnCall and the turn's own.
+// recordCall gives a call the turn made to the turn's observer.
 func (t *Turn) recordCall(c Call) {
-	if t.r.opts.OnCall != nil {
-		t.r.opts.OnCall(c)
-	}
 	if o := t.req.Observer; o != nil && o.OnCall != nil {
 		o.OnCall(c)
 	}
