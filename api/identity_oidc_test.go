@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -102,7 +103,8 @@ func TestMe(t *testing.T) {
 		want        identity.Person
 	}{
 		{"person", idp.Mint(map[string]any{"sub": "alice", "name": "Alice"}), identity.Person{Subject: "alice", Name: "Alice"}},
-		{"ES256", idp.MintES256(map[string]any{"sub": "bob", "email": "bob@example.com"}), identity.Person{Subject: "bob", Name: "bob@example.com"}},
+		{"ES256", idp.MintES256(map[string]any{"sub": "bob", "email": "bob@example.com"}), identity.Person{Subject: "bob", Name: "bob@example.com", Email: "bob@example.com"}},
+		{"groups", idp.Mint(map[string]any{"sub": "carol", "groups": []string{"sales"}}), identity.Person{Subject: "carol", Groups: []string{"sales"}}},
 		{"admin", idp.Mint(map[string]any{"sub": "root"}), identity.Person{Subject: "root", Admin: true}},
 		{"static token", "static-secret", identity.Person{Admin: true}},
 	}
@@ -112,7 +114,7 @@ func TestMe(t *testing.T) {
 			r.want(t, 200)
 			var got identity.Person
 			r.decode(t, &got)
-			if got != c.want {
+			if !reflect.DeepEqual(got, c.want) {
 				t.Errorf("/v1/me = %+v, want %+v", got, c.want)
 			}
 		})

@@ -39,6 +39,13 @@ type AuthSettings struct {
 	// AdminClaim, "CLAIM=VALUE", makes an admin of whoever's token has VALUE in
 	// CLAIM (a string, or an array of strings such as "groups"). Empty: Admins only.
 	AdminClaim string `json:"adminClaim,omitempty"`
+	// GroupsClaim is the claim whose values are a person's groups, which profiles
+	// name people by. Empty: "groups".
+	GroupsClaim string `json:"groupsClaim,omitempty"`
+	// ClientID is the provider's client id of the dashboard, a public client that
+	// signs people in with the authorization code flow and PKCE. Empty: the
+	// dashboard asks for a token to paste.
+	ClientID string `json:"clientId,omitempty"`
 }
 
 // AdminClaimParts splits AdminClaim into the claim's name and the value it must
@@ -137,6 +144,18 @@ func (p *parser) authSettings(v *hujson.Value, fp string) *AuthSettings {
 					return
 				}
 				as.AdminClaim = s
+			}
+		case "groupsClaim":
+			if s, ok := p.str(v, kp); ok {
+				if as.GroupsClaim = strings.TrimSpace(s); as.GroupsClaim == "" {
+					p.errAt(v, kp, "empty: want the name of the claim that holds a person's groups (default \"groups\")")
+				}
+			}
+		case "clientId":
+			if s, ok := p.str(v, kp); ok {
+				if as.ClientID = p.expand(s, kp, v); as.ClientID == "" {
+					p.errAt(v, kp, "empty: want the provider's client id of the dashboard (a public client), or leave it out")
+				}
 			}
 		default:
 			p.warnAt(v, kp, "unknown setting (ignored)")

@@ -12,11 +12,11 @@ import (
 func TestServeSettings(t *testing.T) {
 	cfg := mustParse(t, `{"mcpServers": {"linear": {"url": "https://mcp.linear.app/mcp", "oauth": {"perUser": true}}},
 	"switchboard": {"serve": {
-		"auth": {"issuer": "${IDP}", "audience": "switchboard", "admins": ["alice", "${BOSS}"], "adminClaim": "groups=sb-admins"},
+		"auth": {"issuer": "${IDP}", "audience": "switchboard", "admins": ["alice", "${BOSS}"], "adminClaim": "groups=sb-admins", "groupsClaim": "roles", "clientId": "${CLIENT}"},
 		"audit": {"arguments": true},
-		"limits": {"requestsPerMinute": 120}}}}`, map[string]string{"IDP": "https://login.example.com/tenant", "BOSS": "carol"})
+		"limits": {"requestsPerMinute": 120}}}}`, map[string]string{"IDP": "https://login.example.com/tenant", "BOSS": "carol", "CLIENT": "dashboard"})
 	want := ServeSettings{
-		Auth:   &AuthSettings{Issuer: "https://login.example.com/tenant", Audience: "switchboard", Admins: []string{"alice", "carol"}, AdminClaim: "groups=sb-admins"},
+		Auth:   &AuthSettings{Issuer: "https://login.example.com/tenant", Audience: "switchboard", Admins: []string{"alice", "carol"}, AdminClaim: "groups=sb-admins", GroupsClaim: "roles", ClientID: "dashboard"},
 		Audit:  AuditSettings{Arguments: true},
 		Limits: LimitSettings{RequestsPerMinute: 120},
 	}
@@ -51,6 +51,9 @@ func TestServeSettingsErrors(t *testing.T) {
 			[]string{`mcp.json:1:47: switchboard.serve.auth.issuer: want an https URL with a host (http only on loopback), such as "https://login.example.com"`}},
 		{"admin claim", `{"switchboard": {"serve": {"auth": {"issuer": "https://i", "audience": "a", "adminClaim": "groups"}}}}`,
 			[]string{`mcp.json:1:91: switchboard.serve.auth.adminClaim: want CLAIM=VALUE, such as "groups=switchboard-admins"`}},
+		{"empty groups claim and client id", `{"switchboard": {"serve": {"auth": {"issuer": "https://i", "audience": "a", "groupsClaim": " ", "clientId": ""}}}}`,
+			[]string{`mcp.json:1:92: switchboard.serve.auth.groupsClaim: empty: want the name of the claim that holds a person's groups (default "groups")`,
+				`mcp.json:1:109: switchboard.serve.auth.clientId: empty: want the provider's client id of the dashboard (a public client), or leave it out`}},
 		{"limit", `{"switchboard": {"serve": {"limits": {"requestsPerMinute": 0}}}}`,
 			[]string{`mcp.json:1:60: switchboard.serve.limits.requestsPerMinute: want a whole number of at least 1`}},
 		{"perUser with client credentials", `{"servers": {"x": {"url": "https://h", "oauth": {"grant": "client_credentials", "clientId": "c", "clientSecret": "s", "perUser": true}}}}`,

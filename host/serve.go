@@ -252,6 +252,6 @@ func (h *Host) Verifier(ctx context.Context, auth *config.AuthSettings) (*identi
 	claim, value := auth.AdminClaimParts()
 	return identity.NewVerifier(ctx, &identity.OIDCOptions{
 		Issuer: auth.Issuer, Audience: auth.Audience, Admins: auth.Admins,
-		AdminClaim: strings.TrimSpace(claim), AdminValue: value,
+		AdminClaim: strings.TrimSpace(claim), AdminValue: value, GroupsClaim: auth.GroupsClaim,
 	})
 }

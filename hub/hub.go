@@ -224,7 +224,7 @@ func (h *Hub) startReport() error {
 			failed++
 		}
 	}
-	summary := fmt.Sprintf("MCP initialized: %d servers, %d tools (%d failed", len(statuses), tools, failed)
+	summary := fmt.Sprintf("MCP initialized: %s, %s (%d failed", count(len(statuses), "server"), count(tools, "tool"), failed)
 	if signIn > 0 {
 		summary += fmt.Sprintf(", %d need a sign-in", signIn)
 	}
@@ -235,6 +235,14 @@ func (h *Hub) startReport() error {
 		}
 	}
 	return h.requiredErr()
+}
+
+// count is n and noun, in the plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // Close shuts every server down concurrently and waits for all of them.

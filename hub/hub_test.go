@@ -655,6 +655,13 @@ func TestRequiredServer(t *testing.T) {
 			t.Fatalf("Start error = %v", err)
 		}
 	})
+	t.Run("one server", func(t *testing.T) {
+		t.Parallel()
+		_, logs := startHub(t, cfgOf(testserver.Stdio(t, "only")), nil)
+		if want := fmt.Sprintf("MCP initialized: 1 server, %d tools (0 failed)", len(testserverTools)); !strings.Contains(logs.String(), want) {
+			t.Errorf("summary is not %q:\n%s", want, logs)
+		}
+	})
 	t.Run("optional failure is fine", func(t *testing.T) {
 		t.Parallel()
 		h, logs := startHub(t, cfgOf(testserver.Stdio(t, "fine"), testserver.Stdio(t, "broken", "--crash-at-start")), nil)

@@ -25,6 +25,17 @@ type Person struct {
 	Name string `json:"name,omitempty"`
 	// Admin: sees and manages everyone's sessions.
 	Admin bool `json:"admin"`
+	// Email is the token's "email" ("" when it has none). Never a key.
+	Email string `json:"email,omitempty"`
+	// Groups are the values of the provider's groups claim (OIDCOptions.GroupsClaim):
+	// what profiles name a person by, besides their subject.
+	Groups []string `json:"groups,omitempty"`
+	// KeyID is the application key the request came with ("" for a person's token):
+	// its Profiles are then exactly what it may reach.
+	KeyID string `json:"keyId,omitempty"`
+	// Profiles are an application key's profiles, exactly. A person's come from the
+	// config's profiles (by Groups and Subject), not from here: nil for them.
+	Profiles []string `json:"profiles,omitempty"`
 }
 
 // Owns reports whether p may see and use what owner owns: an admin may, and a person

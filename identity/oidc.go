@@ -2,6 +2,7 @@ package identity
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,6 +42,9 @@ type OIDCOptions struct {
 	// the claim AdminClaim (a string, or an array of strings such as "groups").
 	// AdminClaim "": Admins only.
 	AdminClaim, AdminValue string
+	// GroupsClaim is the claim whose values (a string, or an array of strings) are
+	// a Person's Groups; "": DefaultGroupsClaim.
+	GroupsClaim string
 	// Leeway: how far "exp" and "nbf" may be off; 0: DefaultLeeway.
 	Leeway time.Duration
 	// KeyRefresh: at most one fetch of the keys per KeyRefresh for tokens signed
@@ -190,6 +194,10 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Person, error) {
 			break
 		}
 	}
+	if s, ok := claims["email"].(string); ok {
+		p.Email = s
+	}
+	p.Groups = stringsClaim(claims[cmp.Or(v.opts.GroupsClaim, DefaultGroupsClaim)])
 	if !p.Admin && v.opts.AdminClaim != "" {
 		switch c := claims[v.opts.AdminClaim].(type) {
 		case string:
@@ -199,6 +207,30 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Person, error) {
 		}
 	}
 	return p, nil
+}
+
+// DefaultGroupsClaim is the claim a Person's Groups come from when
+// OIDCOptions.GroupsClaim is "".
+const DefaultGroupsClaim = "groups"
+
+// stringsClaim is a claim's values: a non-empty string is one, an array its
+// non-empty strings (anything else in it skipped); nil for anything else.
+func stringsClaim(c any) []string {
+	switch c := c.(type) {
+	case string:
+		if c != "" {
+			return []string{c}
+		}
+	case []any:
+		var out []string
+		for _, v := range c {
+			if s, ok := v.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // refusal says why go-oidc refused a token. go-oidc checks the signature first, then

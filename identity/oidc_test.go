@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,12 +121,13 @@ func TestVerifierPeople(t *testing.T) {
 	}{
 		{"RS256", idp.Mint(map[string]any{"sub": "alice", "name": "Alice"}), identity.Person{Subject: "alice", Name: "Alice"}},
 		{"ES256", idp.MintES256(map[string]any{"sub": "bob", "preferred_username": "bobby"}), identity.Person{Subject: "bob", Name: "bobby"}},
-		{"email", idp.Mint(map[string]any{"sub": "carol", "email": "carol@example.com"}), identity.Person{Subject: "carol", Name: "carol@example.com"}},
+		{"email", idp.Mint(map[string]any{"sub": "carol", "email": "carol@example.com"}), identity.Person{Subject: "carol", Name: "carol@example.com", Email: "carol@example.com"}},
 		{"aud array", idp.Mint(map[string]any{"sub": "dan", "aud": []string{"other", idp.Audience()}}), identity.Person{Subject: "dan"}},
 		{"admin by subject", idp.Mint(map[string]any{"sub": "root"}), identity.Person{Subject: "root", Admin: true}},
-		{"admin by group", idp.Mint(map[string]any{"sub": "erin", "groups": []string{"staff", "switchboard-admins"}}), identity.Person{Subject: "erin", Admin: true}},
-		{"admin by string claim", idp.Mint(map[string]any{"sub": "fay", "groups": "switchboard-admins"}), identity.Person{Subject: "fay", Admin: true}},
-		{"another group", idp.Mint(map[string]any{"sub": "gus", "groups": []string{"staff"}}), identity.Person{Subject: "gus"}},
+		{"admin by group", idp.Mint(map[string]any{"sub": "erin", "groups": []string{"staff", "switchboard-admins"}}), identity.Person{Subject: "erin", Admin: true, Groups: []string{"staff", "switchboard-admins"}}},
+		{"admin by string claim", idp.Mint(map[string]any{"sub": "fay", "groups": "switchboard-admins"}), identity.Person{Subject: "fay", Admin: true, Groups: []string{"switchboard-admins"}}},
+		{"another group", idp.Mint(map[string]any{"sub": "gus", "groups": []string{"staff"}}), identity.Person{Subject: "gus", Groups: []string{"staff"}}},
+		{"groups not strings skipped", idp.Mint(map[string]any{"sub": "hal", "groups": []any{"ops", 7, ""}}), identity.Person{Subject: "hal", Groups: []string{"ops"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,10 +135,25 @@ func TestVerifierPeople(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p != c.want {
+			if !reflect.DeepEqual(p, c.want) {
 				t.Errorf("Identify = %+v, want %+v", p, c.want)
 			}
 		})
+	}
+}
+
+// TestVerifierGroupsClaim: OIDCOptions.GroupsClaim names the claim a person's
+// groups come from; "groups" is then just another claim.
+func TestVerifierGroupsClaim(t *testing.T) {
+	t.Parallel()
+	idp := startIdP(t, nil)
+	v := newVerifier(t, idp, &identity.OIDCOptions{GroupsClaim: "roles"})
+	p, err := identify(v, "Bearer "+idp.Mint(map[string]any{"sub": "ivy", "roles": []string{"sales"}, "groups": []string{"ops"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"sales"}; !reflect.DeepEqual(p.Groups, want) {
+		t.Errorf("Groups = %q, want %q (from \"roles\")", p.Groups, want)
 	}
 }
 

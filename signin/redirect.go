@@ -316,7 +316,12 @@ func (c *Callback) Deliver(q url.Values) bool {
 
 // ServeHTTP takes an authorization server's redirect: the sign-in whose state it
 // carries gets its query (Deliver). A state nobody waits for is a 400 (a sign-in
-// over, or a forged request).
+// over, or a forged request). It does not check which browser brings the answer:
+// use it where the one person who started each sign-in is the only one who can
+// (a service of one person). A service of many people binds each sign-in to the
+// browser that started it and calls Deliver only for that browser (RFC 9700,
+// section 4.7.1), as serve's route does, or anyone could have someone else sign
+// in for them.
 func (c *Callback) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
