@@ -62,7 +62,7 @@ func TestUsage(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sessions.db")
 	e, stop := startUsage(t, path)
 	args := `{"arguments": {"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}}`
-	for i := range 30 {
+	for i := range 300 {
 		tok := "alice-token"
 		if i%3 == 0 {
 			tok = "bob-token"
@@ -81,29 +81,29 @@ func TestUsage(t *testing.T) {
 
 	check := func(when string) {
 		t.Helper()
-		if got := callsBy(usageOf(t, e, "carol-token", "by=person&bucket=1m")); got["alice"] != 25 || got["bob"] != 11 || len(got) != 2 {
-			t.Errorf("%s: the admin's by person = %v, want alice 25, bob 11", when, got)
+		if got := callsBy(usageOf(t, e, "carol-token", "by=person&bucket=1m")); got["alice"] != 205 || got["bob"] != 101 || len(got) != 2 {
+			t.Errorf("%s: the admin's by person = %v, want alice 205, bob 101", when, got)
 		}
 		rep := usageOf(t, e, "carol-token", "by=tool")
-		if got := callsBy(rep); got["convert_time"] != 30 || got["current_time"] != 5 || got["no_such_tool"] != 1 {
+		if got := callsBy(rep); got["convert_time"] != 300 || got["current_time"] != 5 || got["no_such_tool"] != 1 {
 			t.Errorf("%s: by tool = %v", when, got)
 		}
-		if rep.Total.Calls != 36 || rep.Total.Refused != 1 || rep.Total.Errors != 0 || rep.Total.P50Ms <= 0 || rep.Total.P95Ms < rep.Total.P50Ms {
+		if rep.Total.Calls != 306 || rep.Total.Refused != 1 || rep.Total.Errors != 0 || rep.Total.P50Ms <= 0 || rep.Total.P95Ms < rep.Total.P50Ms {
 			t.Errorf("%s: total = %+v", when, rep.Total)
 		}
 		if rep.Bucket != "1h" || rep.By != "tool" || len(rep.Buckets) < 24 || !rep.Until.After(rep.Since) {
 			t.Errorf("%s: defaults = by %s, bucket %s, %d buckets, %s to %s", when, rep.By, rep.Bucket, len(rep.Buckets), rep.Since, rep.Until)
 		}
-		if got := callsBy(usageOf(t, e, "carol-token", "by=server")); got["clock"] != 35 || got[""] != 1 {
-			t.Errorf("%s: by server = %v, want clock 35 and the unknown tool's 1 under \"\"", when, got)
+		if got := callsBy(usageOf(t, e, "carol-token", "by=server")); got["clock"] != 305 || got[""] != 1 {
+			t.Errorf("%s: by server = %v, want clock 305 and the unknown tool's 1 under \"\"", when, got)
 		}
-		if got := callsBy(usageOf(t, e, "carol-token", "by=source")); got["api"] != 31 || got["mcp"] != 5 {
-			t.Errorf("%s: by source = %v, want api 31, mcp 5", when, got)
+		if got := callsBy(usageOf(t, e, "carol-token", "by=source")); got["api"] != 301 || got["mcp"] != 5 {
+			t.Errorf("%s: by source = %v, want api 301, mcp 5", when, got)
 		}
-		if got := callsBy(usageOf(t, e, "bob-token", "by=person")); got["bob"] != 11 || len(got) != 1 {
-			t.Errorf("%s: bob's own = %v, want bob 11 alone", when, got)
+		if got := callsBy(usageOf(t, e, "bob-token", "by=person")); got["bob"] != 101 || len(got) != 1 {
+			t.Errorf("%s: bob's own = %v, want bob 101 alone", when, got)
 		}
-		if got := callsBy(usageOf(t, e, "carol-token", "by=tool&person=alice")); got["convert_time"] != 20 || got["current_time"] != 5 || len(got) != 2 {
+		if got := callsBy(usageOf(t, e, "carol-token", "by=tool&person=alice")); got["convert_time"] != 200 || got["current_time"] != 5 || len(got) != 2 {
 			t.Errorf("%s: the admin's view of alice = %v", when, got)
 		}
 	}
