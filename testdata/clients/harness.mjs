@@ -1,0 +1,141 @@
+// The Switchboard that each test file runs its client library against: a real
+// `switchboard serve` on a free loopback port, with `switchboard fake-llm` (the
+// binary's deterministic fake model: "call TOOL {json}" makes it call TOOL, and after
+// the tools' results it answers with their texts) as its model, and a config with the
+// built-in demo servers (clock, notes) and the npm reference server-everything (for
+// progress and cancellation). The binary is $SWITCHBOARD_BIN (internal/proof's
+// TestJSClients builds it), else `go build` of ../../cmd/switchboard.
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, writeFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+
+// The fixed question and answer of the demo clock that every test asks for: the same
+// whatever the day.
+export const convertCall = 'call convert_time {"time": "2026-01-15T12:00:00Z", "to": "Asia/Tokyo"}';
+export const convertArgs = { time: '2026-01-15T12:00:00Z', to: 'Asia/Tokyo' };
+export const tokyoTime = '2026-01-15T21:00:00+09:00 (Asia/Tokyo, Thursday)';
+
+// The tools of the config below: the demo servers' and the two of server-everything it allows.
+export const catalog = [
+  'add_duration', 'convert_time', 'current_time',
+  'delete_note', 'get_note', 'list_notes', 'put_note', 'search_notes',
+  'echo', 'trigger-long-running-operation',
+].sort();
+
+let built;
+
+// switchboardBin is the binary to run: $SWITCHBOARD_BIN, else one built once per process.
+export function switchboardBin() {
+  if (process.env.SWITCHBOARD_BIN) return process.env.SWITCHBOARD_BIN;
+  if (!built) {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-clients-bin-'));
+    built = join(dir, 'switchboard');
+    execFileSync('go', ['build', '-o', built, './cmd/switchboard'], { cwd: root, stdio: 'inherit' });
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return built;
+}
+
+// child starts a process and collects its output; ready(text)
+// says when the output shows it has started, and what to return then.
+function child(name, argv, env, ready) {
+  // In the test's process group: whoever stops the test stops it too.
+  const proc = spawn(argv[0], argv.slice(1), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  const started = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30s:\n${out}`)), 30_000);
+    const onData = (b) => {
+      out += b;
+      const v = ready(out);
+      if (v !== undefined) {
+        clearTimeout(timer);
+        resolve(v);
+      }
+    };
+    proc.stdout.on('data', onData);
+    proc.stderr.on('data', onData);
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (${code ?? signal}) before it started:\n${out}`));
+    });
+  });
+  return {
+    started,
+    output: () => out,
+    // stop sends SIGTERM (serve stops its servers) and waits; after 10 s it kills it.
+    async stop() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+// startSwitchboard starts fake-llm and serve, and returns where serve listens (url,
+// without a trailing slash), its bearer token, the config file (for `switchboard mcp
+// --config`), the binary, the environment to run it in, and stop().
+export async function startSwitchboard() {
+  const bin = switchboardBin();
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-clients-'));
+  const home = join(dir, 'home');
+  for (const d of ['.config', '.cache', '.local/share', '.local/state']) mkdirSync(join(home, d), { recursive: true });
+  // Built from scratch, as testenv.Sandbox does: no user config, notebook or CI leaks in.
+  const env = {
+    PATH: process.env.PATH, TMPDIR: process.env.TMPDIR ?? tmpdir(), HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_DATA_HOME: join(home, '.local/share'), XDG_STATE_HOME: join(home, '.local/state'),
+    SWITCHBOARD_NOTES_FILE: join(dir, 'notes.json'),
+  };
+  if (process.env.GOCOVERDIR) env.GOCOVERDIR = process.env.GOCOVERDIR;
+  const everything = join(root, 'testdata/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  if (!existsSync(everything)) throw new Error(`${everything} is missing: run \`make deps\``);
+  const config = join(dir, 'mcp.json');
+  writeFileSync(config, JSON.stringify({
+    mcpServers: {
+      clock: { command: bin, args: ['demo-server', 'clock'] },
+      notes: { command: bin, args: ['demo-server', 'notes'] },
+      everything: { command: process.execPath, args: [everything], tools: { allow: ['echo', 'trigger-long-running-operation'] } },
+    },
+  }, null, 2));
+
+  const fake = child('switchboard fake-llm', [bin, 'fake-llm', '--listen', '127.0.0.1:0'], env,
+    (out) => out.match(/model at (http:\/\/\S+)/)?.[1]);
+  const modelURL = await fake.started;
+  const token = randomBytes(16).toString('hex');
+  const serveEnv = { ...env, SWITCHBOARD_TOKEN: token, OPENAI_API_KEY: 'fake-llm takes any key' };
+  const serve = child('switchboard serve',
+    [bin, '--config', config, 'serve', '--addr', '127.0.0.1:0', '--base-url', modelURL, '--model', 'fake', '--store', 'memory', '--deferred', 'never'],
+    serveEnv, (out) => out.includes('msg="servers started"') ? out.match(/msg=serving url=(\S+)/)?.[1] : undefined);
+  let url;
+  try {
+    url = await serve.started;
+  } catch (err) {
+    await fake.stop();
+    throw err;
+  }
+  return {
+    url, token, config, bin, env, dir,
+    output: () => serve.output(),
+    async stop() {
+      await serve.stop();
+      await fake.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// get is GET url+path with serve's token, decoded as JSON.
+export async function getJSON(sb, path) {
+  const res = await fetch(sb.url + path, { headers: { Authorization: `Bearer ${sb.token}` } });
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}

@@ -1,0 +1,96 @@
+// @modelcontextprotocol/sdk (the official TypeScript SDK's client): serve's gateway
+// over Streamable HTTP (/mcp) and legacy SSE (/sse), and `switchboard mcp` over stdio;
+// on each, the catalog, a call, a call's progress and a call cancelled.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { startSwitchboard, catalog, tokyoTime } from './harness.mjs';
+
+let sb;
+before(async () => { sb = await startSwitchboard(); });
+after(() => sb?.stop());
+
+const transports = {
+  'Streamable HTTP': () => {
+    const url = `${sb.url}/mcp`;
+    const token = sb.token;
+    // docs:mcp-sdk-http
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } }, // SWITCHBOARD_TOKEN
+    });
+    // docs:end
+    return transport;
+  },
+  SSE: () => {
+    const url = `${sb.url}/sse`;
+    const token = sb.token;
+    // docs:mcp-sdk-sse
+    const transport = new SSEClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    // docs:end
+    return transport;
+  },
+  stdio: () => {
+    const config = sb.config;
+    // docs:mcp-sdk-stdio
+    const transport = new StdioClientTransport({ command: 'switchboard', args: ['--config', config, 'mcp'] });
+    // docs:end
+    // The binary under test, in the sandbox's environment.
+    return new StdioClientTransport({ command: sb.bin, args: ['--config', config, 'mcp'], env: sb.env, stderr: 'pipe' });
+  },
+};
+
+for (const [name, transport] of Object.entries(transports)) {
+  test(`MCP over ${name}`, async (t) => {
+    // docs:mcp-sdk-client
+    const client = new Client({ name: 'my-app', version: '1.0.0' });
+    await client.connect(transport());
+    const { tools } = await client.listTools();
+    const result = await client.callTool({ name: 'convert_time', arguments: { time: '2026-01-15T12:00:00Z', to: 'Asia/Tokyo' } });
+    console.log(result.content[0].text);
+    // docs:end
+    t.after(() => client.close());
+    assert.equal(client.getServerVersion().name, 'switchboard');
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), catalog);
+    assert.equal(result.isError ?? false, false);
+    assert.equal(result.content[0].text, tokyoTime);
+    assert.deepEqual(result.structuredContent, { time: '2026-01-15T21:00:00+09:00', unix: 1768478400, weekday: 'Thursday', zone: 'Asia/Tokyo' });
+
+    await t.test('progress', async () => {
+      // docs:mcp-sdk-progress
+      const steps = [];
+      const done = await client.callTool(
+        { name: 'trigger-long-running-operation', arguments: { duration: 0.6, steps: 3 } },
+        undefined,
+        { onprogress: ({ progress, total }) => steps.push(`${progress}/${total}`) },
+      );
+      // docs:end
+      assert.equal(done.content[0].text, 'Long running operation completed. Duration: 0.6 seconds, Steps: 3.');
+      // Each step's notification, in order. The last may be lost: the gateway can take
+      // the call's answer before the server's last progress notification, and drops a
+      // progress whose call is over (seen over SSE; a gateway matter, not the SDK's).
+      assert.ok(steps.length >= 2, steps.join(' '));
+      assert.deepEqual(steps, ['1/3', '2/3', '3/3'].slice(0, steps.length));
+    });
+
+    await t.test('cancellation', async () => {
+      // docs:mcp-sdk-cancel
+      const controller = new AbortController();
+      const call = client.callTool(
+        { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 600 } },
+        undefined,
+        { signal: controller.signal, onprogress: () => controller.abort() }, // sends notifications/cancelled
+      );
+      // docs:end
+      // The SDK rejects it with its AbortError (as McpError -32001 in 1.32).
+      await assert.rejects(call, /AbortError: This operation was aborted/);
+      // The session goes on after a cancelled call.
+      const echo = await client.callTool({ name: 'echo', arguments: { message: 'still here' } });
+      assert.equal(echo.content[0].text, 'Echo: still here');
+    });
+  });
+}
