@@ -16,7 +16,7 @@ import (
 
 // jsClientsMinTests is fewer tests than testdata/clients holds: a run of fewer means
 // a test file was lost (renamed past node's pattern, or failing to load unnoticed).
-const jsClientsMinTests = 30
+const jsClientsMinTests = 32
 
 // TestJSClients runs testdata/clients' suite (node's test runner, `node --test`, on
 // the node 22 of testdata/node22): the JS client libraries people point at Switchboard
@@ -46,11 +46,13 @@ func TestJSClients(t *testing.T) {
 	if r.code != 0 || r.err != nil {
 		t.Fatalf("node --test in testdata/clients: exit %d (%v) after %s:\n%s", r.code, r.err, r.elapsed.Round(time.Millisecond), tail(report, 400))
 	}
-	tests, pass := count(report, "tests"), count(report, "pass")
-	if tests < jsClientsMinTests || pass != tests {
-		t.Fatalf("node --test ran %d tests (want at least %d), %d passed:\n%s", tests, jsClientsMinTests, pass, tail(report, 400))
+	// The todos mark the places of tests still to come: they neither pass nor fail. A
+	// skipped test would be a library not tested.
+	tests, pass, todo := count(report, "tests"), count(report, "pass"), count(report, "todo")
+	if tests < jsClientsMinTests || pass+todo != tests {
+		t.Fatalf("node --test ran %d tests (want at least %d), %d passed, %d todo:\n%s", tests, jsClientsMinTests, pass, todo, tail(report, 400))
 	}
-	t.Logf("node --test in testdata/clients: %d tests passed in %s", pass, r.elapsed.Round(time.Millisecond))
+	t.Logf("node --test in testdata/clients: %d tests passed (and %d todo) in %s", pass, todo, r.elapsed.Round(time.Millisecond))
 }
 
 // count is the number the spec reporter's summary gives for what ("ℹ tests 31"), -1
@@ -92,7 +94,7 @@ func TestClientsDocSnippets(t *testing.T) {
 			regions++
 			found := false
 			for i, b := range blocks {
-				if strings.Contains(b[1], code) {
+				if strings.Contains("\n"+b[1], "\n"+code) { // whole lines
 					used[i], found = true, true
 				}
 			}

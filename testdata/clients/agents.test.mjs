@@ -59,7 +59,7 @@ test('MCP over stdio', async (t) => {
   const switchboard = new MCPServerStdio({ name: 'switchboard', fullCommand: `switchboard --config ${config} mcp` });
   // docs:end
   // The binary under test, in the sandbox's environment.
-  const server = new MCPServerStdio({ name: 'switchboard', command: sb.bin, args: ['--config', config, 'mcp'], env: sb.env });
+  const server = new MCPServerStdio({ name: 'switchboard', command: sb.bin, args: ['--log-level', 'warn', '--config', config, 'mcp'], env: sb.env });
   void switchboard;
   await server.connect();
   t.after(() => server.close());

@@ -13,11 +13,7 @@ import { startSwitchboard, convertArgs, convertCall, tokyoTime } from './harness
 let sb, openai;
 before(async () => {
   sb = await startSwitchboard();
-  const baseURL = `${sb.url}/v1`;
-  const token = sb.token;
-  // docs:ai-sdk-model
-  openai = createOpenAI({ baseURL, apiKey: token }); // baseURL: http://127.0.0.1:7300/v1
-  // docs:end
+  openai = provider(`${sb.url}/v1`, sb.token);
 });
 after(() => sb?.stop());
 
@@ -73,10 +69,11 @@ const transports = {
   },
 };
 
-for (const [name, transport] of Object.entries(transports)) {
+for (const name of Object.keys(transports)) {
   test(`MCP over ${name}: the SDK runs Switchboard's tools`, async (t) => {
+    const transport = transports[name]();
     // docs:ai-sdk-mcp
-    const mcpClient = await createMCPClient({ transport: transport() });
+    const mcpClient = await createMCPClient({ transport });
     const tools = await mcpClient.tools();
     const { text, steps } = await generateText({
       model: openai('any'),
@@ -95,6 +92,13 @@ for (const [name, transport] of Object.entries(transports)) {
     assert.match(JSON.stringify(steps[0].toolResults[0].output), new RegExp(escape(tokyoTime)));
     assert.match(text, new RegExp(`^convert_time: .*${escape(tokyoTime)}`));
   });
+}
+
+function provider(baseURL, token) {
+  // docs:ai-sdk-model
+  const openai = createOpenAI({ baseURL, apiKey: token }); // baseURL: http://127.0.0.1:7300/v1
+  // docs:end
+  return openai;
 }
 
 function escape(s) {

@@ -82,8 +82,10 @@ function child(name, argv, env, ready) {
 
 // startSwitchboard starts fake-llm and serve, and returns where serve listens (url,
 // without a trailing slash), its bearer token, the config file (for `switchboard mcp
-// --config`), the binary, the environment to run it in, and stop().
-export async function startSwitchboard() {
+// --config`), the binary, the environment to run it in, and stop(). With oidc, serve
+// also takes the tokens of `switchboard fake-idp` (its issuer is the result's issuer),
+// where MCP clients sign in (its people: alice, and bob of the admins).
+export async function startSwitchboard({ oidc = false } = {}) {
   const bin = switchboardBin();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-clients-'));
   const home = join(dir, 'home');
@@ -109,31 +111,39 @@ export async function startSwitchboard() {
 
   const fake = child('switchboard fake-llm', [bin, 'fake-llm', '--listen', '127.0.0.1:0'], env,
     (out) => out.match(/model at (http:\/\/\S+)/)?.[1]);
-  const modelURL = await fake.started;
+  const helpers = [fake];
+  let serve, issuer, url;
   const token = randomBytes(16).toString('hex');
-  const serveEnv = { ...env, SWITCHBOARD_TOKEN: token, OPENAI_API_KEY: 'fake-llm takes any key' };
-  const serve = child('switchboard serve',
-    [bin, '--config', config, 'serve', '--addr', '127.0.0.1:0', '--base-url', modelURL, '--model', 'fake', '--store', 'memory', '--deferred', 'never'],
-    serveEnv, (out) => out.includes('msg="servers started"') ? out.match(/msg=serving url=(\S+)/)?.[1] : undefined);
-  let url;
   try {
+    const modelURL = await fake.started;
+    const argv = [bin, '--config', config, 'serve', '--addr', '127.0.0.1:0', '--base-url', modelURL, '--model', 'fake', '--store', 'memory', '--deferred', 'never'];
+    if (oidc) {
+      const idp = child('switchboard fake-idp', [bin, 'fake-idp', '--listen', '127.0.0.1:0', '--audience', 'switchboard'], env,
+        (out) => out.match(/fake OpenID provider at (http:\/\/\S+),/)?.[1]);
+      helpers.push(idp);
+      issuer = await idp.started;
+      argv.push('--oidc-issuer', issuer, '--oidc-audience', 'switchboard');
+    }
+    const serveEnv = { ...env, SWITCHBOARD_TOKEN: token, OPENAI_API_KEY: 'fake-llm takes any key' };
+    serve = child('switchboard serve', argv, serveEnv,
+      (out) => out.includes('msg="servers started"') ? out.match(/msg=serving url=(\S+)/)?.[1] : undefined);
+    helpers.unshift(serve);
     url = await serve.started;
   } catch (err) {
-    await fake.stop();
+    for (const h of helpers) await h.stop();
     throw err;
   }
   return {
-    url, token, config, bin, env, dir,
+    url, token, issuer, config, bin, env, dir,
     output: () => serve.output(),
     async stop() {
-      await serve.stop();
-      await fake.stop();
+      for (const h of helpers) await h.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-// get is GET url+path with serve's token, decoded as JSON.
+// getJSON is GET url+path with serve's token, decoded as JSON.
 export async function getJSON(sb, path) {
   const res = await fetch(sb.url + path, { headers: { Authorization: `Bearer ${sb.token}` } });
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);

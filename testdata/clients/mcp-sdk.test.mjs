@@ -44,11 +44,12 @@ const transports = {
   },
 };
 
-for (const [name, transport] of Object.entries(transports)) {
+for (const name of Object.keys(transports)) {
   test(`MCP over ${name}`, async (t) => {
+    const transport = transports[name]();
     // docs:mcp-sdk-client
     const client = new Client({ name: 'my-app', version: '1.0.0' });
-    await client.connect(transport());
+    await client.connect(transport);
     const { tools } = await client.listTools();
     const result = await client.callTool({ name: 'convert_time', arguments: { time: '2026-01-15T12:00:00Z', to: 'Asia/Tokyo' } });
     console.log(result.content[0].text);
