@@ -40,6 +40,20 @@ test('MCP tools in a LangChain agent', async (t) => {
   assert.match(result.messages.at(-1).content, new RegExp(`^convert_time: .*${escape(tokyoTime)}`));
 });
 
+test('a LangChain agent streamed, with Switchboard as its model', async () => {
+  const model = new ChatOpenAI({ model: 'any', apiKey: sb.token, configuration: { baseURL: `${sb.url}/v1` } });
+  const agent = createAgent({ model, tools: [] });
+  let last;
+  for await (const state of await agent.stream({ messages: [{ role: 'user', content: convertCall }] }, { streamMode: 'values' })) {
+    last = state.messages.at(-1);
+  }
+  // Switchboard ran the catalog's tool itself: the agent got the answer.
+  assert.equal(last.content, `convert_time: ${tokyoTime}`);
+  let text = '';
+  for await (const chunk of await model.stream(convertCall)) text += chunk.content;
+  assert.equal(text, `convert_time: ${tokyoTime}`);
+});
+
 const servers = {
   SSE: () => ({ transport: 'sse', url: `${sb.url}/sse`, headers: { Authorization: `Bearer ${sb.token}` } }),
   stdio: () => {
