@@ -50,7 +50,7 @@ function child(name, argv, env, ready) {
   let out = '';
   const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
   const started = new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 60s:\n${out}`)), 60_000);
     const onData = (b) => {
       out += b;
       const v = ready(out);
