@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
+	"github.com/switchboard-mcp/switchboard/internal/testserver"
 )
 
 // jsClientsMinTests is how many tests testdata/clients holds (todos included): a run
@@ -24,7 +25,7 @@ const jsClientsMinTests = 39
 // (openai, @anthropic-ai/sdk, @openai/agents, @modelcontextprotocol/sdk, Vercel's ai
 // with @ai-sdk/mcp and @ai-sdk/openai, @langchain/mcp-adapters), each in its documented
 // way, against a `switchboard serve` of the binary built here that the suite starts
-// with `switchboard fake-llm` as its model. A library release or a change of ours that
+// with `switchboard fake-llm` as its model (and internal/testserver among its servers). A library release or a change of ours that
 // breaks one fails here, with the runner's report.
 func TestJSClients(t *testing.T) {
 	node22 := testenv.Node22(t)
@@ -35,12 +36,13 @@ func TestJSClients(t *testing.T) {
 	}
 	testenv.NPMBin(t, testenv.ServerEverything) // the suite's config runs it
 	switchboard := testenv.Switchboard(t)
+	testServer := testserver.Build(t)
 	sb := testenv.NewSandbox(t)
 	t.Cleanup(func() { noProcessesLeft(t, switchboard, "switchboard") })
 
 	// The suite's temporary files (its configs, serve's data) go in the sandbox, which
 	// the test removes whatever the suite leaves.
-	env := append(nodeEnv(sb, node22), "SWITCHBOARD_BIN="+switchboard, "TMPDIR="+sb.Dir)
+	env := append(nodeEnv(sb, node22), "SWITCHBOARD_BIN="+switchboard, "SWITCHBOARD_TESTSERVER="+testServer, "TMPDIR="+sb.Dir)
 	node := filepath.Join(node22, "node_modules", ".bin", "node")
 	r := run(t.Context(), dir, env, 4*time.Minute, node, "--test", "--test-reporter=spec", "--test-concurrency=3")
 	report := r.stdout + r.stderr

@@ -2,9 +2,10 @@
 // `switchboard serve` on a free loopback port, with `switchboard fake-llm` (the
 // binary's deterministic fake model: "call TOOL {json}" makes it call TOOL, and after
 // the tools' results it answers with their texts) as its model, and a config with the
-// built-in demo servers (clock, notes) and the npm reference server-everything (for
-// progress and cancellation). The binary is $SWITCHBOARD_BIN (internal/proof's
-// TestJSClients builds it), else `go build` of ../../cmd/switchboard.
+// built-in demo servers (clock, notes), the npm reference server-everything (for
+// progress) and internal/testserver (its sleep tool says on stderr when a call of it is
+// cancelled). The binaries are $SWITCHBOARD_BIN and $SWITCHBOARD_TESTSERVER
+// (internal/proof's TestJSClients builds them), else `go build`s of this checkout.
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, writeFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,20 +27,26 @@ export const catalog = [
   'add_duration', 'convert_time', 'current_time',
   'delete_note', 'get_note', 'list_notes', 'put_note', 'search_notes',
   'echo', 'trigger-long-running-operation',
+  'sleep',
 ].sort();
 
-let built;
+const built = {};
 
-// switchboardBin is the binary to run: $SWITCHBOARD_BIN, else one built once per process.
-export function switchboardBin() {
-  if (process.env.SWITCHBOARD_BIN) return process.env.SWITCHBOARD_BIN;
-  if (!built) {
+// binary is the program $VARIABLE names, else pkg built once per process.
+function binary(variable, pkg, name) {
+  if (process.env[variable]) return process.env[variable];
+  if (!built[pkg]) {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-clients-bin-'));
-    built = join(dir, 'switchboard');
-    execFileSync('go', ['build', '-o', built, './cmd/switchboard'], { cwd: root, stdio: 'inherit' });
+    built[pkg] = join(dir, name);
+    execFileSync('go', ['build', '-o', built[pkg], pkg], { cwd: root, stdio: 'inherit' });
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
-  return built;
+  return built[pkg];
+}
+
+// switchboardBin is the binary under test.
+export function switchboardBin() {
+  return binary('SWITCHBOARD_BIN', './cmd/switchboard', 'switchboard');
 }
 
 // child starts a process and collects its output; ready(text)
@@ -106,6 +113,7 @@ export async function startSwitchboard({ oidc = false } = {}) {
       clock: { command: bin, args: ['demo-server', 'clock'] },
       notes: { command: bin, args: ['demo-server', 'notes'] },
       everything: { command: process.execPath, args: [everything], tools: { allow: ['echo', 'trigger-long-running-operation'] } },
+      testserver: { command: binary('SWITCHBOARD_TESTSERVER', './internal/testserver/cmd/testserver', 'testserver'), tools: { allow: ['sleep'] } },
     },
   }, null, 2));
 
@@ -143,9 +151,21 @@ export async function startSwitchboard({ oidc = false } = {}) {
   };
 }
 
-// getJSON is GET url+path with serve's token, decoded as JSON.
-export async function getJSON(sb, path) {
+// getText is GET url+path with serve's token.
+export async function getText(sb, path) {
   const res = await fetch(sb.url + path, { headers: { Authorization: `Bearer ${sb.token}` } });
   if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
-  return res.json();
+  return res.text();
+}
+
+// waitFor polls cond (async) every 20 ms until it returns a truthy value, which it
+// returns; after 10 s it fails naming what.
+export async function waitFor(what, cond) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const v = await cond();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -1,15 +1,17 @@
 // @modelcontextprotocol/sdk (the official TypeScript SDK's client): serve's gateway
 // over Streamable HTTP (/mcp) and legacy SSE (/sse), and `switchboard mcp` over stdio;
-// on each, the catalog, a call, a call's progress and a call cancelled.
+// on each, the catalog, a call, a call's progress and a call cancelled (until the
+// server that runs it stops).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startSwitchboard, catalog, tokyoTime } from './harness.mjs';
+import { startSwitchboard, getText, waitFor, catalog, tokyoTime } from './harness.mjs';
 
 let sb;
+let stdioStderr = '';
 before(async () => { sb = await startSwitchboard(); });
 after(() => sb?.stop());
 
@@ -39,8 +41,12 @@ const transports = {
     // docs:mcp-sdk-stdio
     const transport = new StdioClientTransport({ command: 'switchboard', args: ['--config', config, 'mcp'] });
     // docs:end
-    // The binary under test, in the sandbox's environment.
-    return new StdioClientTransport({ command: sb.bin, args: ['--config', config, 'mcp'], env: sb.env, stderr: 'pipe' });
+    // The binary under test, in the sandbox's environment; its log (the servers' stderr
+    // among it) read by the cancellation test.
+    const stdio = new StdioClientTransport({ command: sb.bin, args: ['--config', config, 'mcp'], env: sb.env, stderr: 'pipe' });
+    stdioStderr = '';
+    stdio.stderr.on('data', (b) => { stdioStderr += b; });
+    return stdio;
   },
 };
 
@@ -79,16 +85,25 @@ for (const name of Object.keys(transports)) {
     });
 
     await t.test('cancellation', async () => {
+      // What the server said on stderr: serve's log of it, or what `switchboard mcp` passed on.
+      const said = name === 'stdio'
+        ? async () => stdioStderr
+        : async () => JSON.parse(await getText(sb, '/v1/servers/testserver/log')).entries.map((e) => e.text).join('\n');
+      const times = async (line) => (await said()).split(line).length - 1;
+      const started = await times('testserver: sleep started');
+      const cancelled = await times('testserver: sleep cancelled');
       // docs:mcp-sdk-cancel
       const controller = new AbortController();
-      const call = client.callTool(
-        { name: 'trigger-long-running-operation', arguments: { duration: 60, steps: 600 } },
-        undefined,
-        { signal: controller.signal, onprogress: () => controller.abort() }, // sends notifications/cancelled
-      );
+      const call = client.callTool({ name: 'sleep', arguments: { ms: 60000 } }, undefined, { signal: controller.signal });
+      // docs:end
+      await waitFor('the server to start sleeping', async () => await times('testserver: sleep started') > started);
+      // docs:mcp-sdk-cancel-abort
+      controller.abort(); // the SDK sends notifications/cancelled, and the call rejects
       // docs:end
       // The SDK rejects it with its AbortError (as McpError -32001 in 1.32).
       await assert.rejects(call, /AbortError: This operation was aborted/);
+      // Switchboard passed the cancellation on: the server stopped sleeping.
+      await waitFor('the server to say its sleep was cancelled', async () => await times('testserver: sleep cancelled') > cancelled);
       // The session goes on after a cancelled call.
       const echo = await client.callTool({ name: 'echo', arguments: { message: 'still here' } });
       assert.equal(echo.content[0].text, 'Echo: still here');
