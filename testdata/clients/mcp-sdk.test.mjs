@@ -61,6 +61,10 @@ for (const name of Object.keys(transports)) {
     console.log(result.content[0].text);
     // docs:end
     t.after(() => client.close());
+    // What reaches the client, message by message, for the progress test.
+    const wire = [];
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => { wire.push(message); deliver(message, extra); };
     assert.equal(client.getServerVersion().name, 'switchboard');
     assert.deepEqual(tools.map((tool) => tool.name).sort(), catalog);
     assert.equal(result.isError ?? false, false);
@@ -68,6 +72,7 @@ for (const name of Object.keys(transports)) {
     assert.deepEqual(result.structuredContent, { time: '2026-01-15T21:00:00+09:00', unix: 1768478400, weekday: 'Thursday', zone: 'Asia/Tokyo' });
 
     await t.test('progress', async () => {
+      wire.length = 0;
       // docs:mcp-sdk-progress
       const steps = [];
       const done = await client.callTool(
@@ -77,9 +82,12 @@ for (const name of Object.keys(transports)) {
       );
       // docs:end
       assert.equal(done.content[0].text, 'Long running operation completed. Duration: 0.6 seconds, Steps: 3.');
-      // Each step's notification, in order. Over SSE the last is lost now and then (about
-      // 1 call in 10 here): it reaches the client after the call's answer, when the SDK
-      // no longer listens for it; a matter of the gateway's SSE, not of the SDK.
+      // Switchboard sent each step's notification, in order, before the answer.
+      assert.deepEqual(wire.filter((m) => m.method === 'notifications/progress' || 'result' in m)
+        .map((m) => m.method ? `${m.params.progress}/${m.params.total}` : 'result'), ['1/3', '2/3', '3/3', 'result']);
+      // The SDK passes them on, but for the last now and then (1.32 handles a
+      // notification a microtask late, and drops one whose call its answer, read in the
+      // same chunk, has just ended: about 1 call in 5 over SSE here).
       assert.ok(steps.length >= 2, steps.join(' '));
       assert.deepEqual(steps, ['1/3', '2/3', '3/3'].slice(0, steps.length));
     });
