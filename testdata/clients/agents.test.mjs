@@ -58,8 +58,9 @@ test('MCP over stdio', async (t) => {
   // docs:agents-mcp-stdio
   const switchboard = new MCPServerStdio({ name: 'switchboard', fullCommand: `switchboard --config ${config} mcp` });
   // docs:end
-  // The binary under test, in the sandbox's environment.
-  const server = new MCPServerStdio({ name: 'switchboard', command: sb.bin, args: ['--log-level', 'warn', '--config', config, 'mcp'], env: sb.env });
+  // The binary under test, in the sandbox's environment. Its servers start before
+  // it answers: more than the library's 5 s on a busy machine.
+  const server = new MCPServerStdio({ name: 'switchboard', command: sb.bin, args: ['--log-level', 'warn', '--config', config, 'mcp'], env: sb.env, clientSessionTimeoutSeconds: 60 });
   void switchboard;
   await server.connect();
   t.after(() => server.close());
