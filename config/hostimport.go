@@ -23,6 +23,9 @@ import (
 // ImportHosts are the names [ReadHostServers] takes in place of a file.
 var ImportHosts = []string{"claude", "cursor", "vscode", "codex"}
 
+// hostTitles are the names of ImportHosts as people know them.
+var hostTitles = map[string]string{"claude": "Claude Code or Claude Desktop", "cursor": "Cursor", "vscode": "VS Code", "codex": "Codex"}
+
 // HostServer is one server of another host's config.
 type HostServer struct {
 	Name string
@@ -112,7 +115,7 @@ func ReadHostServers(from string, o *DiscoverOptions) (*HostServers, error) {
 		for _, f := range out.Files {
 			looked = append(looked, f.Path)
 		}
-		return nil, fmt.Errorf("no %s config found (looked in %s)", files[0].Host, strings.Join(looked, ", "))
+		return nil, fmt.Errorf("no %s config found (looked in %s)", hostTitles[strings.ToLower(from)], strings.Join(looked, ", "))
 	}
 	return out, nil
 }
