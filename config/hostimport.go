@@ -134,7 +134,10 @@ func (o *DiscoverOptions) hostFiles(from string) ([]hostFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("import %s: %w", from, err)
 	}
-	home := filepath.Dir(filepath.Dir(user.cursor.Path)) // ~/.cursor/mcp.json
+	home := o.Home
+	if home == "" {
+		home, _ = os.UserHomeDir() // userPlaces found it
+	}
 	switch strings.ToLower(from) {
 	case "claude":
 		cwd, err := filepath.Abs(o.project("."))

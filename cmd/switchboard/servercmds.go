@@ -107,6 +107,11 @@ Values may be ${VAR} references, kept as written; the values of --env and
 				return err
 			}
 			res, err := host.AddServerToFile(path, name, spec.JSON(), &host.FileEditOptions{DryRun: dry})
+			var ae *admin.Error
+			if errors.As(err, &ae) && ae.Kind == admin.Exists {
+				return usageError("%s: %q is in %s already: choose another name, or 'switchboard remove %s' first (nothing written)",
+					cmd.CommandPath(), name, tildePath(path), name)
+			}
 			if err != nil {
 				return editFailed(cmd, err)
 			}

@@ -115,7 +115,7 @@ func TestAddRemoveBadInput(t *testing.T) {
 		{"bad env name", []string{"add", "x", "--env", "1A=s3cret", "--", "npx"}, "a variable's name is letters"},
 		{"bad header", []string{"add", "x", "--url", "https://a.example/mcp", "--header", "s3cret"}, "--header: want 'Name: value'"},
 		{"twice", []string{"add", "x", "--env", "A=s3cret", "--env", "A=s3cret2", "--", "npx"}, "A given twice"},
-		{"exists", []string{"add", "clock", "--", "npx"}, `a server "clock" exists already`},
+		{"exists", []string{"add", "clock", "--", "npx"}, `"clock" is in ` + cfg + ` already: choose another name, or 'switchboard remove clock' first`},
 		{"bad name", []string{"add", "a b", "--", "npx"}, `name "a b": use letters`},
 		{"bad url", []string{"add", "x", "--url", "ftp://s3cret@a.example"}, `server "x": url`},
 		{"oauth and token", []string{"add", "x", "--url", "https://a.example/mcp", "--oauth", "--header", "Authorization: Bearer s3cret"}, "oauth"},
