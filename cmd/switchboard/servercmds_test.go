@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -233,5 +235,56 @@ func TestServePicksUpAddedServer(t *testing.T) {
 	})
 	if code := p.stop(t); code != exitOK {
 		t.Errorf("exit %d after SIGTERM\n%s", code, p.stderr.String())
+	}
+}
+
+// TestImportAsksOnTerminal: on a terminal (script(1) gives the CLI one), import asks
+// what to do with a clash, naming the field that differs and never a secret, and
+// does what the answer says; an answer it does not know is asked again, and the
+// end of stdin aborts with nothing written.
+func TestImportAsksOnTerminal(t *testing.T) {
+	scriptBin := scriptCommand(t)
+	t.Parallel()
+	s := newSandbox(t)
+	writeFile(t, filepath.Join(s.Home, ".codex", "config.toml"), strings.Replace(codexTOML, "%s", "codex-key-Tt5", 1))
+	cfg := writeFile(t, filepath.Join(s.Work, "mcp.json"), `{"mcpServers": {"docs": {"command": "npx", "args": ["-y", "docs-mcp"], "env": {"API_KEY": "file-key-Yy6"}}}}`)
+	before := readText(t, cfg)
+	terminal := func(answers string) (string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, scriptBin, "-qec", "'"+testExe(t)+"' import codex", "/dev/null")
+		cmd.Dir = s.Work
+		cmd.Env = s.environ("import-terminal")
+		cmd.Stdin = strings.NewReader(answers)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	out, err := terminal("what\n")
+	if err == nil {
+		t.Fatalf("import with no answer at the end of stdin succeeded:\n%s", out)
+	}
+	r := result{args: []string{"import", "codex"}, stdout: out}
+	r.wantStdout(t, `"docs" is in the config already, with another entry (it differs in env.API_KEY, timeout)`,
+		"the config's: npx -y docs-mcp (env: API_KEY)", "codex's: npx -y docs-mcp (env: API_KEY)",
+		`re[n]ame the imported one to "docs-codex"`, "import aborted: nothing written")
+	if n := strings.Count(out, "[k]eep the config's"); n != 2 {
+		t.Errorf("asked %d times, want twice (an unknown answer asks again):\n%s", n, out)
+	}
+	if readText(t, cfg) != before {
+		t.Fatal("an aborted import changed the file")
+	}
+
+	out, err = terminal("r\n")
+	if err != nil {
+		t.Fatalf("import, answered replace: %v\n%s", err, out)
+	}
+	r = result{args: []string{"import", "codex"}, stdout: out}
+	r.wantStdout(t, "replace   docs", "add       figma", "wrote mcp.json (1 added, 1 replaced)")
+	if strings.Contains(out, "codex-key-Tt5") || strings.Contains(out, "file-key-Yy6") {
+		t.Errorf("the terminal shows a secret:\n%s", out)
+	}
+	if got := readText(t, cfg); !strings.Contains(got, `"API_KEY": "codex-key-Tt5"`) || strings.Contains(got, "file-key-Yy6") {
+		t.Errorf("after replace:\n%s", got)
 	}
 }
