@@ -61,7 +61,7 @@ func TestDashboardUsage(t *testing.T) {
 	ctx := browser(t)
 	st := session.NewMemory()
 	want := seedUsage(t, st, time.Now())
-	rec := usage.NewRecorder(st, usage.Options{})
+	rec := usage.NewRecorder(st, nil)
 	t.Cleanup(func() { rec.Close(); st.Close() })
 	e := start(t, setup{opts: api.Options{Usage: rec}})
 	do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/#usage-section"))

@@ -23,7 +23,7 @@ func startUsage(t *testing.T, path string) (*env, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := usage.NewRecorder(st, usage.Options{})
+	rec := usage.NewRecorder(st, nil)
 	e := start(t, setup{gateway: true, opts: api.Options{Identify: testPeople, Token: "static-secret", Usage: rec}})
 	e.token = ""
 	e.hub.SetUsage(rec)

@@ -253,7 +253,7 @@ func (h *Host) usageRecorder(store session.Store) *usage.Recorder {
 	if !ok || keep < 0 {
 		return nil
 	}
-	r := usage.NewRecorder(us, usage.Options{Retention: keep, Log: h.log})
+	r := usage.NewRecorder(us, &usage.Options{Retention: keep, Log: h.log})
 	h.hub.SetUsage(r)
 	h.onClose(func() {
 		h.hub.SetUsage(nil)

@@ -31,7 +31,7 @@ func BenchmarkCallUsage(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { st.Close() })
-	rec := usage.NewRecorder(st, usage.Options{Buffer: 1 << 16})
+	rec := usage.NewRecorder(st, &usage.Options{Buffer: 1 << 16})
 	b.Cleanup(func() { rec.Close() })
 	call := benchHubCall(h, "echo")
 	timed := func(on bool, callers int) (time.Duration, time.Duration) {

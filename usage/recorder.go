@@ -64,8 +64,12 @@ type Recorder struct {
 	now       func() time.Time
 }
 
-// NewRecorder starts a Recorder over store: its goroutine runs until Close.
-func NewRecorder(store session.UsageStore, opts Options) *Recorder {
+// NewRecorder starts a Recorder over store: its goroutine runs until Close. opts
+// nil means the defaults.
+func NewRecorder(store session.UsageStore, opts *Options) *Recorder {
+	if opts == nil {
+		opts = &Options{}
+	}
 	r := &Recorder{
 		store:     store,
 		log:       opts.Log,

@@ -102,7 +102,7 @@ func TestRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := usage.NewRecorder(st, usage.Options{Interval: time.Hour}) // only Flush and Close write
+	rec := usage.NewRecorder(st, &usage.Options{Interval: time.Hour}) // only Flush and Close write
 	alice := identity.NewContext(context.Background(), identity.Person{Subject: "alice"})
 	key := identity.NewContext(context.Background(), identity.Person{KeyID: "k1", Profiles: []string{"ci"}})
 	now := time.Now()
@@ -132,7 +132,7 @@ func TestRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	rec = usage.NewRecorder(st, usage.Options{})
+	rec = usage.NewRecorder(st, nil)
 	defer rec.Close()
 	q.By = "person"
 	if rep, err = rec.Report(context.Background(), q); err != nil {
@@ -158,7 +158,7 @@ func TestRecorderRetention(t *testing.T) {
 	if err := st.AddCalls(context.Background(), []session.Call{old, recent}); err != nil {
 		t.Fatal(err)
 	}
-	rec := usage.NewRecorder(st, usage.Options{Retention: 24 * time.Hour})
+	rec := usage.NewRecorder(st, &usage.Options{Retention: 24 * time.Hour})
 	defer rec.Close()
 	if err := rec.Flush(context.Background()); err != nil { // after the start's prune
 		t.Fatal(err)
@@ -185,7 +185,7 @@ func (s stuckStore) AddCalls(ctx context.Context, calls []session.Call) error {
 func TestRecorderDrops(t *testing.T) {
 	st := stuckStore{session.NewMemory(), make(chan struct{})}
 	defer st.Close()
-	rec := usage.NewRecorder(st, usage.Options{Buffer: 1, Interval: time.Hour})
+	rec := usage.NewRecorder(st, &usage.Options{Buffer: 1, Interval: time.Hour})
 	defer rec.Close()
 	defer close(st.release)
 	done := make(chan struct{})
@@ -212,7 +212,7 @@ func TestRecorderDrops(t *testing.T) {
 func BenchmarkRecord(b *testing.B) {
 	st := session.NewMemory()
 	defer st.Close()
-	rec := usage.NewRecorder(st, usage.Options{Buffer: 1 << 20})
+	rec := usage.NewRecorder(st, &usage.Options{Buffer: 1 << 20})
 	defer rec.Close()
 	ctx := usage.WithSource(identity.NewContext(context.Background(), identity.Person{Subject: "alice"}), session.SourceAPI)
 	c := session.Call{Time: time.Now(), Tool: "echo", Server: "a", Outcome: "ok", Duration: time.Millisecond}
