@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/apiwire"
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -97,17 +96,17 @@ func (a *app) signInAgain(hs *host.Host) func(context.Context, string) bool {
 
 // remoteServer finds the server a login or logout names: a remote one that
 // Switchboard signs in to, else a usage error that says why not.
-func (a *app) remoteServer(cfg *config.Config, cmd *cobra.Command, name string) (config.Server, error) {
+func (a *app) remoteServer(cfg *host.Config, cmd *cobra.Command, name string) (host.ConfigServer, error) {
 	s := cfg.Server(name)
 	if s == nil {
 		var names []string
 		for _, s := range cfg.Servers {
 			names = append(names, s.Name)
 		}
-		return config.Server{}, usageError("%s: no server %q in the config (%s); its servers: %s", cmd.CommandPath(), name, cfg.Source, strings.Join(names, ", "))
+		return host.ConfigServer{}, usageError("%s: no server %q in the config (%s); its servers: %s", cmd.CommandPath(), name, cfg.Source, strings.Join(names, ", "))
 	}
 	switch {
-	case s.Transport == config.Stdio:
+	case s.Transport == host.Stdio:
 		return *s, usageError("%s: %s is a stdio server (a program on this machine): there is no sign-in to make", cmd.CommandPath(), name)
 	case !host.SignsIn(*s):
 		return *s, usageError(`%s: %s has an "Authorization" header in its "headers": Switchboard sends that and signs in to nothing; remove it to sign in with OAuth`, cmd.CommandPath(), name)
@@ -152,7 +151,7 @@ usage or configuration error (an unknown server, a stdio server).`,
 			// That server alone: the others have nothing to do with the sign-in.
 			srv.Required = false
 			one := *cfg
-			one.Servers = []config.Server{srv}
+			one.Servers = []host.ConfigServer{srv}
 			hs := host.New(&one, a.hostOptions(nil))
 			defer hs.Close()
 			if err := hs.SignInError(); err != nil {
@@ -174,7 +173,7 @@ usage or configuration error (an unknown server, a stdio server).`,
 			case st.State == apiwire.Ready && had:
 				fmt.Fprintf(a.stdout, "Already signed in to %s (%s). 'switchboard logout %s' forgets the sign-in.\n", srv.Name, count(st.Tools, "tool"), srv.Name)
 				return nil
-			case st.State == apiwire.Ready && srv.OAuth.GrantType() == config.GrantClientCredentials:
+			case st.State == apiwire.Ready && srv.OAuth.GrantType() == host.GrantClientCredentials:
 				fmt.Fprintf(a.stdout, "Signed in to %s with its client credentials (%s).\n", srv.Name, count(st.Tools, "tool"))
 				return nil
 			case st.State == apiwire.Ready:
