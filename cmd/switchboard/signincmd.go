@@ -72,15 +72,7 @@ func (a *app) signIn(ctx context.Context, hs *host.Host, name string, noBrowser 
 // scope (403 insufficient_scope), when a person can be asked: true when the call is
 // worth making again.
 func (a *app) stepUp(ctx context.Context, hs *host.Host, server string) bool {
-	srv, ok := hs.Hub().Server(server)
-	if !ok || !a.canPrompt() {
-		return false
-	}
-	h := hs.SignIns().Handler(srv)
-	if h == nil {
-		return false
-	}
-	if ch := h.Challenge(); ch == nil || !ch.StepUp() {
+	if !a.canPrompt() || !hs.NeedsStepUp(server) {
 		return false
 	}
 	return a.signIn(ctx, hs, server, false)
