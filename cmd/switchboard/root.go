@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
 
 // app holds what every subcommand shares: global flags, output streams and the logger.
@@ -176,7 +175,7 @@ func (a *app) setupLogging(cmd *cobra.Command) error {
 	if level == "" {
 		level = defaultLogLevel(cmd)
 	}
-	log, closer, err := logging.New(logging.Options{
+	log, closer, err := host.NewLogger(&host.LogOptions{
 		Redactor: a.red,
 		Level:    level,
 		Format:   a.logFormat,
