@@ -51,3 +51,9 @@ const (
 	CodeUnavailable      = "unavailable"        // 503: the tool's server is not available, or the service is closing
 	CodeCancelled        = "cancelled"          // 503: a turn cancelled at shutdown
 )
+
+// CodeThreadUnsupported (400) is Anthropic's own code for a message thread that
+// cannot be kept (no session store here): its SDKs answer it by sending the whole
+// conversation again without a thread. /v1/messages writes it as Anthropic does, in
+// error.details.error_code.
+const CodeThreadUnsupported = "thread_unsupported_request"

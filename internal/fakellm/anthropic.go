@@ -67,6 +67,7 @@ func NewAnthropic(addr string, script Script) (*Server, error) {
 	return serve(addr, "", script, func(s *Server) http.Handler {
 		mux := http.NewServeMux()
 		mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
+		mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCountTokens)
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			anthropicError(w, http.StatusNotFound, "", "Not found")
 		})
