@@ -78,8 +78,8 @@ type setup struct {
 	model   bool // a fake OpenAI model running fakellm.Rules
 	// anthropic: the fake model is Anthropic's (llm/anthropic), not OpenAI's.
 	anthropic bool
-	gateway bool // mount a gateway of the hub at /mcp and /sse
-	script  fakellm.Script
+	gateway   bool // mount a gateway of the hub at /mcp and /sse
+	script    fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
 	agent func(*agent.Options)
 	// conv is the options of the turns' conversation.Runner that model builds

@@ -29,7 +29,6 @@ func continueThread(prev string) []option.RequestOption {
 		option.WithJSONSet("thread", map[string]any{"type": "continue", "previous_message_id": prev})}
 }
 
-
 // TestMessagesThreads: a thread created with the whole conversation, its system
 // prompt and its tools is continued with only the new messages, as the SDK's tool
 // runner sends them: the client's tool_result answers the tool_use of the message
