@@ -76,10 +76,8 @@ type setup struct {
 	servers []config.Server
 	opts    api.Options
 	model   bool // a fake OpenAI model running fakellm.Rules
-	// anthropic: the fake model is Anthropic's (llm/anthropic), not OpenAI's.
-	anthropic bool
-	gateway   bool // mount a gateway of the hub at /mcp and /sse
-	script    fakellm.Script
+	gateway bool // mount a gateway of the hub at /mcp and /sse
+	script  fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
 	agent func(*agent.Options)
 	// conv is the options of the turns' conversation.Runner that model builds
@@ -92,6 +90,8 @@ type setup struct {
 	ask bool
 	// upstream, when set, is the servers' options instead of testserver.Fast().
 	upstream *upstream.Options
+	// anthropic: model's fake model is Anthropic's (llm/anthropic), not OpenAI's.
+	anthropic bool
 }
 
 // start starts the hub of su.servers (the clock server when none), an API over it with
