@@ -63,6 +63,9 @@ import (
 // tool_result block into its own Message{Role: "tool"} (before the text of the same
 // user message), its text blocks joined by newlines and each image written
 // "[image MEDIA_TYPE]"; image blocks of a user message likewise.
+//
+// POST /v1/messages/count_tokens is answered too, without the script
+// (anthropic_count.go).
 func NewAnthropic(addr string, script Script) (*Server, error) {
 	return serve(addr, "", script, func(s *Server) http.Handler {
 		mux := http.NewServeMux()
