@@ -42,35 +42,39 @@ func TestMessagesThreads(t *testing.T) {
 	e := start(t, setup{model: true})
 	ctx := chatCtx(t)
 	c := anthropicClient(e, "unused")
-	lookup := anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{
-		Name:        "lookup_order",
-		InputSchema: anthropic.ToolInputSchemaParam{Properties: map[string]any{"order": map[string]any{"type": "string"}}},
-	}}
-	first, err := c.Messages.New(ctx, anthropic.MessageNewParams{
+	// The beta API, as the SDKs' tool runner uses it (POST /v1/messages?beta=true, the
+	// betas in anthropic-beta, comma-separated).
+	betas := []anthropic.AnthropicBeta{"fine-grained-tool-streaming-2025-05-14", threadsBeta}
+	first, err := c.Beta.Messages.New(ctx, anthropic.BetaMessageNewParams{
 		Model:     "claude-any",
 		MaxTokens: 100,
-		System:    []anthropic.TextBlockParam{{Text: "Be brief."}},
-		Tools:     []anthropic.ToolUnionParam{lookup},
+		Betas:     betas,
+		System:    []anthropic.BetaTextBlockParam{{Text: "Be brief."}},
+		Tools: []anthropic.BetaToolUnionParam{{OfTool: &anthropic.BetaToolParam{
+			Name:        "lookup_order",
+			InputSchema: anthropic.BetaToolInputSchemaParam{Properties: map[string]any{"order": map[string]any{"type": "string"}}},
+		}}},
 		// One step that calls a catalog tool and the client's.
-		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(convertCall + "\n" + `call lookup_order {"order": "A-17"}`))},
-	}, createThread()...)
+		Messages: []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaTextBlock(convertCall + "\n" + `call lookup_order {"order": "A-17"}`))},
+	}, option.WithJSONSet("thread", map[string]any{"type": "create"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.StopReason != anthropic.StopReasonToolUse || len(first.Content) != 1 || first.Content[0].Name != "lookup_order" {
+	if first.StopReason != anthropic.BetaStopReasonToolUse || len(first.Content) != 1 || first.Content[0].Name != "lookup_order" {
 		t.Fatalf("first %s", first.RawJSON())
 	}
 
 	// The tool runner's next request: only the tool's result, no system, no tools.
-	second, err := c.Messages.New(ctx, anthropic.MessageNewParams{
+	second, err := c.Beta.Messages.New(ctx, anthropic.BetaMessageNewParams{
 		Model:     "claude-any",
 		MaxTokens: 100,
-		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewToolResultBlock(first.Content[0].ID, "shipped on Monday", false))},
-	}, continueThread(first.ID)...)
+		Betas:     betas,
+		Messages:  []anthropic.BetaMessageParam{anthropic.NewBetaUserMessage(anthropic.NewBetaToolResultBlock(first.Content[0].ID, "shipped on Monday", false))},
+	}, option.WithJSONSet("thread", map[string]any{"type": "continue", "previous_message_id": first.ID}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if second.ID == first.ID || second.StopReason != anthropic.StopReasonEndTurn || len(second.Content) != 1 ||
+	if second.ID == first.ID || second.StopReason != anthropic.BetaStopReasonEndTurn || len(second.Content) != 1 ||
 		second.Content[0].Text != convertAnswer+"\nlookup_order: shipped on Monday" {
 		t.Errorf("second %s", second.RawJSON())
 	}
