@@ -108,6 +108,24 @@ func TestResponsesInputItems(t *testing.T) {
 		t.Errorf("the continued response's items: %v %+v", err, page)
 	}
 
+	// A function call of the client's, answered: the answer's input is its output.
+	asked, err := alice.Responses.New(ctx, responses.ResponseNewParams{Model: "m", Input: textInput(`call lookup_order {"order": "A-17"}`),
+		Tools: []responses.ToolUnionParam{lookupOrder}})
+	if err != nil || len(asked.Output) != 1 || asked.Output[0].Type != "function_call" {
+		t.Fatalf("asking for the call: %v", err)
+	}
+	call := asked.Output[0].AsFunctionCall()
+	answered, err := alice.Responses.New(ctx, responses.ResponseNewParams{Model: "m", Input: itemsInput(callOutput(call.CallID, "shipped")),
+		Tools: []responses.ToolUnionParam{lookupOrder}, PreviousResponseID: openai.String(asked.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err = alice.Responses.InputItems.List(ctx, answered.ID, responses.InputItemListParams{})
+	if err != nil || len(page.Data) != 1 || itemText(t, page.Data[0]) != "function_call_output "+call.CallID ||
+		page.Data[0].AsFunctionCallOutput().Output.OfString != "shipped" {
+		t.Errorf("the answer's items: %v %s", err, page.RawJSON())
+	}
+
 	bob := openAIClient(e, "bob-token")
 	var ae *openai.Error
 	_, err = bob.Responses.InputItems.List(ctx, first.ID, responses.InputItemListParams{})
