@@ -35,8 +35,9 @@ func continueThread(prev string) []option.RequestOption {
 // before (which a stateless request would refuse: "answers no tool_use block"), and
 // the model sees the whole conversation, the create request's system prompt and tools
 // included, the result of the catalog's call of the same step too. Each turn moves the
-// thread to its new message's id, streamed or not; the previous id is then a 404, the
-// SDKs' sign to send the whole conversation again. One session holds the thread.
+// thread to its new message's id, streamed or not; the previous id is then a 404 with
+// error.details.error_code "thread_not_found", on which the SDKs send the whole
+// conversation again. One session holds the thread.
 func TestMessagesThreads(t *testing.T) {
 	t.Parallel()
 	e := start(t, setup{model: true})
@@ -124,7 +125,8 @@ func TestMessagesThreads(t *testing.T) {
 	_, err = c.Messages.New(ctx, anthropic.MessageNewParams{Model: "claude-any", MaxTokens: 100,
 		Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("again"))}}, continueThread(second.ID)...)
 	var ae *anthropic.Error
-	if !errors.As(err, &ae) || ae.StatusCode != http.StatusNotFound || ae.Type() != "not_found_error" || !strings.Contains(ae.RawJSON(), `no thread is kept at message`) {
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusNotFound || ae.Type() != "not_found_error" || !strings.Contains(ae.RawJSON(), `no thread is kept at message`) ||
+		!strings.Contains(ae.RawJSON(), `"error_code": "thread_not_found"`) {
 		t.Errorf("continuing a message the thread has moved past: %v", err)
 	}
 	e.do("GET", "/v1/sessions", nil).want(t, 200, `"total": 1`, `"id": "`+fourth.ID+`"`)

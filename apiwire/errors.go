@@ -52,8 +52,13 @@ const (
 	CodeCancelled        = "cancelled"          // 503: a turn cancelled at shutdown
 )
 
-// CodeThreadUnsupported (400) is Anthropic's own code for a message thread that
-// cannot be kept (no session store here): its SDKs answer it by sending the whole
-// conversation again without a thread. /v1/messages writes it as Anthropic does, in
-// error.details.error_code.
-const CodeThreadUnsupported = "thread_unsupported_request"
+// Anthropic's own codes for a message thread, which /v1/messages writes as Anthropic
+// does, in error.details.error_code, and on which its SDKs act.
+const (
+	// CodeThreadUnsupported (400): a thread that cannot be kept (no session store
+	// here); the SDKs' tool runner sends the whole conversation again without one.
+	CodeThreadUnsupported = "thread_unsupported_request"
+	// CodeThreadNotFound (404): no thread is kept at the message a request continues;
+	// the SDKs send the whole conversation again in a new thread.
+	CodeThreadNotFound = "thread_not_found"
+)

@@ -88,10 +88,10 @@ func anthropicErrorType(status int) string {
 
 // anthropicError is the body of an error, and the data of a stream's error event:
 // {"type": "error", "error": {"type", "message"}}, and "details": {"error_code"} for
-// the codes that are Anthropic's own (a thread that cannot be kept).
+// the codes that are Anthropic's own (a thread that cannot be kept or continued).
 func anthropicError(e *apiError) map[string]any {
 	body := map[string]any{"type": anthropicErrorType(e.Status), "message": e.Message}
-	if e.Code == apiwire.CodeThreadUnsupported {
+	if e.Code == apiwire.CodeThreadUnsupported || e.Code == apiwire.CodeThreadNotFound {
 		body["details"] = map[string]string{"error_code": e.Code}
 	}
 	return map[string]any{"type": "error", "error": body}

@@ -26,6 +26,8 @@ import (
 //     create request. Use each new response id for the next turn."
 //   - Replay: "If the API can no longer continue the thread, the continue request
 //     returns a 404 error. Send the full conversation again in a new create request."
+//     The SDKs do so on the 404's error.details.error_code "thread_not_found"
+//     (@anthropic-ai/sdk's ThreadState.recoversFrom), which this one carries.
 //
 // Here a thread is kept as a response of /v1/responses is: a session of the
 // configured store whose id is the message's (msg_…), holding the conversation so
@@ -140,7 +142,7 @@ func (h *Handler) threadOf(r *http.Request, raw map[string]json.RawMessage) (*th
 // person may see it; else the 404 of a thread that is not kept, whoever's it is, on
 // which the SDKs send the whole conversation again.
 func (h *Handler) storedThread(ctx context.Context, id string) (*session.Session, *threadState, *apiError) {
-	notFound := errorf(http.StatusNotFound, apiwire.CodeNotFound, `thread.previous_message_id: no thread is kept at message %q (it expired, was continued already, or was never created): send the whole conversation with "thread": {"type": "create"}`, id)
+	notFound := errorf(http.StatusNotFound, apiwire.CodeThreadNotFound, `thread.previous_message_id: no thread is kept at message %q (it expired, was continued already, or was never created): send the whole conversation with "thread": {"type": "create"}`, id)
 	sess, err := httpx.OwnedSession(ctx, h.opts.Sessions.Store(), id)
 	switch {
 	case errors.Is(err, session.ErrNotFound):
