@@ -91,8 +91,9 @@ function child(name, argv, env, ready) {
 // without a trailing slash), its bearer token, the config file (for `switchboard mcp
 // --config`), the binary, the environment to run it in, and stop(). With oidc, serve
 // also takes the tokens of `switchboard fake-idp` (its issuer is the result's issuer),
-// where MCP clients sign in (its people: alice, and bob of the admins).
-export async function startSwitchboard({ oidc = false } = {}) {
+// where MCP clients sign in (its people: alice, and bob of the admins). provider is
+// the model's wire format, fake-llm's and serve's: openai, or anthropic.
+export async function startSwitchboard({ oidc = false, provider = 'openai' } = {}) {
   const bin = switchboardBin();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-clients-'));
   const home = join(dir, 'home');
@@ -117,14 +118,14 @@ export async function startSwitchboard({ oidc = false } = {}) {
     },
   }, null, 2));
 
-  const fake = child('switchboard fake-llm', [bin, 'fake-llm', '--listen', '127.0.0.1:0'], env,
+  const fake = child('switchboard fake-llm', [bin, 'fake-llm', '--listen', '127.0.0.1:0', '--provider', provider], env,
     (out) => out.match(/model at (http:\/\/\S+)/)?.[1]);
   const helpers = [fake];
   let serve, issuer, url;
   const token = randomBytes(16).toString('hex');
   try {
     const modelURL = await fake.started;
-    const argv = [bin, '--config', config, 'serve', '--addr', '127.0.0.1:0', '--base-url', modelURL, '--model', 'fake', '--store', 'memory', '--deferred', 'never'];
+    const argv = [bin, '--config', config, 'serve', '--addr', '127.0.0.1:0', '--base-url', modelURL, '--model', 'fake', '--provider', provider, '--store', 'memory', '--deferred', 'never'];
     if (oidc) {
       const idp = child('switchboard fake-idp', [bin, 'fake-idp', '--listen', '127.0.0.1:0', '--audience', 'switchboard'], env,
         (out) => out.match(/fake OpenID provider at (http:\/\/\S+),/)?.[1]);

@@ -118,11 +118,29 @@ test('responses streamed', async () => {
   assert.ok(events.includes('response.created') && events.at(-1) === 'response.completed', events.join(' '));
 });
 
+test('responses.inputItems.list() and responses.delete()', async () => {
+  const client = new OpenAI();
+  const response = await client.responses.create({
+    model: 'any',
+    input: [{ role: 'developer', content: 'Be brief.' }, { role: 'user', content: 'hi' }],
+  });
+  // docs:openai-responses-items
+  const items = [];
+  for await (const item of client.responses.inputItems.list(response.id, { order: 'asc', limit: 1 })) {
+    items.push(item); // the request's input, a page at a time
+  }
+  await client.responses.delete(response.id); // Switchboard keeps it no more
+  // docs:end
+  assert.deepEqual(items.map((item) => [item.type, item.role, item.content[0].text]),
+    [['message', 'developer', 'Be brief.'], ['message', 'user', 'hi']]);
+  await assert.rejects(client.responses.retrieve(response.id), (err) => err.status === 404);
+  await assert.rejects(client.responses.inputItems.list(response.id), (err) => err.status === 404);
+});
+
 // PLACE FOR what others are adding now (issue 36 items 1 and 3): replace each todo with
 // its test, and its snippet in docs/clients.md.
 test.todo('structured outputs: chat.completions.parse() with zodResponseFormat (issue 36 item 1)');
 test.todo('structured outputs: responses.parse() with zodTextFormat (issue 36 item 1)');
-test.todo('responses.inputItems.list() and responses.delete() (issue 36 item 3)');
 
 function escape(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
