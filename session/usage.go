@@ -71,6 +71,10 @@ func (m *Memory) AddCalls(_ context.Context, calls []Call) error {
 	}
 	for _, c := range calls {
 		c.Time = c.Time.UTC()
+		if n := len(m.calls); n == 0 || !c.Time.Before(m.calls[n-1].Time) {
+			m.calls = append(m.calls, c) // the usual case: the newest yet
+			continue
+		}
 		// Kept in time order: a batch may come after a later one (two recorders).
 		i, _ := slices.BinarySearchFunc(m.calls, c.Time, func(c Call, t time.Time) int { return c.Time.Compare(t) })
 		for i < len(m.calls) && !m.calls[i].Time.After(c.Time) {

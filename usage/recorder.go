@@ -134,7 +134,7 @@ func (r *Recorder) Record(ctx context.Context, c session.Call) {
 	case r.in <- c:
 	default:
 		if r.dropped.Add(1) == 1 {
-			r.log.Warn("usage: the store does not keep up with the calls; records are dropped (counted in switchboard_usage_dropped_total)")
+			r.log.Warn("usage: the store does not keep up with the calls; their records are dropped until it does (the calls are not slowed)")
 		}
 	}
 }
