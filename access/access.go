@@ -314,11 +314,7 @@ func (f *filtered) Lookup(name string) (tool.Tool, bool) {
 // Call runs a tool that a reaches; any other is unknown.
 func (f *filtered) Call(ctx context.Context, name string, args json.RawMessage) (*tool.Result, error) {
 	if _, ok := f.Lookup(name); !ok {
-		if au, ok := f.inner.(interface {
-			AuditRefused(context.Context, string, json.RawMessage)
-		}); ok {
-			au.AuditRefused(ctx, name, args)
-		}
+		tool.AuditRefused(ctx, f.inner, name, args)
 		return tool.ErrorResult("unknown tool %q", name), nil
 	}
 	return f.inner.Call(NewContext(ctx, f.a), name, args)
