@@ -175,10 +175,10 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 			cat = deferred.NewCatalog(ts)
 		}
 		g.views = newSessionViews(g, cat.Views(p))
-		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.views.middleware) // see wire.go, deferred.go
+		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.accessLists, g.views.middleware) // see wire.go, access.go, deferred.go
 		g.server.AddSendingMiddleware(g.views.sending)
 	} else {
-		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware) // see wire.go
+		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.accessLists) // see wire.go, access.go
 	}
 	if g.up != nil {
 		g.link = g.up.AddPeer(g.fwd)

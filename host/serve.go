@@ -229,6 +229,10 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	if o.RequestsPerMinute == 0 {
 		o.RequestsPerMinute = h.cfg.Settings.Serve.Limits.RequestsPerMinute
 	}
+	if o.Access == nil {
+		// Who sees which servers and tools: the config's profiles, followed.
+		o.Access = h.access
+	}
 	srv, err := api.New(h.hub, &o)
 	if err != nil {
 		return nil, err
