@@ -13,9 +13,11 @@ import (
 	"github.com/openai/openai-go/v3"
 
 	"github.com/switchboard-mcp/switchboard/access"
+	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/demo"
 	"github.com/switchboard-mcp/switchboard/internal/fakeidp"
@@ -45,6 +47,12 @@ type profilesEnv struct {
 
 func startProfiles(t *testing.T, pol *access.Policy) *profilesEnv {
 	t.Helper()
+	return startProfilesAgent(t, pol, nil)
+}
+
+// startProfilesAgent is startProfiles whose agent's options agentOpts changes.
+func startProfilesAgent(t *testing.T, pol *access.Policy, agentOpts func(*agent.Options)) *profilesEnv {
+	t.Helper()
 	idp, err := fakeidp.Start(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +67,7 @@ func startProfiles(t *testing.T, pol *access.Policy) *profilesEnv {
 	notes.Name, notes.Args = "notes", []string{"demo-server", "notes"}
 	notes.Env = map[string]string{demo.NotesFileEnv: filepath.Join(t.TempDir(), "notes.json")}
 	notes.InheritEnv = true
-	e := start(t, setup{servers: []config.Server{clock, notes}, model: true, gateway: true,
+	e := start(t, setup{servers: []config.Server{clock, notes}, model: true, gateway: true, agent: agentOpts,
 		opts: api.Options{Identify: v.Identify, Issuer: idp.Issuer, Access: pol}})
 	e.token = ""
 	mint := func(sub string, groups ...string) string {
@@ -313,6 +321,26 @@ func TestProfilesMCP(t *testing.T) {
 		if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "review_notes" {
 			t.Errorf("%q: bob's prompts: %v %+v", version, err, prompts)
 		}
+		// What alice's lists leave out, her reads and gets do not find.
+		ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+		prompts, err = alice.ListPrompts(ctx, nil)
+		if err != nil || len(prompts.Prompts) != 0 {
+			t.Errorf("%q: alice's prompts: %v %+v", version, err, prompts)
+		}
+		resources, err := alice.ListResources(ctx, nil)
+		if err != nil || len(resources.Resources) != 0 {
+			t.Errorf("%q: alice's resources: %v %+v", version, err, resources)
+		}
+		if _, err := alice.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review_notes"}); err == nil || !strings.Contains(err.Error(), "unknown prompt") {
+			t.Errorf("%q: alice got review_notes: %v", version, err)
+		}
+		if _, err := alice.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://index"}); err == nil {
+			t.Errorf("%q: alice read notes://index", version)
+		}
+		if _, err := bob.ReadResource(ctx, &mcp.ReadResourceParams{URI: "notes://index"}); err != nil {
+			t.Errorf("%q: bob's read of notes://index: %v", version, err)
+		}
+		cancel()
 		root, err := mcpAt(t, e.env, "/mcp/time", e.root, version)
 		if err != nil {
 			t.Fatal(err)
@@ -375,4 +403,40 @@ func TestProfilesNone(t *testing.T) {
 		t.Errorf("no profiles: mallory sees %v", got)
 	}
 	e.do("GET", "/v1/tools?profile=time", nil, bearer(e.mallory)).want(t, 403)
+}
+
+// TestProfilesDeferred: in deferred mode a turn's search tools find only the tools
+// of the person's profiles, and a call by name of another never runs.
+func TestProfilesDeferred(t *testing.T) {
+	t.Parallel()
+	e := startProfilesAgent(t, access.NewPolicy(testProfiles), func(o *agent.Options) {
+		o.Deferred = &deferred.Policy{Mode: deferred.Always}
+	})
+	chat := func(tok, text string) string {
+		t.Helper()
+		oc := openAIClient(e.env, tok)
+		res, err := oc.Chat.Completions.New(chatCtx(t), openai.ChatCompletionNewParams{
+			Model: "any", Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage(text)},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Choices[0].Message.Content
+	}
+	if got := chat(e.alice, `call tool_search_regex {"pattern": "note|time"}`); !containsAll(got, timeTools...) || strings.Contains(got, "_note") {
+		t.Errorf("alice's regex search: %s", got)
+	}
+	if got := chat(e.bob, `call tool_search {"query": "save a note", "limit": 10}`); !strings.Contains(got, "put_note") || containsAny(got, "delete_note", "convert_time") {
+		t.Errorf("bob's search: %s", got)
+	}
+	if got := chat(e.alice, `call put_note {"title": "deferred alice", "text": "x"}`); !strings.Contains(got, "put_note failed") {
+		t.Errorf("alice's deferred call of put_note: %s", got)
+	}
+	if r := e.do("POST", "/v1/tools/list_notes/call", `{"arguments": {}}`, bearer(e.root)); strings.Contains(r.body, "deferred alice") {
+		t.Errorf("alice's deferred call reached the notes server: %s", r.body)
+	}
+}
+
+func containsAny(s string, subs ...string) bool {
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }
