@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,8 +16,9 @@ import (
 // that opened the session. tools/list keeps the tools the access reaches (in
 // deferred mode, the session's view sees only those: deferred.go), prompts/list,
 // resources/list and resources/templates/list those of the servers it reaches. What
-// the lists leave out is unknown to the client's calls, reads and completions too:
-// the toolset (a hub) refuses them by the same access, and audits the calls.
+// the lists leave out is unknown to the client's calls (refused here, or by the
+// session's view) and to its reads and completions (a hub refuses them by the same
+// access); a refused call is audited when the toolset audits its calls.
 
 // owners is what Upstreams that know the server of each prompt, resource and
 // template offer (a hub): without it, a client whose access filters anything lists
@@ -61,6 +63,14 @@ func (g *Gateway) accessLists(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, nil
 	}
+}
+
+// refused answers a call of a tool the access of ctx does not reach: unknown, as a
+// tool nobody has, never made, and audited as refused when the toolset audits its
+// calls (a hub).
+func refused(ctx context.Context, ts tool.Toolset, name string, args json.RawMessage) *mcp.CallToolResult {
+	tool.AuditRefused(ctx, ts, name, args)
+	return tool.ErrorResult("unknown tool %q", name)
 }
 
 // servedTool is the tool the MCP server lists under name.
