@@ -43,7 +43,12 @@ type profilesEnv struct {
 	*env
 	idp                       *fakeidp.Provider
 	alice, bob, root, mallory string // timekeeper, writer, admin, in no profile
+	key                       string // an application key of the notes profile, whose person is an admin in the timekeepers' group
 }
+
+// appKey is the bearer token of profilesEnv.key: the Person an application key
+// makes (package identity: KeyID, Profiles), as the keys' own verifier will.
+const appKey = "sbk_test_notes"
 
 func startProfiles(t *testing.T, pol *access.Policy) *profilesEnv {
 	t.Helper()
@@ -68,13 +73,18 @@ func startProfilesAgent(t *testing.T, pol *access.Policy, agentOpts func(*agent.
 	notes.Env = map[string]string{demo.NotesFileEnv: filepath.Join(t.TempDir(), "notes.json")}
 	notes.InheritEnv = true
 	e := start(t, setup{servers: []config.Server{clock, notes}, model: true, gateway: true, agent: agentOpts,
-		opts: api.Options{Identify: v.Identify, Issuer: idp.Issuer, Access: pol}})
+		opts: api.Options{Identify: func(r *http.Request) (identity.Person, error) {
+			if r.Header.Get("Authorization") == "Bearer "+appKey {
+				return identity.Person{Subject: "ci-bot", KeyID: "k1", Profiles: []string{"notes"}, Admin: true, Groups: []string{"timekeepers"}}, nil
+			}
+			return v.Identify(r)
+		}, Issuer: idp.Issuer, Access: pol}})
 	e.token = ""
 	mint := func(sub string, groups ...string) string {
 		return idp.Mint(map[string]any{"sub": sub, "groups": groups})
 	}
 	return &profilesEnv{env: e, idp: idp, alice: mint("alice", "timekeepers", "staff"), bob: mint("bob", "writers"),
-		root: mint("root"), mallory: mint("mallory", "staff")}
+		root: mint("root"), mallory: mint("mallory", "staff"), key: appKey}
 }
 
 func containsAll(s string, subs ...string) bool {
@@ -121,6 +131,7 @@ func TestProfilesAPI(t *testing.T) {
 		{"root", e.root, "", all},
 		{"root narrowed", e.root, "?profile=time", timeTools},
 		{"mallory", e.mallory, "", nil},
+		{"an application key", e.key, "", notesTools},
 	} {
 		if got := e.toolNames(t, c.tok, c.query); !sameSet(got, c.want) {
 			t.Errorf("%s: GET /v1/tools%s = %v, want %v", c.who, c.query, got, c.want)
@@ -128,6 +139,7 @@ func TestProfilesAPI(t *testing.T) {
 	}
 	e.do("GET", "/v1/tools?profile=notes", nil, bearer(e.alice)).want(t, 403, `"code": "forbidden"`, `profile \"notes\": not one of your profiles`)
 	e.do("GET", "/v1/tools?profile=nope", nil, bearer(e.root)).want(t, 403, "not one of your profiles")
+	e.do("GET", "/v1/tools?profile=time", nil, bearer(e.key)).want(t, 403, "not one of your profiles")
 
 	// Alice's call of a notes tool: unknown to her, never run, audited as refused;
 	// the closest names she is offered are hers.
@@ -151,6 +163,7 @@ func TestProfilesAPI(t *testing.T) {
 	if strings.Contains(r.body, "alice was here") {
 		t.Errorf("alice's refused call reached the notes server: %s", r.body)
 	}
+	e.do("POST", "/v1/tools/convert_time/call", `{"arguments": {"time": "2026-01-02T03:04:05Z", "to": "UTC"}}`, bearer(e.key)).want(t, 404, "unknown_tool")
 
 	// Search ranks only what the caller reaches.
 	r = e.do("GET", "/v1/search?q=note&limit=10", nil, bearer(e.alice))
@@ -352,7 +365,7 @@ func TestProfilesMCP(t *testing.T) {
 	if r := e.do("POST", "/v1/tools/list_notes/call", `{"arguments": {}}`, bearer(e.root)); strings.Contains(r.body, "mcp alice") {
 		t.Errorf("alice's call through /mcp reached the notes server: %s", r.body)
 	}
-	for _, c := range [][2]string{{e.alice, "/mcp/notes"}, {e.mallory, "/mcp/time"}, {e.root, "/mcp/nope"}} {
+	for _, c := range [][2]string{{e.alice, "/mcp/notes"}, {e.mallory, "/mcp/time"}, {e.root, "/mcp/nope"}, {e.key, "/mcp/time"}} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 		r := e.do("POST", c[1], body, bearer(c[0]), "Content-Type: application/json", "Accept: application/json, text/event-stream", "Mcp-Protocol-Version: 2026-07-28")
 		if r.status != 403 || !strings.Contains(r.body, "not one of your profiles") || !strings.Contains(r.body, `"jsonrpc"`) {
@@ -361,6 +374,13 @@ func TestProfilesMCP(t *testing.T) {
 	}
 	if _, err := mcpAt(t, e.env, "/mcp/notes", e.alice, ""); err == nil {
 		t.Error("alice connected at /mcp/notes")
+	}
+	key, err := mcpAt(t, e.env, "/mcp", e.key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := listNames(t, key); !sameSet(got, notesTools) {
+		t.Errorf("the application key at /mcp lists %v, want %v", got, notesTools)
 	}
 
 	// A session opened at /mcp/notes is bob's at that path only.
