@@ -307,6 +307,7 @@ func TestProfilesMCP(t *testing.T) {
 	t.Parallel()
 	pol := access.NewPolicy(testProfiles)
 	e := startProfiles(t, pol)
+	audit := auditOf(e.env, false)
 	for _, version := range []string{"", "2025-11-25"} {
 		alice, err := mcpAt(t, e.env, "/mcp", e.alice, version)
 		if err != nil {
@@ -364,6 +365,15 @@ func TestProfilesMCP(t *testing.T) {
 	}
 	if r := e.do("POST", "/v1/tools/list_notes/call", `{"arguments": {}}`, bearer(e.root)); strings.Contains(r.body, "mcp alice") {
 		t.Errorf("alice's call through /mcp reached the notes server: %s", r.body)
+	}
+	refused := 0
+	for _, l := range auditLines(t, audit) {
+		if l["subject"] == "alice" && l["tool"] == "put_note" && l["outcome"] == "refused" {
+			refused++
+		}
+	}
+	if refused != 2 {
+		t.Errorf("alice's calls of put_note at /mcp: %d refused audit lines, want 2:\n%s", refused, audit)
 	}
 	for _, c := range [][2]string{{e.alice, "/mcp/notes"}, {e.mallory, "/mcp/time"}, {e.root, "/mcp/nope"}, {e.key, "/mcp/time"}} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
