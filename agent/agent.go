@@ -92,8 +92,9 @@ type Agent struct {
 	sessions session.Store // the turns' store unless TurnOptions.Store
 	opts     Options
 	log      *slog.Logger
-	deferred *deferred.Views // nil unless Options.Deferred
-	native   bool            // NativeSearch, and the model has it
+	deferred *deferred.Views      // nil unless Options.Deferred
+	native   bool                 // NativeSearch, and the model has it
+	allow    func(tool.Tool) bool // TurnOptions.Allow of the turn (a copy of the Agent per turn)
 }
 
 // New returns an agent that answers with model and keeps its sessions in store (a
@@ -238,8 +239,11 @@ func (a *Agent) runIn(ctx context.Context, sess *session.Session, inMemory bool,
 	r := &run{Agent: a, ctx: ctx, sess: sess, inMemory: inMemory, history: sess.Messages, turn: &Turn{Session: sess.ID}, tools: a.opts.Tools}
 	r.log = a.log.With("session", sess.ID)
 	r.setClient(client)
+	if a.allow != nil && r.tools != nil {
+		r.tools = tool.FilterFunc(r.tools, a.allow)
+	}
 	if a.deferred != nil {
-		view := a.deferred.View(sess.Loaded, r.saveLoaded)
+		view := a.deferred.ViewOnly(a.allow, sess.Loaded, r.saveLoaded)
 		defer view.Close()
 		r.tools, r.view = view, view
 	}
@@ -384,6 +388,9 @@ func (r *run) listTools(req *llm.Request) {
 	}
 	pinned := r.deferred.Policy().Pinned
 	for _, t := range r.deferred.Inner().Tools() {
+		if r.allow != nil && !r.allow(t) {
+			continue
+		}
 		if pinned != nil && pinned(t) {
 			req.Tools = append(req.Tools, t)
 		} else {

@@ -139,6 +139,11 @@ func (r *run) execute(ctx context.Context, step int, c llm.Call, def tool.Tool, 
 		return bad
 	}
 	if !known {
+		if r.allow != nil {
+			// Maybe a tool outside the caller's profiles: refused, as every call the
+			// toolset audits (a hub's) is.
+			tool.AuditRefused(ctx, r.opts.Tools, c.Name, args)
+		}
 		return r.unknownTool(c.Name)
 	}
 	if r.opts.Approve != nil {

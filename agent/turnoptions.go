@@ -40,6 +40,10 @@ type TurnOptions struct {
 	// history before the next turn; a next turn without them answers them as
 	// interrupted.
 	ClientTools []tool.Tool
+	// Allow, when set, is the test of the agent's tools this turn may list, find
+	// and call (the caller's profiles: access.Access.Keep): any other is unknown to
+	// the turn, in deferred mode too. nil: every tool.
+	Allow func(tool.Tool) bool
 }
 
 // RunTurn is Run with TurnOptions: a turn on another store, with other hooks, tools
@@ -73,6 +77,7 @@ func (a *Agent) RunTurn(ctx context.Context, sessionID string, opts *TurnOptions
 	if o.User != "" {
 		user = &o.User
 	}
+	b.allow = o.Allow
 	if o.Session != nil {
 		return b.startIn(ctx, sessionID, o.Session, user, o.ClientTools)
 	}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/api/compat"
 	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/deferred"
@@ -134,6 +135,13 @@ type Options struct {
 	// the Go runtime's and the process's metrics. The hub's calls are counted from New
 	// until Shutdown.
 	Registry *prom.Registry
+	// Access is the profiles that say who sees which servers and tools (package
+	// access; host.Host's follows the config's "profiles"): every request but the
+	// public ones gets the access of its person (narrowed by ?profile=NAME, or the
+	// path of /mcp/{profile}; 403 when that is not one of theirs), which its tool
+	// lists, search, calls, resources, prompts and turns, and the gateway's, take.
+	// nil: no profiles, everyone sees everything.
+	Access *access.Policy
 	// RequestsPerMinute bounds each person's requests (by subject; the requests
 	// without one, a service without identities or the static token's admin, share
 	// one bound): past it, 429 with Retry-After. The public routes are never bounded.

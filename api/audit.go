@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/session"
@@ -36,7 +37,7 @@ func (s *Server) auditContext(rt route, next http.Handler) http.Handler {
 			p, ok := identity.FromContext(r.Context())
 			switch {
 			case ok && r.URL.Path == "/sse": // legacy SSE: sessions bound here (ssebind.go)
-				s.sse.serve(sessionUser(p), next, w, r)
+				s.sse.serve(sessionUser(r.Context(), p), next, w, r)
 			case ok && bearer(r):
 				bound.ServeHTTP(w, r)
 			default:
@@ -74,7 +75,7 @@ func usageSource(rt route) string {
 // the person the API identified; the token was checked then.
 var bindSubject = auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
 	p, _ := identity.FromContext(ctx)
-	return &auth.TokenInfo{UserID: sessionUser(p)}, nil
+	return &auth.TokenInfo{UserID: sessionUser(ctx, p)}, nil
 }, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})
 
 // staticTokenUser is the session user of the static token's admin (a person with no
@@ -82,12 +83,18 @@ var bindSubject = auth.RequireBearerToken(func(ctx context.Context, _ string, _ 
 // issues, this string included, is ever the static token's.
 const staticTokenUser = "static token"
 
-// sessionUser is the user an MCP session of p is bound to.
-func sessionUser(p identity.Person) string {
+// sessionUser is the user an MCP session of p is bound to, and the profile the
+// request of ctx is narrowed to (/mcp/{profile}): a session of one profile is
+// never taken up at another's path, nor at /mcp.
+func sessionUser(ctx context.Context, p identity.Person) string {
+	user := "sub:" + p.Subject
 	if p.Subject == "" {
-		return staticTokenUser
+		user = staticTokenUser
 	}
-	return "sub:" + p.Subject
+	if only := access.FromContext(ctx).Only(); only != "" {
+		user += " profile:" + only
+	}
+	return user
 }
 
 // bearer reports whether r carries "Authorization: Bearer TOKEN", as

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/signin"
@@ -82,9 +84,12 @@ type messageInfo struct {
 }
 
 func (s *Server) listResources(w http.ResponseWriter, r *http.Request) {
-	all := s.hub.OwnedResources()
+	all, acc := s.hub.OwnedResources(), access.FromContext(r.Context())
 	out := make([]resourceInfo, 0, len(all))
 	for _, o := range all {
+		if !acc.Server(o.Server) {
+			continue
+		}
 		x := o.Item
 		out = append(out, resourceInfo{URI: x.URI, Name: x.Name, Title: x.Title, Description: x.Description, MIMEType: x.MIMEType, Size: x.Size, Server: o.Server})
 	}
@@ -92,9 +97,12 @@ func (s *Server) listResources(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listResourceTemplates(w http.ResponseWriter, r *http.Request) {
-	all := s.hub.OwnedResourceTemplates()
+	all, acc := s.hub.OwnedResourceTemplates(), access.FromContext(r.Context())
 	out := make([]templateInfo, 0, len(all))
 	for _, o := range all {
+		if !acc.Server(o.Server) {
+			continue
+		}
 		x := o.Item
 		out = append(out, templateInfo{URITemplate: x.URITemplate, Name: x.Name, Title: x.Title, Description: x.Description, MIMEType: x.MIMEType, Server: o.Server})
 	}
@@ -110,7 +118,7 @@ func (s *Server) readResource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	server, ok := s.hub.ResourceServer(uri)
-	if !ok {
+	if !ok || !access.FromContext(r.Context()).Server(server) {
 		writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, fmt.Sprintf("unknown resource %q: no server lists it and no template matches it (GET /v1/resources and /v1/resources/templates list them)", uri))
 		return
 	}
@@ -137,10 +145,12 @@ func (s *Server) readResource(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listPrompts(w http.ResponseWriter, r *http.Request) {
-	all := s.hub.OwnedPrompts()
+	all, acc := s.hub.OwnedPrompts(), access.FromContext(r.Context())
 	out := make([]promptInfo, 0, len(all))
 	for _, o := range all {
-		out = append(out, promptInfoOf(o))
+		if acc.Server(o.Server) {
+			out = append(out, promptInfoOf(o))
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"prompts": out})
 }
@@ -167,7 +177,7 @@ func (s *Server) getPrompt(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := r.PathValue("name")
-	p, e := s.findPrompt(name)
+	p, e := s.findPrompt(r.Context(), name)
 	if e != nil {
 		writeAPIError(w, r, e)
 		return
@@ -195,10 +205,13 @@ func (s *Server) getPrompt(w http.ResponseWriter, r *http.Request) {
 
 // findPrompt is the prompt of that exposed name, or a 404 with the closest names
 // (or, when none is close, the names there are).
-func (s *Server) findPrompt(name string) (promptInfo, *apiError) {
-	all := s.hub.OwnedPrompts()
+func (s *Server) findPrompt(ctx context.Context, name string) (promptInfo, *apiError) {
+	all, acc := s.hub.OwnedPrompts(), access.FromContext(ctx)
 	names := make([]tool.Tool, 0, len(all))
 	for _, o := range all {
+		if !acc.Server(o.Server) {
+			continue // as unknown to the caller as a prompt nobody has
+		}
 		if o.Item.Name == name {
 			return promptInfoOf(o), nil
 		}

@@ -140,6 +140,9 @@ func (s *Server) routes() []route {
 		rs = append(rs,
 			route{pattern: "GET /mcp", handler: gw.ServeHTTP, stream: true, errors: mcpErrors},
 			route{pattern: "/mcp", handler: gw.ServeHTTP, errors: mcpErrors},
+			// One profile's tools alone (access.go): 403 to a caller outside it.
+			route{pattern: "GET /mcp/{profile}", handler: s.profileMCP, stream: true, errors: mcpErrors},
+			route{pattern: "/mcp/{profile}", handler: s.profileMCP, errors: mcpErrors},
 			route{pattern: "GET /sse", handler: gw.ServeHTTP, stream: true, errors: mcpErrors},
 			route{pattern: "/sse", handler: gw.ServeHTTP, errors: mcpErrors},
 		)
@@ -150,7 +153,7 @@ func (s *Server) routes() []route {
 // buildHandler puts every route behind its middleware, outermost first: request id,
 // route and log line, DNS-rebinding check, CORS, then the route's own: request count,
 // cross-origin protection, token, rate limit (limits.go), admins only (the route's
-// admin), the audit's context (audit.go). A request that no route takes goes to noRoute,
+// admin), the caller's access (access.go), the audit's context (audit.go). A request that no route takes goes to noRoute,
 // behind the same middleware.
 func (s *Server) buildHandler() (http.Handler, error) {
 	cop := http.NewCrossOriginProtection()
@@ -162,6 +165,9 @@ func (s *Server) buildHandler() (http.Handler, error) {
 	lim := newLimiter(s.opts.RequestsPerMinute)
 	guard := func(rt route, h http.Handler) http.Handler {
 		h = s.auditContext(rt, h)
+		if !rt.public {
+			h = s.withAccess(h)
+		}
 		if rt.admin != "" {
 			h = adminOnly(rt.admin, h)
 		}

@@ -10,7 +10,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
@@ -180,7 +182,7 @@ func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, "strict needs format=openai or format=openai-responses")
 		return
 	}
-	v, err := Catalog(s.hub.Tools(), p, strict)
+	v, err := Catalog(access.FromContext(r.Context()).Tools(s.hub.Tools()), p, strict)
 	if err != nil {
 		writeError(w, r, http.StatusUnprocessableEntity, apiwire.CodeFormatFailed, err.Error())
 		return
@@ -225,13 +227,22 @@ func (s *Server) callTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, err.Error())
 		return
 	}
-	if _, err := h.WaitTool(r.Context(), name); err != nil {
-		var unknown *hub.UnknownToolError
-		if errors.As(err, &unknown) {
-			h.AuditRefused(r.Context(), name, args)
-			writeAPIError(w, r, &apiError{Status: http.StatusNotFound, Code: apiwire.CodeUnknownTool, Message: unknown.Error(), Suggestions: unknown.Suggestions})
-			return
+	acc := access.FromContext(r.Context())
+	t, err := h.WaitTool(r.Context(), name)
+	var unknown *hub.UnknownToolError
+	switch {
+	case err == nil && !acc.Tool(t):
+		// Outside the caller's profiles: the 404 of a tool nobody has, never run.
+		unknown = &hub.UnknownToolError{Name: name}
+		fallthrough
+	case errors.As(err, &unknown):
+		h.AuditRefused(r.Context(), name, args)
+		if !acc.All() { // the closest names among those the caller reaches only
+			unknown = &hub.UnknownToolError{Name: name, Suggestions: hub.Suggest(name, acc.Tools(h.Tools()), 3)}
 		}
+		writeAPIError(w, r, &apiError{Status: http.StatusNotFound, Code: apiwire.CodeUnknownTool, Message: unknown.Error(), Suggestions: unknown.Suggestions})
+		return
+	case err != nil:
 		writeError(w, r, http.StatusServiceUnavailable, apiwire.CodeUnavailable, err.Error())
 		return
 	}
@@ -276,19 +287,9 @@ func (s *Server) searchTools(w http.ResponseWriter, r *http.Request) {
 		writeAPIError(w, r, e)
 		return
 	}
-	ix := s.opts.Catalog.Index()
-	var (
-		found []search.Result
-		err   error
-	)
-	switch {
-	case regex:
-		found, err = ix.ToolSearchRegex(q.Get("q"), limit)
-	case s.opts.Embeddings != nil:
-		found, err = s.opts.Embeddings.ToolSearch(r.Context(), ix, q.Get("q"), limit)
-	default:
-		found, err = ix.ToolSearch(q.Get("q"), limit)
-	}
+	// The best of the tools the caller's profiles reach (package access).
+	found, err := deferred.Find(r.Context(), s.opts.Catalog.Index(), s.opts.Embeddings, q.Get("q"), regex, limit,
+		access.FromContext(r.Context()).Keep())
 	if err != nil {
 		writeError(w, r, http.StatusBadRequest, apiwire.CodeBadRequest, err.Error())
 		return

@@ -44,6 +44,9 @@ func TestImportLayers(t *testing.T) {
 		"signin": {"internal/editdist", "internal/jsonenc", "tool", "config", "redact", "identity"},
 		// Who makes a request: every layer may ask it, so it asks nobody.
 		"identity": {},
+		// What a request may reach: the hub, the gateway, the agent and the API take
+		// it, so it knows only who calls and what a tool is.
+		"access": {"identity", "tool", "internal/jsonenc"},
 		// Metrics in Prometheus' text format: whoever counts may use it.
 		"prom": {},
 		// What server administration answers: the host makes it, the API (which the
@@ -89,7 +92,7 @@ func TestImportLayers(t *testing.T) {
 			}
 		}
 	}
-	noConfig := []string{"tool", "format", "relay", "llm", "search", "deferred", "session", "agent"}
+	noConfig := []string{"access", "tool", "format", "relay", "llm", "search", "deferred", "session", "agent"}
 	for pkg, deps := range ours {
 		root, _, _ := strings.Cut(pkg, "/")
 		if slices.Contains(noConfig, root) && slices.Contains(deps, "config") {

@@ -115,6 +115,8 @@ type parser struct {
 	inputs      map[string]Input
 	inputVals   map[string]string
 	inputFailed map[string]bool
+	// serverRefs are the servers the profiles name, checked once every server is read.
+	serverRefs []serverRef
 	// substituted holds the secret values that expansion put into the config: those of
 	// variables feeding env and header values, and of variables named like credentials
 	// anywhere ("--api-key ${API_KEY}"); ${HOME} in args is not one.
@@ -284,6 +286,7 @@ func (p *parser) top(root *hujson.Value, cfg *Config) {
 		}
 	}
 	p.servers(entries, cfg)
+	p.checkProfileServers(cfg)
 }
 
 // topKeys are the top-level keys with a meaning, for did-you-mean.
@@ -424,6 +427,8 @@ func (p *parser) settings(v *hujson.Value, st *Settings) {
 			p.searchSettings(v, path, &st.Search)
 		case "serve":
 			p.serveSettings(v, path, &st.Serve)
+		case "profiles":
+			st.Profiles = p.profiles(v, path)
 		default:
 			// Kept so a newer file still loads, and callers can read what they know.
 			c := v.Clone()

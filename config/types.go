@@ -132,6 +132,9 @@ type Settings struct {
 	// Serve configures switchboard serve for a team: who may call it (auth), what
 	// each tool call's audit line carries, and each person's limits.
 	Serve ServeSettings `json:"serve,omitzero"`
+	// Profiles say who sees which servers and tools (see Profile), in file order;
+	// none: everyone sees everything.
+	Profiles []Profile `json:"profiles,omitempty"`
 	// Extra holds keys of the "switchboard" object that this version does not interpret.
 	Extra map[string]json.RawMessage `json:"-"`
 }

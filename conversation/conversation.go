@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/identity"
@@ -167,7 +168,9 @@ type Unattended struct {
 
 // Start starts a turn on a goroutine of its own: read its events (Events, or
 // Ready and Take), decide its calls (Decide), answer its questions (Answer), and
-// Wait for its outcome. ctx ends the turn. Every started turn must be waited for.
+// Wait for its outcome. ctx ends the turn; the access.Access it carries (the
+// request's: package access) is what the turn's tools are. Every started turn must
+// be waited for.
 func (r *Runner) Start(ctx context.Context, req *Request) *Turn {
 	t := newTurn(r, req)
 	stored := req.InMemory == nil
@@ -176,7 +179,10 @@ func (r *Runner) Start(ctx context.Context, req *Request) *Turn {
 	}
 	opts := &agent.TurnOptions{User: req.User, Session: req.InMemory, ClientTools: req.ClientTools,
 		MaxTokens: req.MaxTokens, Temperature: req.Temperature,
-		OnEvent: t.agentEvent, Approve: t.approve, Elicit: t.elicit}
+		OnEvent: t.agentEvent, Approve: t.approve, Elicit: t.elicit,
+		// The tools of the caller's profiles, whichever front end starts the turn
+		// (package access: the request's, in ctx; the hub refuses the others too).
+		Allow: access.FromContext(ctx).Keep()}
 	go func() {
 		res, err := r.agent.RunTurn(ctx, req.Session, opts)
 		if stored {

@@ -119,7 +119,17 @@ func (d *Views) Inner() tool.Toolset { return d.inner }
 // that it can persist with the session. A View is a tool.Toolset; Close stops the
 // goroutine that Changed starts.
 func (d *Views) View(loaded []string, save func(loaded []string)) *View {
-	v := &View{d: d, save: save, loaded: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
+	return d.ViewOnly(nil, loaded, save)
+}
+
+// ViewOnly is View seeing only the catalog's tools that keep allows (nil: every
+// one): the tools of one caller's profiles (package access). It lists, finds and
+// calls no other: the search tools' descriptions count only those, a search ranks
+// the whole catalog and returns the best of those, and a call of any other is
+// answered as an unknown tool's, never made. keep is asked afresh at each list, so
+// that it may change.
+func (d *Views) ViewOnly(keep func(tool.Tool) bool, loaded []string, save func(loaded []string)) *View {
+	v := &View{d: d, keep: keep, save: save, loaded: map[string]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
 	for _, n := range loaded {
 		v.loaded[n] = true
 	}
@@ -129,6 +139,7 @@ func (d *Views) View(loaded []string, save func(loaded []string)) *View {
 // View is a session's deferred toolset; see Views.View.
 type View struct {
 	d    *Views
+	keep func(tool.Tool) bool // nil: every tool of the catalog
 	save func([]string)
 
 	mu      sync.Mutex
@@ -154,6 +165,9 @@ type viewList struct {
 // left the catalog is not listed, and is again once it is back under its name.
 func (v *View) Tools() []tool.Tool {
 	c := v.d.snapshot()
+	if v.keep != nil {
+		return v.keptTools(c)
+	}
 	if !c.active {
 		return c.tools
 	}
@@ -181,6 +195,31 @@ func (v *View) Tools() []tool.Tool {
 	return out
 }
 
+// keptTools is Tools for a view with keep, made afresh (keep may change).
+func (v *View) keptTools(c *catalogSnap) []tool.Tool {
+	var kept []tool.Tool
+	for _, t := range c.tools {
+		if v.keep(t) {
+			kept = append(kept, t)
+		}
+	}
+	if !c.active {
+		return kept
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := v.d.metaTools(kept)
+	for _, t := range kept {
+		if v.loaded[t.Name] || (v.d.policy.Pinned != nil && v.d.policy.Pinned(t)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// kept reports whether the view reaches t.
+func (v *View) kept(t tool.Tool) bool { return v.keep == nil || v.keep(t) }
+
 // Loaded is the session's set of loaded tools, sorted.
 func (v *View) Loaded() []string {
 	v.mu.Lock()
@@ -198,7 +237,7 @@ func (v *View) Lookup(name string) (tool.Tool, bool) {
 	if m, ok := c.meta(name); ok {
 		return m, true
 	}
-	if i, ok := c.byName[name]; ok {
+	if i, ok := c.byName[name]; ok && v.kept(c.tools[i]) {
 		return c.tools[i], true
 	}
 	return tool.Tool{}, false
@@ -231,7 +270,9 @@ func (v *View) Call(ctx context.Context, name string, args json.RawMessage) (*to
 			return v.callByName(ctx, c, args)
 		}
 	}
-	if _, ok := c.byName[name]; ok && c.active {
+	if i, ok := c.byName[name]; ok && !v.kept(c.tools[i]) {
+		return refused(ctx, v.d.inner, name, args), nil
+	} else if ok && c.active {
 		v.load(name)
 	}
 	return v.d.inner.Call(ctx, name, args)
@@ -268,17 +309,13 @@ func (v *View) search(ctx context.Context, c *catalogSnap, name string, raw json
 			return tool.ErrorResult(`%s needs "query", the task in a few words: %s`, name, metaExample(name))
 		}
 		asked = *a.Query
-		if e := v.d.policy.Embeddings; e != nil {
-			found, err = e.ToolSearch(ctx, c.index(), asked, limit)
-		} else {
-			found, err = c.index().ToolSearch(asked, limit)
-		}
+		found, err = Find(ctx, c.index(), v.d.policy.Embeddings, asked, false, limit, v.keep)
 	} else {
 		if a.Pattern == nil {
 			return tool.ErrorResult(`%s needs "pattern", a regular expression: %s`, name, metaExample(name))
 		}
 		asked = *a.Pattern
-		found, err = c.index().ToolSearchRegex(asked, limit)
+		found, err = Find(ctx, c.index(), nil, asked, true, limit, v.keep)
 	}
 	if err != nil {
 		return tool.ErrorResult("%v", err)
@@ -347,7 +384,11 @@ func (v *View) callByName(ctx context.Context, c *catalogSnap, raw json.RawMessa
 	if err := json.Unmarshal(raw, &a); err != nil || a.Name == "" {
 		return tool.ErrorResult(`%s needs "name", a tool's exact name as a search listed it, and "arguments", an object: %s`, CallToolName, metaExample(CallToolName)), nil
 	}
-	if _, ok := c.byName[a.Name]; !ok {
+	i, ok := c.byName[a.Name]
+	if ok && !v.kept(c.tools[i]) {
+		return refused(ctx, v.d.inner, a.Name, a.Arguments), nil
+	}
+	if !ok {
 		if _, meta := c.meta(a.Name); meta {
 			return tool.ErrorResult("%s calls catalog tools; call %s directly", CallToolName, a.Name), nil
 		}

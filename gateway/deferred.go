@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -62,16 +63,16 @@ func newSessionViews(g *Gateway, d *deferred.Views) *sessionViews {
 	return &sessionViews{g: g, d: d, views: map[*mcp.ServerSession]*deferred.View{}, listens: map[*mcp.ServerSession][]*listen{}}
 }
 
-// of is ss's view, made on the session's first tools request and closed when the
-// session ends.
-func (s *sessionViews) of(ss *mcp.ServerSession) (*deferred.View, error) {
+// of is ss's view, made on the session's first tools request (ctx's) and closed
+// when the session ends: it sees only what the access of ctx reaches (access.go).
+func (s *sessionViews) of(ctx context.Context, ss *mcp.ServerSession) (*deferred.View, error) {
 	s.mu.Lock()
 	v := s.views[ss]
 	if v != nil {
 		s.mu.Unlock()
 		return v, nil
 	}
-	v = s.d.View(nil, nil)
+	v = s.d.ViewOnly(access.FromContext(ctx).Keep(), nil, nil)
 	s.views[ss] = v
 	s.mu.Unlock()
 	if !s.g.spawn(func() {
@@ -121,7 +122,7 @@ func (s *sessionViews) handler(name string) mcp.ToolHandler {
 	g := s.g
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p := req.Params // the SDK refuses a tools/call without params before this
-		v, err := s.of(req.Session)
+		v, err := s.of(ctx, req.Session)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +193,7 @@ func (s *sessionViews) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		switch method {
 		case methodListTools:
 			p, _ := req.GetParams().(*mcp.ListToolsParams)
-			return s.list(ss, p)
+			return s.list(ctx, ss, p)
 		case methodListen:
 			l := &listen{ss: ss}
 			res, err := next(context.WithValue(ctx, listenKey{}, l), method, req)
@@ -206,11 +207,11 @@ func (s *sessionViews) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 // list is the session's tools/list: one page, as a view lists a few tools (the
 // search tools, the pinned ones, what the session found) unless the catalog is not
 // deferred at all.
-func (s *sessionViews) list(ss *mcp.ServerSession, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
+func (s *sessionViews) list(ctx context.Context, ss *mcp.ServerSession, p *mcp.ListToolsParams) (*mcp.ListToolsResult, error) {
 	if p != nil && p.Cursor != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tools/list: unknown cursor (this server lists its tools in one page)"}
 	}
-	v, err := s.of(ss)
+	v, err := s.of(ctx, ss)
 	if err != nil {
 		return nil, err
 	}

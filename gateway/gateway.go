@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/deferred"
 	"github.com/switchboard-mcp/switchboard/relay"
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -175,10 +176,10 @@ func New(ts tool.Toolset, opts *Options) *Gateway {
 			cat = deferred.NewCatalog(ts)
 		}
 		g.views = newSessionViews(g, cat.Views(p))
-		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.views.middleware) // see wire.go, deferred.go
+		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.accessLists, g.views.middleware) // see wire.go, access.go, deferred.go
 		g.server.AddSendingMiddleware(g.views.sending)
 	} else {
-		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware) // see wire.go
+		g.server.AddReceivingMiddleware(drop2026Fields, g.fwd.middleware, g.accessLists) // see wire.go, access.go
 	}
 	if g.up != nil {
 		g.link = g.up.AddPeer(g.fwd)
@@ -363,6 +364,9 @@ func sameTool(a, b tool.Tool) bool {
 func (g *Gateway) handler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		p := req.Params // the SDK refuses a tools/call without params before this
+		if !access.FromContext(ctx).Tool(g.servedTool(name)) {
+			return refused(ctx, g.ts, name, p.Arguments), nil // see access.go
+		}
 		call := func(ctx context.Context) (*mcp.CallToolResult, error) {
 			ctx, _, done := g.fwd.begin(ctx, req.Session, p.Meta)
 			defer done()

@@ -134,7 +134,9 @@ func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byt
 	}
 	RegisterConfig(cfg, h.log, h.red)
 	h.log.Info("servers changed", "server", name, "source", source, "saved", res.Saved)
-	if err := h.hub.Reload(cfg); err != nil {
+	err = h.hub.Reload(cfg)
+	h.access.Set(profilesOf(cfg))
+	if err != nil {
 		return res, fmt.Errorf("the change is saved, but applying it failed: %w", err)
 	}
 	return res, nil

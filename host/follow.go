@@ -148,10 +148,11 @@ func (h *Host) reload(path string, data []byte, trigger string) {
 		return
 	}
 	RegisterConfig(cfg, h.log, h.red)
-	h.log.Info("reloading config", "source", path, "trigger", trigger, "servers", len(cfg.Servers))
+	h.log.Info("reloading config", "source", path, "trigger", trigger, "servers", len(cfg.Servers), "profiles", len(cfg.Settings.Profiles))
 	if err := h.hub.Reload(cfg); err != nil {
 		h.log.Error("config reload", "err", err)
 	}
+	h.access.Set(profilesOf(cfg)) // after the servers: a profile may name one just added
 }
 
 // RegisterConfig registers a loaded config with the program: its secrets with red

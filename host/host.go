@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/deferred"
@@ -71,6 +72,8 @@ type Host struct {
 	cfg  *config.Config // as given to New; the hub follows reloads
 	hub  *hub.Hub
 	cat  *deferred.Catalog
+	// access is the config's profiles, set again with each config applied (access.go).
+	access *access.Policy
 	// signins sign in to the remote servers that ask for it; signInErr says why
 	// their store is not the one the settings ask for (see SignInError).
 	signins      *signin.Handlers
@@ -114,6 +117,7 @@ func New(cfg *config.Config, opts *Options) *Host {
 	h.hub = hub.New(cfg, &hub.Options{Logger: o.Logger, Redactor: o.Redactor, Upstream: &upstream.Options{OAuth: h.signins.For},
 		PerUser: &perUser})
 	h.cat = deferred.NewCatalog(h.hub) // nothing is indexed until a search
+	h.access = access.NewPolicy(profilesOf(cfg))
 	h.model = &modelOnce{}
 	return h
 }

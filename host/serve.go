@@ -144,8 +144,9 @@ func (h *Host) Gateway(opts *gateway.Options) (*gateway.Gateway, error) {
 // (AddServer, PatchServer, RemoveServer, behind POST, PATCH and DELETE
 // /v1/servers). opts, when not nil, gives the HTTP settings (Token, CORSOrigin,
 // PublicURL, MaxRequestBytes, timeouts, Registry, ...); what the Host owns (the hub,
-// Catalog, Sessions, Conversations, Gateway, Model, SignIn, Servers, Version, Logger)
-// it fills in, and RequestsPerMinute from "serve.limits" unless set. With the config's "serve":
+// Catalog, Sessions, Conversations, Gateway, Model, SignIn, Servers, Version, Logger,
+// and Access: the config's profiles, followed) it fills in, and RequestsPerMinute
+// from "serve.limits" unless set. With the config's "serve":
 // {"auth"} and no opts.Identify, every request but the public ones needs a token of
 // that provider (Verifier; the Issuer is the provider's): an error when the provider
 // cannot be reached. From then on the hub logs an audit line per call on the API's
@@ -233,6 +234,10 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	}
 	if r := h.usageRecorder(janitor.Store()); r != nil && o.Usage == nil {
 		o.Usage = r
+	}
+	if o.Access == nil {
+		// Who sees which servers and tools: the config's profiles, followed.
+		o.Access = h.access
 	}
 	srv, err := api.New(h.hub, &o)
 	if err != nil {

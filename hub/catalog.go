@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/internal/editdist"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -203,6 +205,12 @@ func (e *UnknownToolError) Error() string {
 // UnknownTool describes name as unknown to the current catalog.
 func (h *Hub) UnknownTool(name string) *UnknownToolError {
 	return &UnknownToolError{Name: name, Suggestions: Suggest(name, h.Tools(), 3)}
+}
+
+// unknownTo is UnknownTool for the caller of ctx: its suggestions only among the
+// tools its access reaches (package access), so that a refusal names no other.
+func (h *Hub) unknownTo(ctx context.Context, name string) *UnknownToolError {
+	return &UnknownToolError{Name: name, Suggestions: Suggest(name, access.FromContext(ctx).Tools(h.Tools()), 3)}
 }
 
 // Suggest returns up to n exposed names closest to name (by edit distance, then by a

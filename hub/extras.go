@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/yosida95/uritemplate/v3"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -170,7 +171,7 @@ func (h *Hub) ResourceTemplates() []*mcp.ResourceTemplate { return h.ext.Load().
 // server). Resource URIs in its messages come back exposed (see exposeURI).
 func (h *Hub) GetPrompt(ctx context.Context, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
 	r, ok := h.ext.Load().promptRoutes[params.Name]
-	if !ok {
+	if !ok || !access.FromContext(ctx).Server(r.sup.Name()) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", params.Name)}
 	}
 	p := *params
@@ -198,6 +199,9 @@ func (h *Hub) ReadResource(ctx context.Context, params *mcp.ReadResourceParams) 
 	sup, original, err := h.resolveURI(params.URI)
 	if err != nil {
 		return nil, err
+	}
+	if !access.FromContext(ctx).Server(sup.Name()) {
+		return nil, mcp.ResourceNotFoundError(params.URI)
 	}
 	p := *params
 	p.URI = original
@@ -254,6 +258,9 @@ func (h *Hub) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.Co
 		}
 	default:
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: unknown ref type %q", ref.Type)}
+	}
+	if !access.FromContext(ctx).Server(sup.Name()) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete: unknown ref"}
 	}
 	var res *mcp.CompleteResult
 	err := h.doRoute(ctx, sup, func(ctx context.Context, cs *mcp.ClientSession) (err error) {

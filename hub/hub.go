@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/redact"
@@ -328,7 +329,12 @@ func (h *Hub) Call(ctx context.Context, name string, args json.RawMessage) (*too
 			return nil, ErrClosed
 		}
 		h.auditCall(ctx, name, "", "", args, start, OutcomeRefused)
-		return tool.ErrorResult("%s", h.UnknownTool(name).Error()), nil
+		return tool.ErrorResult("%s", h.unknownTo(ctx, name).Error()), nil
+	}
+	if !access.FromContext(ctx).Allows(r.sup.Name(), name) {
+		// Outside the caller's profiles: as unknown to them as a tool nobody has.
+		h.auditCall(ctx, name, r.sup.Name(), r.original, args, start, OutcomeRefused)
+		return tool.ErrorResult("%s", h.unknownTo(ctx, name).Error()), nil
 	}
 	if err := h.CheckArguments(args); err != nil {
 		h.auditCall(ctx, name, r.sup.Name(), r.original, args, start, OutcomeRefused)

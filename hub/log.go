@@ -11,15 +11,19 @@ import (
 //
 // A server's log goes on across its reconnects and across Restart, Replace and a
 // Reload that restarts it (its supervisor is a new one, its log the same); it ends
-// when the server leaves the hub (Remove, a Reload without it). Of a "perUser"
-// server it is the service's own connection's: the persons' connections keep none.
+// when the server leaves the hub (Remove, a Reload without it) and has stopped: a
+// server on its way out still has its log until its last entry, "closed", is
+// written (dropLog), so that a follower that sees the log go has read that entry.
+// Of a "perUser" server it is the service's own connection's: the persons'
+// connections keep none.
 func (h *Hub) Log(name string) (*upstream.Log, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.sups[name]; !ok {
-		return nil, false
+	if _, ok := h.sups[name]; ok {
+		return h.logOf(name), true
 	}
-	return h.logOf(name), true
+	l, leaving := h.logs[name] // detached, not yet stopped (or on its way back: Replace)
+	return l, leaving
 }
 
 // newSupervisor is the supervisor of s, which writes to the server's log; h.mu must

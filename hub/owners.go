@@ -52,3 +52,24 @@ func (h *Hub) ResourceServer(uri string) (server string, ok bool) {
 	}
 	return sup.Name(), true
 }
+
+// PromptServer names the server of the exposed prompt name; ok is false when no
+// server has it.
+func (h *Hub) PromptServer(name string) (server string, ok bool) {
+	r, ok := h.ext.Load().promptRoutes[name]
+	if !ok {
+		return "", false
+	}
+	return r.sup.Name(), true
+}
+
+// TemplateServer names the server of the exposed resource template; ok is false
+// when no server has it.
+func (h *Hub) TemplateServer(uriTemplate string) (server string, ok bool) {
+	for _, t := range h.ext.Load().tmplRoutes {
+		if t.exposed == uriTemplate {
+			return t.sup.Name(), true
+		}
+	}
+	return "", false
+}

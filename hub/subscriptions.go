@@ -3,6 +3,9 @@ package hub
 import (
 	"context"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-mcp/switchboard/access"
 	"github.com/switchboard-mcp/switchboard/tool"
 	"github.com/switchboard-mcp/switchboard/upstream"
 )
@@ -16,6 +19,9 @@ func (h *Hub) SubscribeResource(ctx context.Context, uri string) error {
 	sup, key, err := h.subscription(uri)
 	if err != nil {
 		return err
+	}
+	if !access.FromContext(ctx).Server(sup.Name()) {
+		return mcp.ResourceNotFoundError(uri)
 	}
 	h.holdMu.Lock()
 	defer h.holdMu.Unlock()

@@ -101,3 +101,18 @@ func MetaFromContext(ctx context.Context) mcp.Meta {
 	m, _ := ctx.Value(metaKey{}).(mcp.Meta)
 	return m
 }
+
+// RefusalAuditor is a toolset that audits the calls refused before they reach it
+// (a hub: hub.Hub.AuditRefused): a view that hides some of its tools (a caller's
+// profiles) tells it of each call it refuses, so that the audit has every call.
+type RefusalAuditor interface {
+	AuditRefused(ctx context.Context, name string, args json.RawMessage)
+}
+
+// AuditRefused tells ts of a call refused before it reached it, when ts audits
+// them (RefusalAuditor).
+func AuditRefused(ctx context.Context, ts Toolset, name string, args json.RawMessage) {
+	if au, ok := ts.(RefusalAuditor); ok {
+		au.AuditRefused(ctx, name, args)
+	}
+}
