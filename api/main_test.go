@@ -24,6 +24,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/llm"
+	"github.com/switchboard-mcp/switchboard/llm/anthropic"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -74,6 +76,9 @@ type setup struct {
 	servers []config.Server
 	opts    api.Options
 	model   bool // a fake OpenAI model running fakellm.Rules
+	// backend is the model's API, with model or script: "" or "openai" (Chat
+	// Completions), "openai-responses", "anthropic" (a fake of its own).
+	backend string
 	gateway bool // mount a gateway of the hub at /mcp and /sse
 	script  fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
@@ -129,8 +134,19 @@ func start(t *testing.T, su setup) *env {
 		if script == nil {
 			script = fakellm.Rules()
 		}
-		e.fake = fakellm.StartOpenAI(t, script)
-		model, err := openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1})
+		var model llm.Model
+		var err error
+		switch su.backend {
+		case "anthropic":
+			e.fake = fakellm.StartAnthropic(t, script)
+			model, err = anthropic.New("test-model", &anthropic.Options{BaseURL: e.fake.URL, MaxRetries: -1})
+		case "openai-responses":
+			e.fake = fakellm.StartOpenAI(t, script)
+			model, err = openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1, API: openai.APIResponses})
+		default:
+			e.fake = fakellm.StartOpenAI(t, script)
+			model, err = openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

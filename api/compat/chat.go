@@ -43,6 +43,9 @@ type chatRequest struct {
 	Tools               []chatTool      `json:"tools"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 	N                   *int            `json:"n"`
+	// ResponseFormat asks for the answer in JSON (output.go).
+	ResponseFormat json.RawMessage `json:"response_format"`
+	output         *llm.Output
 }
 
 type chatMessage struct {
@@ -103,6 +106,9 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 	id := "chatcmpl-" + randomHex(12)
 	turn := h.unattendedTurn(r, id, sess, client)
 	c := &completion{id: id, created: time.Now().Unix(), model: req.Model}
+	if req.output != nil {
+		c.output = "response_format"
+	}
 	if c.model == "" {
 		c.model = h.modelName()
 	}
@@ -110,7 +116,7 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	// The turn is observed as a chat's (unattendedTurn), and a stream renders its
 	// text (streamCompletion).
-	turn.Temperature = req.Temperature
+	turn.Temperature, turn.Output = req.Temperature, req.output
 	switch {
 	case req.MaxCompletionTokens != nil:
 		turn.MaxTokens = *req.MaxCompletionTokens
@@ -121,7 +127,7 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 		res, err := h.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("chat completion failed", "error", err)
-			WriteOpenAIError(w, h.completionError(err))
+			WriteOpenAIError(w, h.turnError(err, c.output))
 			return
 		}
 		log.Info("chat completion done", "steps", len(res.Steps))
@@ -153,6 +159,10 @@ func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Se
 	}
 	if tc := bytes.TrimSpace(req.ToolChoice); len(tc) > 0 && string(tc) != `"auto"` && string(tc) != "null" {
 		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, `"tool_choice": only "auto" is supported`)
+	}
+	var pe *paramError
+	if req.output, pe = openAIOutput(req.ResponseFormat, "response_format"); pe != nil {
+		return nil, nil, nil, pe.apiError
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
@@ -280,11 +290,13 @@ func textParts(raw json.RawMessage, textTypes ...string) (text string, bad badPa
 	return b.String(), bad, true
 }
 
-// completion is one response's identity: its id, time and model.
+// completion is one response's identity: its id, time and model, and the field
+// that asked for an answer format ("" none).
 type completion struct {
 	id      string
 	created int64
 	model   string
+	output  string
 }
 
 type chatUsage struct {
@@ -380,7 +392,7 @@ func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *co
 	})
 	if err != nil {
 		log.Info("chat completion failed", "error", err)
-		e := h.completionError(err)
+		e := h.turnError(err, c.output)
 		if !sw.Started() {
 			WriteOpenAIError(w, e)
 			return

@@ -35,6 +35,12 @@ type messagesRequest struct {
 	Tools       []anthropicTool    `json:"tools"`
 	ToolChoice  json.RawMessage    `json:"tool_choice"`
 	Stream      bool               `json:"stream"`
+	// OutputConfig's format, or the older beta's OutputFormat, asks for the answer
+	// in JSON (output.go); output is what they ask, outputParam the field.
+	OutputConfig json.RawMessage `json:"output_config"`
+	OutputFormat json.RawMessage `json:"output_format"`
+	output       *llm.Output
+	outputParam  string
 }
 
 type anthropicMessage struct {
@@ -115,8 +121,8 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 	}
 	id := "msg_" + randomHex(12)
 	turn := h.unattendedTurn(r, id, sess, client)
-	turn.Temperature, turn.MaxTokens = req.Temperature, *req.MaxTokens
-	m := &message{id: id, model: req.Model}
+	turn.Temperature, turn.MaxTokens, turn.Output = req.Temperature, *req.MaxTokens, req.output
+	m := &message{id: id, model: req.Model, output: req.outputParam}
 	if m.model == "" {
 		m.model = h.modelName()
 	}
@@ -126,7 +132,7 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 		res, err := h.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("message failed", "error", err)
-			WriteAnthropicError(w, h.completionError(err))
+			WriteAnthropicError(w, h.turnError(err, m.output))
 			return
 		}
 		log.Info("message done", "steps", len(res.Steps))
@@ -162,6 +168,10 @@ func parseMessagesRequest(raw map[string]json.RawMessage) (*messagesRequest, *se
 		if json.Unmarshal(tc, &choice) != nil || choice.Type != "auto" {
 			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, `tool_choice: only {"type": "auto"} is supported`)
 		}
+	}
+	var e *apiError
+	if req.output, req.outputParam, e = anthropicOutput(req.OutputConfig, req.OutputFormat); e != nil {
+		return nil, nil, nil, e
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
@@ -309,10 +319,12 @@ func blocksText(raw json.RawMessage, where string) (string, *apiError) {
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// message is one response's identity: its id and the model it names.
+// message is one response's identity: its id and the model it names, and the
+// field that asked for an answer format ("" none).
 type message struct {
-	id    string
-	model string
+	id     string
+	model  string
+	output string
 }
 
 type anthropicUsage struct {

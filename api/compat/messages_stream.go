@@ -53,7 +53,7 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 	})
 	if err != nil {
 		log.Info("message failed", "error", err)
-		e := h.completionError(err)
+		e := h.turnError(err, m.output)
 		if !sw.Started() {
 			WriteAnthropicError(w, e)
 			return

@@ -124,7 +124,7 @@ func (h *Handler) streamResponse(w http.ResponseWriter, r *http.Request, rs *res
 	})
 	if err != nil {
 		log.Info("response failed", "error", err)
-		e := h.completionError(err)
+		e := h.turnError(err, rs.req.outputParam())
 		if !st.sw.Started() {
 			WriteOpenAIError(w, e)
 			return

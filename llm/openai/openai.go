@@ -293,6 +293,9 @@ func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 	if req.Temperature != nil {
 		p.Temperature = param.NewOpt(*req.Temperature)
 	}
+	if req.Output != nil {
+		p.ResponseFormat = chatResponseFormat(req.Output)
+	}
 	return p, nil
 }
 
