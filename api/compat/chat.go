@@ -104,6 +104,7 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "chatcmpl-" + randomHex(12)
+	h.restoreSteps(r, sess)
 	turn := h.unattendedTurn(r, id, sess, client)
 	c := &completion{id: id, created: time.Now().Unix(), model: req.Model}
 	if req.output != nil {
@@ -131,6 +132,7 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("chat completion done", "steps", len(res.Steps))
+		h.keepStep(r, res)
 		writeJSON(w, http.StatusOK, c.whole(res))
 		return
 	}
@@ -402,6 +404,7 @@ func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *co
 		return
 	}
 	log.Info("chat completion done", "steps", len(res.Steps))
+	h.keepStep(r, res)
 	if len(res.ClientCalls) > 0 {
 		_ = sw.Send("", c.chunk(map[string]any{"tool_calls": toolCalls(res.ClientCalls, true)}, "", nil, withUsage))
 	}

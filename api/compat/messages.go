@@ -120,6 +120,7 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "msg_" + randomHex(12)
+	h.restoreSteps(r, sess)
 	turn := h.unattendedTurn(r, id, sess, client)
 	turn.Temperature, turn.MaxTokens, turn.Output = req.Temperature, *req.MaxTokens, req.output
 	m := &message{id: id, model: req.Model, output: req.outputParam}
@@ -136,6 +137,7 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("message done", "steps", len(res.Steps))
+		h.keepStep(r, res)
 		writeJSON(w, http.StatusOK, m.whole(res))
 		return
 	}

@@ -63,6 +63,7 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 		return
 	}
 	log.Info("message done", "steps", len(res.Steps))
+	h.keepStep(r, res)
 	if textOpen {
 		stop()
 	}
