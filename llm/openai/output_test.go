@@ -3,6 +3,8 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
@@ -57,5 +59,63 @@ func TestOutputFormat(t *testing.T) {
 				t.Errorf("a request without Output sent %+v", reqs[1].Format)
 			}
 		})
+	}
+}
+
+// redirect sends every request to the server at base (http://host:port), whatever
+// host it names: OpenAI's own host, served by a fake.
+type redirect struct {
+	host string
+	tr   *http.Transport
+}
+
+func (rd redirect) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host, r.Host = "http", rd.host, ""
+	return rd.tr.RoundTrip(r)
+}
+
+// TestMaxTokensParam: the bound reaches OpenAI's own host as max_completion_tokens
+// (which its reasoning models require) and any other as max_tokens, unless
+// Options.MaxTokensParam names the field; the Responses API's is max_output_tokens.
+func TestMaxTokensParam(t *testing.T) {
+	cases := []struct {
+		name, base, param, api, want string
+	}{
+		{"openai host", openai.DefaultBaseURL, "", "", "max_completion_tokens"},
+		{"azure host", "https://sb.openai.azure.com/v1", "", "", "max_completion_tokens"},
+		{"openai host, named", openai.DefaultBaseURL, openai.ParamMaxTokens, "", "max_tokens"},
+		{"compatible host, named", "", openai.ParamMaxCompletionTokens, "", "max_completion_tokens"},
+		{"compatible host", "", "", "", "max_tokens"},
+		{"responses", "", openai.ParamMaxTokens, openai.APIResponses, "max_output_tokens"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			fake := fakellm.StartOpenAI(t, fakellm.Queue(fakellm.Reply{Text: "ok"}))
+			base := c.base
+			if base == "" {
+				base = fake.URL
+			}
+			u, _ := url.Parse(fake.URL)
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			t.Cleanup(tr.CloseIdleConnections)
+			m, err := openai.New("fake-model", &openai.Options{BaseURL: base, APIKey: testKey, MaxTokensParam: c.param, API: c.api,
+				HTTPClient: &http.Client{Transport: redirect{u.Host, tr}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := llmtest.UserSays("hi")
+			req.MaxTokens = 77
+			if _, err := m.Generate(context.Background(), req, nil); err != nil {
+				t.Fatal(err)
+			}
+			got := fake.Requests()[0]
+			if got.MaxTokens != 77 || got.MaxTokensParam != c.want {
+				t.Errorf("sent %d as %q, want 77 as %q\n%s", got.MaxTokens, got.MaxTokensParam, c.want, got.Raw)
+			}
+		})
+	}
+	if _, err := openai.New("m", &openai.Options{MaxTokensParam: "max_output_tokens"}); err == nil {
+		t.Error("New took MaxTokensParam max_output_tokens")
 	}
 }
