@@ -274,6 +274,18 @@ func TestOutputFormatRefused(t *testing.T) {
 			t.Errorf("%s %s: %d %s, want 400 naming %s", bad.path, bad.body, r.status, r.body, bad.want)
 		}
 	}
+	// A session's turn takes its content alone: a format there is refused, not
+	// dropped (docs/api.md, "Turns").
+	var sess struct {
+		ID string `json:"id"`
+	}
+	r := e.do("POST", "/v1/sessions", nil)
+	r.want(t, 201)
+	if err := json.Unmarshal([]byte(r.body), &sess); err != nil {
+		t.Fatal(err)
+	}
+	e.do("POST", "/v1/sessions/"+sess.ID+"/messages", `{"content":"hi","response_format":{"type":"json_object"}}`).
+		want(t, 400, `unknown field \"response_format\"`)
 	// Anthropic's shape on /v1/messages.
 	e.do("POST", "/v1/messages", `{"max_tokens":5,"messages":[{"role":"user","content":"hi"}],"output_format":{"type":"json_schema"}}`).
 		want(t, 400, `"type": "invalid_request_error"`)
