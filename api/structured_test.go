@@ -290,3 +290,69 @@ func TestOutputFormatRefused(t *testing.T) {
 	e.do("POST", "/v1/messages", `{"max_tokens":5,"messages":[{"role":"user","content":"hi"}],"output_format":{"type":"json_schema"}}`).
 		want(t, 400, `"type": "invalid_request_error"`)
 }
+
+// TestOutputFormatAnswerOnly: when a format is asked for, what the client parses is
+// the answer alone, streamed or not, in every API: a step that wrote text before it
+// called a catalog tool ("Let me check.") is not part of it.
+func TestOutputFormatAnswerOnly(t *testing.T) {
+	t.Parallel()
+	script := func(r fakellm.Request) fakellm.Reply {
+		if r.Messages[len(r.Messages)-1].Role == "tool" {
+			return fakellm.Reply{Text: placeJSON}
+		}
+		return fakellm.Reply{Text: "Let me check.", Calls: []fakellm.Call{{ID: "call_t", Name: "convert_time", Arguments: `{"time": "2026-01-02T03:04:05Z", "to": "Asia/Tokyo"}`}}}
+	}
+	e := start(t, setup{script: script})
+	ctx := chatCtx(t)
+	oc, ac := openAIClient(e, "unused"), anthropicClient(e, "unused")
+
+	chat := openai.ChatCompletionNewParams{
+		Model:    "any",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Where?")},
+		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: "place", Schema: json.RawMessage(placeSchema)},
+		}},
+	}
+	cs := oc.Chat.Completions.NewStreaming(ctx, chat)
+	acc := openai.ChatCompletionAccumulator{}
+	for cs.Next() {
+		acc.AddChunk(cs.Current())
+	}
+	if err := cs.Err(); err != nil || acc.Choices[0].Message.Content != placeJSON {
+		t.Errorf("streamed chat content %q (%v)", acc.Choices[0].Message.Content, err)
+	}
+
+	rp := responses.ResponseNewParams{Model: "any", Input: textInput("Where?"),
+		Text: responses.ResponseTextConfigParam{Format: responses.ResponseFormatTextConfigUnionParam{
+			OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{Name: "place", Schema: placeSchemaMap(t)},
+		}}}
+	res, err := oc.Responses.New(ctx, rp)
+	if err != nil || res.OutputText() != placeJSON {
+		t.Errorf("response output_text %q (%v)", res.OutputText(), err)
+	}
+	rs := oc.Responses.NewStreaming(ctx, rp)
+	var done string
+	for rs.Next() {
+		if ev := rs.Current(); ev.Type == "response.completed" {
+			done = ev.Response.OutputText()
+		}
+	}
+	if err := rs.Err(); err != nil || done != placeJSON {
+		t.Errorf("streamed response output_text %q (%v)", done, err)
+	}
+
+	ms := ac.Messages.NewStreaming(ctx, anthropic.MessageNewParams{
+		Model: "claude-any", MaxTokens: 100,
+		Messages:     []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock("Where?"))},
+		OutputConfig: anthropic.OutputConfigParam{Format: anthropic.JSONOutputFormatParam{Schema: placeSchemaMap(t)}},
+	})
+	var msg anthropic.Message
+	for ms.Next() {
+		if err := msg.Accumulate(ms.Current()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ms.Err(); err != nil || len(msg.Content) != 1 || msg.Content[0].Text != placeJSON {
+		t.Errorf("streamed message %s (%v)", msg.RawJSON(), err)
+	}
+}

@@ -386,12 +386,13 @@ func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *co
 		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: apiwire.CodeInternal}}
 	}
 	var join stepJoin
-	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {
-		for _, ev := range textDeltas(evs) {
-			text := join.text(ev)
-			_ = sw.Send("", c.chunk(map[string]any{"content": text}, "", nil, withUsage))
+	send := func(evs []conversation.Event) {
+		for _, ev := range evs {
+			_ = sw.Send("", c.chunk(map[string]any{"content": join.text(ev)}, "", nil, withUsage))
 		}
-	})
+	}
+	formatted := turn.Output != nil
+	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) { send(streamedText(evs, formatted)) })
 	if err != nil {
 		log.Info("chat completion failed", "error", err)
 		e := h.turnError(err, c.output)
@@ -405,6 +406,7 @@ func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *co
 	}
 	log.Info("chat completion done", "steps", len(res.Steps))
 	h.keepStep(r, res)
+	send(answerDelta(res, formatted))
 	if len(res.ClientCalls) > 0 {
 		_ = sw.Send("", c.chunk(map[string]any{"tool_calls": toolCalls(res.ClientCalls, true)}, "", nil, withUsage))
 	}

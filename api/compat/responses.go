@@ -315,12 +315,14 @@ func (rs *response) functionCall(n int, c llm.Call, status string) map[string]an
 	return map[string]any{"id": rs.itemID("fc", n), "type": "function_call", "status": status, "call_id": c.ID, "name": c.Name, "arguments": args}
 }
 
-// output is the turn's output items: a message for each step's text, then the calls
-// of the client's functions; a turn without either says so with an empty message.
+// output is the turn's output items: a message for each step's text (the answer's
+// alone when the request asked for a format: the output_text the client parses is
+// the model's JSON), then the calls of the client's functions; a turn without
+// either says so with an empty message.
 func (rs *response) output(t *conversation.Result) []map[string]any {
 	out := []map[string]any{}
-	for _, st := range t.Steps {
-		if st.Assistant.Text != "" {
+	for i, st := range t.Steps {
+		if st.Assistant.Text != "" && (rs.req.output == nil || i == len(t.Steps)-1) {
 			out = append(out, rs.message(len(out), st.Assistant.Text, "completed"))
 		}
 	}
