@@ -6,6 +6,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
@@ -162,4 +163,55 @@ func TestMessagesMixedStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResponsesMixedStep: a client of the Responses API that sends the whole input
+// again (store false, no previous_response_id) gets the step's catalog call back as
+// well; one that continues with previous_response_id gets it from the kept
+// response, once.
+func TestResponsesMixedStep(t *testing.T) {
+	t.Parallel()
+	e := start(t, setup{model: true})
+	ctx := chatCtx(t)
+	c := openAIClient(e, "unused")
+	tools := []responses.ToolUnionParam{lookupOrder}
+	res, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "any", Input: textInput(mixedCall), Tools: tools, Store: openai.Bool(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Output) != 1 || res.Output[0].Type != "function_call" {
+		t.Fatalf("output %s", res.RawJSON())
+	}
+	call := res.Output[0].AsFunctionCall()
+	whole, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "any", Store: openai.Bool(false), Tools: tools,
+		Input: itemsInput(
+			responses.ResponseInputItemParamOfMessage(mixedCall, responses.EasyInputMessageRoleUser),
+			responses.ResponseInputItemParamOfFunctionCall(call.Arguments, call.CallID, call.Name),
+			callOutput(call.CallID, "shipped on Monday"),
+		)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.OutputText() != bothAnswered {
+		t.Errorf("answer %q, want %q", whole.OutputText(), bothAnswered)
+	}
+	reqs := e.fake.Requests()
+	wantWholeStep(t, reqs[len(reqs)-1])
+
+	// Kept, and continued from: the history holds the step whole already.
+	res, err = c.Responses.New(ctx, responses.ResponseNewParams{Model: "any", Input: textInput(mixedCall), Tools: tools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call = res.Output[0].AsFunctionCall()
+	next, err := c.Responses.New(ctx, responses.ResponseNewParams{Model: "any", PreviousResponseID: openai.String(res.ID), Tools: tools,
+		Input: itemsInput(callOutput(call.CallID, "shipped on Monday"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.OutputText() != bothAnswered {
+		t.Errorf("continued: %q", next.OutputText())
+	}
+	reqs = e.fake.Requests()
+	wantWholeStep(t, reqs[len(reqs)-1])
 }

@@ -407,6 +407,7 @@ func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
 		writeResponsesError(w, pe.apiError, pe.param)
 		return
 	}
+	h.restoreSteps(r, sess) // for a client that sends the whole input again
 	rs := &response{id: "resp_" + randomHex(24), created: time.Now().Unix(), model: req.Model, req: req,
 		stored: h.opts.Sessions != nil && (req.Store == nil || *req.Store), tools: raw["tools"]}
 	if rs.model == "" {
@@ -434,6 +435,7 @@ func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
 		WriteOpenAIError(w, h.turnError(err, req.outputParam()))
 		return
 	}
+	h.keepStep(r, t)
 	obj := rs.object("completed", rs.output(t), t)
 	if e := h.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
 		log.Info("response not kept", "error", e)

@@ -133,6 +133,7 @@ func (h *Handler) streamResponse(w http.ResponseWriter, r *http.Request, rs *res
 		st.fail(e)
 		return
 	}
+	h.keepStep(r, t)
 	for _, e := range answerDelta(t, formatted) {
 		st.delta(e.Step, e.Text)
 	}
