@@ -25,7 +25,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
 	"github.com/switchboard-mcp/switchboard/llm"
-	"github.com/switchboard-mcp/switchboard/llm/anthropic"
+	llmanthropic "github.com/switchboard-mcp/switchboard/llm/anthropic"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -76,9 +76,9 @@ type setup struct {
 	servers []config.Server
 	opts    api.Options
 	model   bool // a fake OpenAI model running fakellm.Rules
-	// backend is the model's API, with model or script: "" or "openai" (Chat
-	// Completions), "openai-responses", "anthropic" (a fake of its own).
-	backend string
+	// responsesAPI: model's OpenAI model speaks the Responses API (Options.API
+	// "responses"), not Chat Completions.
+	responsesAPI bool
 	gateway bool // mount a gateway of the hub at /mcp and /sse
 	script  fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
@@ -93,6 +93,8 @@ type setup struct {
 	ask bool
 	// upstream, when set, is the servers' options instead of testserver.Fast().
 	upstream *upstream.Options
+	// anthropic: model's fake model is Anthropic's (llm/anthropic), not OpenAI's.
+	anthropic bool
 }
 
 // start starts the hub of su.servers (the clock server when none), an API over it with
@@ -136,19 +138,20 @@ func start(t *testing.T, su setup) *env {
 		}
 		var model llm.Model
 		var err error
-		switch su.backend {
-		case "anthropic":
+		if su.anthropic {
 			e.fake = fakellm.StartAnthropic(t, script)
-			model, err = anthropic.New("test-model", &anthropic.Options{BaseURL: e.fake.URL, MaxRetries: -1})
-		case "openai-responses":
-			e.fake = fakellm.StartOpenAI(t, script)
-			model, err = openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1, API: openai.APIResponses})
-		default:
+			model, err = llmanthropic.New("test-model", &llmanthropic.Options{BaseURL: e.fake.URL, MaxRetries: -1})
+		} else {
 			e.fake = fakellm.StartOpenAI(t, script)
 			model, err = openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1})
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if su.responsesAPI {
+			if model, err = openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1, API: openai.APIResponses}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		ao := agent.Options{Tools: h, Logger: log}
 		if su.agent != nil {

@@ -109,7 +109,7 @@ func TestMessagesMixedStep(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		t.Run(map[bool]string{false: "whole", true: "streamed"}[stream], func(t *testing.T) {
 			t.Parallel()
-			e := start(t, setup{model: true, backend: "anthropic", opts: api.Options{Identify: testPeople}})
+			e := start(t, setup{model: true, anthropic: true, opts: api.Options{Identify: testPeople}})
 			ctx := chatCtx(t)
 			alice, bob := anthropicClient(e, "alice-token"), anthropicClient(e, "bob-token")
 			params := anthropic.MessageNewParams{

@@ -39,6 +39,13 @@ func placeSchemaMap(t *testing.T) map[string]any {
 	return m
 }
 
+// onBackend is su with its model on backend: "openai" (Chat Completions),
+// "openai-responses" or "anthropic".
+func onBackend(su setup, backend string) setup {
+	su.anthropic, su.responsesAPI = backend == "anthropic", backend == "openai-responses"
+	return su
+}
+
 // answersJSON is a model that writes placeJSON, whatever it is asked.
 func answersJSON(fakellm.Request) fakellm.Reply { return fakellm.Reply{Text: placeJSON} }
 
@@ -79,7 +86,7 @@ func TestChatCompletionsResponseFormat(t *testing.T) {
 	for _, backend := range []string{"openai", "anthropic"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			e := start(t, setup{script: answersJSON, backend: backend})
+			e := start(t, onBackend(setup{script: answersJSON}, backend))
 			ctx := chatCtx(t)
 			c := openAIClient(e, "unused")
 			params := openai.ChatCompletionNewParams{
@@ -134,7 +141,7 @@ func TestResponsesTextFormat(t *testing.T) {
 	for _, backend := range []string{"openai", "openai-responses", "anthropic"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			e := start(t, setup{script: answersJSON, backend: backend})
+			e := start(t, onBackend(setup{script: answersJSON}, backend))
 			ctx := chatCtx(t)
 			c := openAIClient(e, "unused")
 			res, err := c.Responses.New(ctx, responses.ResponseNewParams{
@@ -179,7 +186,7 @@ func TestMessagesOutputFormat(t *testing.T) {
 	for _, backend := range []string{"openai", "anthropic"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			e := start(t, setup{script: answersJSON, backend: backend})
+			e := start(t, onBackend(setup{script: answersJSON}, backend))
 			ctx := chatCtx(t)
 			c := anthropicClient(e, "unused")
 			var p place
@@ -237,7 +244,7 @@ func TestMessagesOutputFormat(t *testing.T) {
 // likewise, whatever the backend.
 func TestOutputFormatRefused(t *testing.T) {
 	t.Parallel()
-	e := start(t, setup{script: answersJSON, backend: "anthropic"})
+	e := start(t, setup{script: answersJSON, anthropic: true})
 	ctx := chatCtx(t)
 	c := openAIClient(e, "unused")
 	jsonObject := openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}
