@@ -76,9 +76,6 @@ type setup struct {
 	servers []config.Server
 	opts    api.Options
 	model   bool // a fake OpenAI model running fakellm.Rules
-	// responsesAPI: model's OpenAI model speaks the Responses API (Options.API
-	// "responses"), not Chat Completions.
-	responsesAPI bool
 	gateway bool // mount a gateway of the hub at /mcp and /sse
 	script  fakellm.Script
 	// agent, when set, changes the options of the agent that model builds.
@@ -91,6 +88,9 @@ type setup struct {
 	// and URL mode), and an agent.ServerRequests on the hub passes their questions
 	// to the turns, as serve's host does.
 	ask bool
+	// responsesAPI: model's OpenAI model speaks the Responses API (Options.API
+	// "responses"), not Chat Completions.
+	responsesAPI bool
 	// upstream, when set, is the servers' options instead of testserver.Fast().
 	upstream *upstream.Options
 	// anthropic: model's fake model is Anthropic's (llm/anthropic), not OpenAI's.
