@@ -101,6 +101,9 @@ func New(a *agent.Agent, opts *Options) *Runner {
 	return &Runner{agent: a, opts: o, log: log, sessions: map[string]*running{}}
 }
 
+// Model is the model of the Runner's turns (its agent's).
+func (r *Runner) Model() llm.Model { return r.agent.Model() }
+
 // ServerPolicy is the approve policy of the servers' config: a call needs approval
 // when its tool's server lists the tool's original name under "approve". servers
 // finds a server's config by name (hub.Hub.Server).
