@@ -95,6 +95,7 @@ type Agent struct {
 	deferred *deferred.Views      // nil unless Options.Deferred
 	native   bool                 // NativeSearch, and the model has it
 	allow    func(tool.Tool) bool // TurnOptions.Allow of the turn (a copy of the Agent per turn)
+	output   *llm.Output          // TurnOptions.Output, in RunTurn's copy
 }
 
 // New returns an agent that answers with model and keeps its sessions in store (a
@@ -300,6 +301,7 @@ func (r *run) loop(userText *string) error {
 			Messages:    forRequest(r.history),
 			MaxTokens:   r.opts.MaxTokens,
 			Temperature: r.opts.Temperature,
+			Output:      r.output,
 		}
 		if !final && (r.tools != nil || len(r.clientList) > 0) {
 			// Afresh: a tool that joined mid-turn, or one a search just loaded, is

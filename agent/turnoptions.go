@@ -33,6 +33,10 @@ type TurnOptions struct {
 	// turn's requests.
 	MaxTokens   int
 	Temperature *float64
+	// Output, when set, asks every request of the turn for an answer in JSON
+	// (llm.Request.Output): the caller's structured output. A model that cannot give
+	// it fails the turn's first request with an *llm.UnsupportedError.
+	Output *llm.Output
 	// ClientTools are tools the caller runs itself (an OpenAI client's own functions):
 	// the model sees them with the agent's tools (one of the same name is hidden), and
 	// a step that calls one ends the turn once the agent's own calls of the step have
@@ -73,6 +77,7 @@ func (a *Agent) RunTurn(ctx context.Context, sessionID string, opts *TurnOptions
 	if o.Temperature != nil {
 		b.opts.Temperature = o.Temperature
 	}
+	b.output = o.Output
 	var user *string
 	if o.User != "" {
 		user = &o.User

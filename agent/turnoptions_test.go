@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -91,6 +92,52 @@ func TestRunTurnClientTools(t *testing.T) {
 		}
 		if list, _ := agentStore.List(ctx); len(list) != 0 {
 			t.Errorf("the agent's store got sessions: %+v", list)
+		}
+	})
+}
+
+// TestRunTurnOutput: TurnOptions.Output reaches every request of the turn (a step
+// that calls a tool, and the answer after it) in the backend's form, and none of
+// the agent's next turn without it; a model that cannot give it fails the turn's
+// first request, before anything is sent, with an *llm.UnsupportedError.
+func TestRunTurnOutput(t *testing.T) {
+	t.Parallel()
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := testCtx(t)
+		local := tool.NewLocal()
+		addTool(t, local, "date", func(context.Context, json.RawMessage) (*tool.Result, error) {
+			return tool.TextResult("Friday"), nil
+		})
+		model, srv := b.start(t, fakellm.Queue(
+			fakellm.Reply{Calls: []fakellm.Call{{ID: "call_date", Name: "date", Arguments: `{}`}}},
+			fakellm.Reply{Text: `{"day":"Friday"}`},
+			fakellm.Reply{Text: "plain"},
+		))
+		store := newStore(t)
+		a := agent.New(model, store, &agent.Options{Tools: local})
+		id := newSession(t, store)
+		out := &llm.Output{Schema: json.RawMessage(`{"type":"object","properties":{"day":{"type":"string"}},"required":["day"],"additionalProperties":false}`), Name: "day"}
+		turn, err := a.RunTurn(ctx, id, &agent.TurnOptions{User: "which day?", Output: out})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if turn.Answer != `{"day":"Friday"}` {
+			t.Errorf("answer %q", turn.Answer)
+		}
+		if _, err := a.Run(ctx, id, "thanks"); err != nil {
+			t.Fatal(err)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != 3 || reqs[0].Format == nil || reqs[1].Format == nil || reqs[0].Format.Type != "json_schema" || reqs[2].Format != nil {
+			t.Errorf("formats sent: %+v", reqs)
+		}
+		if b.name != "anthropic" {
+			return
+		}
+		_, err = a.RunTurn(ctx, id, &agent.TurnOptions{User: "any JSON", Output: &llm.Output{}})
+		var ue *llm.UnsupportedError
+		if !errors.As(err, &ue) || len(srv.Requests()) != 3 {
+			t.Errorf("err %v after %d requests, want an UnsupportedError before the 4th", err, len(srv.Requests()))
 		}
 	})
 }

@@ -88,6 +88,9 @@ type setup struct {
 	// and URL mode), and an agent.ServerRequests on the hub passes their questions
 	// to the turns, as serve's host does.
 	ask bool
+	// responsesAPI: model's OpenAI model speaks the Responses API (Options.API
+	// "responses"), not Chat Completions.
+	responsesAPI bool
 	// upstream, when set, is the servers' options instead of testserver.Fast().
 	upstream *upstream.Options
 	// anthropic: model's fake model is Anthropic's (llm/anthropic), not OpenAI's.
@@ -144,6 +147,11 @@ func start(t *testing.T, su setup) *env {
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if su.responsesAPI {
+			if model, err = openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1, API: openai.APIResponses}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		ao := agent.Options{Tools: h, Logger: log}
 		if su.agent != nil {

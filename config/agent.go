@@ -43,10 +43,17 @@ type ModelSettings struct {
 	// {"native": true}) needs "responses": Chat Completions has none, and the agent
 	// falls back to Switchboard's own search there. Not read for "anthropic".
 	API string `json:"api,omitempty"`
+	// MaxTokensParam is the name the "openai" provider's Chat Completions requests
+	// give the token limit: "max_completion_tokens" or "max_tokens"; empty picks by
+	// host (OpenAI's own takes max_completion_tokens, every other max_tokens).
+	MaxTokensParam string `json:"maxTokensParam,omitempty"`
 }
 
 // ModelAPIs are the values of "model.api".
 var ModelAPIs = []string{"chat", "responses"}
+
+// MaxTokensParams are the values of "model.maxTokensParam".
+var MaxTokensParams = []string{"max_completion_tokens", "max_tokens"}
 
 // ToolSearches are the values of "model.toolSearch".
 var ToolSearches = []string{"bm25", "regex", "off"}
@@ -155,6 +162,10 @@ func (p *parser) modelSettings(v *hujson.Value, fp string, ms *ModelSettings) {
 		case "api":
 			if s, ok := p.str(v, kp); ok {
 				ms.API = p.oneOf(v, kp, strings.ToLower(s), ModelAPIs)
+			}
+		case "maxTokensParam":
+			if s, ok := p.str(v, kp); ok {
+				ms.MaxTokensParam = p.oneOf(v, kp, strings.ToLower(s), MaxTokensParams)
 			}
 		case "temperature":
 			if f, ok := p.number(v, kp); ok {

@@ -132,10 +132,11 @@ type Request struct {
 	Owner string
 	// Source is where the turn comes from, as Call records it ("session", "chat").
 	Source string
-	// ClientTools, MaxTokens and Temperature are agent.TurnOptions'.
+	// ClientTools, MaxTokens, Temperature and Output are agent.TurnOptions'.
 	ClientTools []tool.Tool
 	MaxTokens   int
 	Temperature *float64
+	Output      *llm.Output
 	// Unattended, when set, says nobody can be asked during the turn: a call that
 	// needs approval is denied and a server's question declined, saying why.
 	Unattended *Unattended
@@ -178,7 +179,7 @@ func (r *Runner) Start(ctx context.Context, req *Request) *Turn {
 		r.begin(req.Session, req.Owner, t)
 	}
 	opts := &agent.TurnOptions{User: req.User, Session: req.InMemory, ClientTools: req.ClientTools,
-		MaxTokens: req.MaxTokens, Temperature: req.Temperature,
+		MaxTokens: req.MaxTokens, Temperature: req.Temperature, Output: req.Output,
 		OnEvent: t.agentEvent, Approve: t.approve, Elicit: t.elicit,
 		// The tools of the caller's profiles, whichever front end starts the turn
 		// (package access: the request's, in ctx; the hub refuses the others too).

@@ -109,7 +109,8 @@ func (h *Host) newModel() (llm.Model, error) {
 		m, err = anthropic.New(ms.Name, &anthropic.Options{BaseURL: ms.BaseURL, APIKey: key, MaxTokens: ms.MaxTokens, Logger: h.log,
 			ToolSearch: ms.ToolSearch})
 	default:
-		m, err = openai.New(ms.Name, &openai.Options{BaseURL: ms.BaseURL, APIKey: key, MaxTokens: ms.MaxTokens, Logger: h.log, API: ms.API})
+		m, err = openai.New(ms.Name, &openai.Options{BaseURL: ms.BaseURL, APIKey: key, MaxTokens: ms.MaxTokens, Logger: h.log, API: ms.API,
+			MaxTokensParam: ms.MaxTokensParam})
 	}
 	if err != nil {
 		return nil, settingsErrorf("model: %v", err)

@@ -117,6 +117,43 @@ type Request struct {
 	MaxTokens int
 	// Temperature, when set, is passed on; nil leaves the provider's default.
 	Temperature *float64
+	// Output, when set, asks for the answer's text in JSON: any JSON object, or JSON
+	// that follows a schema (structured outputs). It holds for every step of a turn,
+	// since any step may be the answer; tool calls are not bound by it. A backend
+	// whose provider cannot give what it asks refuses the request with an
+	// *UnsupportedError before sending anything, never drops it.
+	Output *Output
+}
+
+// Output is the format of an answer's text (Request.Output), in no provider's
+// terms: OpenAI's Chat Completions take it as response_format, its Responses API as
+// text.format, Anthropic's Messages API as output_config.format.
+type Output struct {
+	// Schema is the JSON Schema the answer follows; nil asks for any JSON object
+	// (OpenAI's json_object, which Anthropic's API has no form of).
+	Schema json.RawMessage
+	// Name and Description name the schema where the provider takes them (OpenAI
+	// requires a name: "response" when empty); Anthropic's API has neither.
+	Name        string
+	Description string
+	// Strict asks the provider to hold the answer to Schema exactly (OpenAI's
+	// "strict"); Anthropic's structured outputs always do.
+	Strict bool
+}
+
+// UnsupportedError is a request that a backend refuses before sending it, because
+// its provider's API cannot do what it asks (an answer in JSON without a schema, on
+// Anthropic's). A front end names its own request's field that asked for it.
+type UnsupportedError struct {
+	Provider string // "openai", "anthropic"
+	// Field is the Request field at fault: "Output".
+	Field string
+	// Message says what cannot be done, and what can.
+	Message string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s model: %s: %s", e.Provider, e.Field, e.Message)
 }
 
 // Usage counts tokens.

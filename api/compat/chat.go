@@ -43,6 +43,9 @@ type chatRequest struct {
 	Tools               []chatTool      `json:"tools"`
 	ToolChoice          json.RawMessage `json:"tool_choice"`
 	N                   *int            `json:"n"`
+	// ResponseFormat asks for the answer in JSON (output.go).
+	ResponseFormat json.RawMessage `json:"response_format"`
+	output         *llm.Output
 }
 
 type chatMessage struct {
@@ -101,8 +104,12 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "chatcmpl-" + randomHex(12)
+	h.restoreSteps(r, sess)
 	turn := h.unattendedTurn(r, id, sess, client)
 	c := &completion{id: id, created: time.Now().Unix(), model: req.Model}
+	if req.output != nil {
+		c.output = "response_format"
+	}
 	if c.model == "" {
 		c.model = h.modelName()
 	}
@@ -110,7 +117,7 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 	log.Info("chat completion started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	// The turn is observed as a chat's (unattendedTurn), and a stream renders its
 	// text (streamCompletion).
-	turn.Temperature = req.Temperature
+	turn.Temperature, turn.Output = req.Temperature, req.output
 	switch {
 	case req.MaxCompletionTokens != nil:
 		turn.MaxTokens = *req.MaxCompletionTokens
@@ -121,10 +128,11 @@ func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
 		res, err := h.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("chat completion failed", "error", err)
-			WriteOpenAIError(w, h.completionError(err))
+			WriteOpenAIError(w, h.turnError(err, c.output))
 			return
 		}
 		log.Info("chat completion done", "steps", len(res.Steps))
+		h.keepStep(r, res)
 		writeJSON(w, http.StatusOK, c.whole(res))
 		return
 	}
@@ -153,6 +161,10 @@ func parseChatRequest(raw map[string]json.RawMessage) (*chatRequest, *session.Se
 	}
 	if tc := bytes.TrimSpace(req.ToolChoice); len(tc) > 0 && string(tc) != `"auto"` && string(tc) != "null" {
 		return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, `"tool_choice": only "auto" is supported`)
+	}
+	var pe *paramError
+	if req.output, pe = openAIOutput(req.ResponseFormat, "response_format"); pe != nil {
+		return nil, nil, nil, pe.apiError
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
@@ -280,11 +292,13 @@ func textParts(raw json.RawMessage, textTypes ...string) (text string, bad badPa
 	return b.String(), bad, true
 }
 
-// completion is one response's identity: its id, time and model.
+// completion is one response's identity: its id, time and model, and the field
+// that asked for an answer format ("" none).
 type completion struct {
 	id      string
 	created int64
 	model   string
+	output  string
 }
 
 type chatUsage struct {
@@ -372,15 +386,16 @@ func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *co
 		return "", map[string]any{"error": openAIError{Message: "encoding a chunk: " + err.Error(), Type: "server_error", Code: apiwire.CodeInternal}}
 	}
 	var join stepJoin
-	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {
-		for _, ev := range textDeltas(evs) {
-			text := join.text(ev)
-			_ = sw.Send("", c.chunk(map[string]any{"content": text}, "", nil, withUsage))
+	send := func(evs []conversation.Event) {
+		for _, ev := range evs {
+			_ = sw.Send("", c.chunk(map[string]any{"content": join.text(ev)}, "", nil, withUsage))
 		}
-	})
+	}
+	formatted := turn.Output != nil
+	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) { send(streamedText(evs, formatted)) })
 	if err != nil {
 		log.Info("chat completion failed", "error", err)
-		e := h.completionError(err)
+		e := h.turnError(err, c.output)
 		if !sw.Started() {
 			WriteOpenAIError(w, e)
 			return
@@ -390,6 +405,8 @@ func (h *Handler) streamCompletion(w http.ResponseWriter, r *http.Request, c *co
 		return
 	}
 	log.Info("chat completion done", "steps", len(res.Steps))
+	h.keepStep(r, res)
+	send(answerDelta(res, formatted))
 	if len(res.ClientCalls) > 0 {
 		_ = sw.Send("", c.chunk(map[string]any{"tool_calls": toolCalls(res.ClientCalls, true)}, "", nil, withUsage))
 	}

@@ -68,6 +68,9 @@ type Options struct {
 type Handler struct {
 	opts Options
 	log  *slog.Logger
+	// steps keeps the catalog calls of mixed steps for the requests that answer
+	// their client calls (clienttool.go).
+	steps *stepKeeper
 }
 
 // New returns the endpoints' Handler; opts, nil for the defaults, gives the Runner
@@ -84,7 +87,7 @@ func New(opts *Options) *Handler {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Handler{opts: o, log: log}
+	return &Handler{opts: o, log: log, steps: newStepKeeper()}
 }
 
 // logOf is the logger of the request ctx belongs to, or the Handler's.

@@ -36,6 +36,12 @@ type messagesRequest struct {
 	Tools       []anthropicTool    `json:"tools"`
 	ToolChoice  json.RawMessage    `json:"tool_choice"`
 	Stream      bool               `json:"stream"`
+	// OutputConfig's format, or the older beta's OutputFormat, asks for the answer
+	// in JSON (output.go); output is what they ask, outputParam the field.
+	OutputConfig json.RawMessage `json:"output_config"`
+	OutputFormat json.RawMessage `json:"output_format"`
+	output       *llm.Output
+	outputParam  string
 }
 
 type anthropicMessage struct {
@@ -125,9 +131,10 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := "msg_" + randomHex(12)
+	h.restoreSteps(r, sess)
 	turn := h.unattendedTurn(r, id, sess, client)
-	turn.Temperature, turn.MaxTokens = req.Temperature, *req.MaxTokens
-	m := &message{id: id, model: req.Model}
+	turn.Temperature, turn.MaxTokens, turn.Output = req.Temperature, *req.MaxTokens, req.output
+	m := &message{id: id, model: req.Model, output: req.outputParam}
 	if m.model == "" {
 		m.model = h.modelName()
 	}
@@ -140,7 +147,7 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 		res, err := h.runTurn(r.Context(), turn)
 		if err != nil {
 			log.Info("message failed", "error", err)
-			WriteAnthropicError(w, h.completionError(err))
+			WriteAnthropicError(w, h.turnError(err, m.output))
 			return
 		}
 		if e := m.kept(); e != nil {
@@ -149,6 +156,7 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		log.Info("message done", "steps", len(res.Steps))
+		h.keepStep(r, res)
 		writeJSON(w, http.StatusOK, m.whole(res))
 		return
 	}
@@ -182,6 +190,10 @@ func parseMessagesRequest(raw map[string]json.RawMessage, prev *session.Session)
 		if json.Unmarshal(tc, &choice) != nil || choice.Type != "auto" {
 			return nil, nil, nil, errorf(http.StatusBadRequest, apiwire.CodeUnsupported, `tool_choice: only {"type": "auto"} is supported`)
 		}
+	}
+	var e *apiError
+	if req.output, req.outputParam, e = anthropicOutput(req.OutputConfig, req.OutputFormat); e != nil {
+		return nil, nil, nil, e
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
@@ -338,12 +350,14 @@ func blocksText(raw json.RawMessage, where string) (string, *apiError) {
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// message is one response's identity: its id and the model it names, and what keeps
-// its thread once the turn is done (nil: it has none).
+// message is one response's identity: its id and the model it names, the field
+// that asked for an answer format ("" none), and what keeps its thread once the
+// turn is done (nil: it has none).
 type message struct {
-	id    string
-	model string
-	keep  func() *apiError
+	id     string
+	model  string
+	output string
+	keep   func() *apiError
 }
 
 // kept keeps the message's thread, if it has one.

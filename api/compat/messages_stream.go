@@ -41,8 +41,8 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 		_ = sw.Send("content_block_stop", map[string]any{"type": "content_block_stop", "index": blocks})
 		blocks++
 	}
-	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {
-		for _, ev := range textDeltas(evs) {
+	send := func(evs []conversation.Event) {
+		for _, ev := range evs {
 			text := join.text(ev)
 			if !textOpen {
 				start(map[string]any{"type": "text", "text": ""})
@@ -50,10 +50,12 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 			}
 			delta(map[string]any{"type": "text_delta", "text": text})
 		}
-	})
+	}
+	formatted := turn.Output != nil
+	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) { send(streamedText(evs, formatted)) })
 	if err != nil {
 		log.Info("message failed", "error", err)
-		e := h.completionError(err)
+		e := h.turnError(err, m.output)
 		if !sw.Started() {
 			WriteAnthropicError(w, e)
 			return
@@ -73,6 +75,8 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 		return
 	}
 	log.Info("message done", "steps", len(res.Steps))
+	h.keepStep(r, res)
+	send(answerDelta(res, formatted))
 	if textOpen {
 		stop()
 	}

@@ -49,6 +49,12 @@ type responsesRequest struct {
 	Metadata           map[string]string `json:"metadata"`
 	Background         bool              `json:"background"`
 	Conversation       json.RawMessage   `json:"conversation"`
+	// Text's format asks for the answer in JSON (output.go), output; its verbosity
+	// is left to the model's settings.
+	Text *struct {
+		Format json.RawMessage `json:"format"`
+	} `json:"text"`
+	output *llm.Output
 }
 
 // responsesTool is a function tool: flat, unlike a chat completion's.
@@ -117,6 +123,12 @@ func parseResponsesRequest(raw map[string]json.RawMessage) (*responsesRequest, [
 	}
 	if c := strings.TrimSpace(string(req.Conversation)); c != "" && c != "null" {
 		return nil, nil, badParam("conversation", apiwire.CodeUnsupported, `"conversation": conversations are not supported: continue with "previous_response_id"`)
+	}
+	if req.Text != nil {
+		var pe *paramError
+		if req.output, pe = openAIOutput(req.Text.Format, "text.format"); pe != nil {
+			return nil, nil, pe
+		}
 	}
 	var client []tool.Tool
 	for i, t := range req.Tools {
@@ -219,6 +231,23 @@ func (req *responsesRequest) conversation(prev *session.Session) (*session.Sessi
 	return sess, nil
 }
 
+// textFormat is the response object's text.format: the request's, as it came, or
+// text.
+func (req *responsesRequest) textFormat() any {
+	if req.Text == nil || isAbsent(req.Text.Format) {
+		return map[string]any{"type": "text"}
+	}
+	return req.Text.Format
+}
+
+// outputParam is the field that asked for an answer format, "" for none.
+func (req *responsesRequest) outputParam() string {
+	if req.output == nil {
+		return ""
+	}
+	return "text.format"
+}
+
 // inputItems is the input as items: a string is one user message.
 func inputItems(raw json.RawMessage) ([]responsesItem, *paramError) {
 	raw = json.RawMessage(strings.TrimSpace(string(raw)))
@@ -286,12 +315,14 @@ func (rs *response) functionCall(n int, c llm.Call, status string) map[string]an
 	return map[string]any{"id": rs.itemID("fc", n), "type": "function_call", "status": status, "call_id": c.ID, "name": c.Name, "arguments": args}
 }
 
-// output is the turn's output items: a message for each step's text, then the calls
-// of the client's functions; a turn without either says so with an empty message.
+// output is the turn's output items: a message for each step's text (the answer's
+// alone when the request asked for a format: the output_text the client parses is
+// the model's JSON), then the calls of the client's functions; a turn without
+// either says so with an empty message.
 func (rs *response) output(t *conversation.Result) []map[string]any {
 	out := []map[string]any{}
-	for _, st := range t.Steps {
-		if st.Assistant.Text != "" {
+	for i, st := range t.Steps {
+		if st.Assistant.Text != "" && (rs.req.output == nil || i == len(t.Steps)-1) {
 			out = append(out, rs.message(len(out), st.Assistant.Text, "completed"))
 		}
 	}
@@ -330,7 +361,7 @@ func (rs *response) object(status string, output []map[string]any, t *conversati
 		"output": output, "error": nil, "incomplete_details": nil, "instructions": instructions,
 		"previous_response_id": prev, "max_output_tokens": maxOut, "metadata": metadata,
 		"parallel_tool_calls": true, "temperature": temp, "top_p": 1.0, "tool_choice": "auto", "tools": rs.tools,
-		"store": rs.stored, "background": false, "text": map[string]any{"format": map[string]any{"type": "text"}},
+		"store": rs.stored, "background": false, "text": map[string]any{"format": rs.req.textFormat()},
 		"truncation": "disabled", "usage": nil,
 	}
 	if t != nil {
@@ -376,6 +407,7 @@ func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
 		writeResponsesError(w, pe.apiError, pe.param)
 		return
 	}
+	h.restoreSteps(r, sess) // for a client that sends the whole input again
 	rs := &response{id: "resp_" + randomHex(24), created: time.Now().Unix(), model: req.Model, req: req,
 		stored: h.opts.Sessions != nil && (req.Store == nil || *req.Store), tools: raw["tools"]}
 	if rs.model == "" {
@@ -389,7 +421,7 @@ func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
 	turn := h.unattendedTurn(r, rs.id, sess, client)
 	log := h.logOf(r.Context()).With("response", rs.id)
 	log.Info("response started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream, "previous", req.PreviousResponseID)
-	turn.Temperature = req.Temperature
+	turn.Temperature, turn.Output = req.Temperature, req.output
 	if req.MaxOutputTokens != nil {
 		turn.MaxTokens = *req.MaxOutputTokens
 	}
@@ -400,9 +432,10 @@ func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
 	t, err := h.runTurn(r.Context(), turn)
 	if err != nil {
 		log.Info("response failed", "error", err)
-		WriteOpenAIError(w, h.completionError(err))
+		WriteOpenAIError(w, h.turnError(err, req.outputParam()))
 		return
 	}
+	h.keepStep(r, t)
 	obj := rs.object("completed", rs.output(t), t)
 	if e := h.keep(r.Context(), rs, turn.InMemory, obj); e != nil {
 		log.Info("response not kept", "error", e)

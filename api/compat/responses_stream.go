@@ -117,20 +117,25 @@ func (st *responseStream) fail(e *apiError) {
 func (h *Handler) streamResponse(w http.ResponseWriter, r *http.Request, rs *response, turn *conversation.Request) {
 	log := h.logOf(r.Context()).With("response", rs.id)
 	st := &responseStream{sw: httpx.NewSSEWriter(w), rs: rs, output: []map[string]any{}}
+	formatted := turn.Output != nil
 	t, err := st.sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) {
-		for _, e := range textDeltas(evs) {
+		for _, e := range streamedText(evs, formatted) {
 			st.delta(e.Step, e.Text)
 		}
 	})
 	if err != nil {
 		log.Info("response failed", "error", err)
-		e := h.completionError(err)
+		e := h.turnError(err, rs.req.outputParam())
 		if !st.sw.Started() {
 			WriteOpenAIError(w, e)
 			return
 		}
 		st.fail(e)
 		return
+	}
+	h.keepStep(r, t)
+	for _, e := range answerDelta(t, formatted) {
+		st.delta(e.Step, e.Text)
 	}
 	st.finish(t)
 	obj := rs.object("completed", st.output, t)

@@ -84,6 +84,30 @@ func (j *stepJoin) text(e conversation.Event) string {
 	return text
 }
 
+// streamedText is what a stream sends of evs as they come: their text deltas
+// (textDeltas), or none when the request asked for an answer format (structured
+// outputs, formatted). Such a stream sends the answer whole once the turn has ended
+// (answerDelta): the text a step wrote before it called tools is not part of the
+// JSON the client parses, and only the turn's end says which step was the last.
+func streamedText(evs []conversation.Event, formatted bool) []conversation.Event {
+	if formatted {
+		return nil
+	}
+	return textDeltas(evs)
+}
+
+// answerDelta is the answer of a formatted turn as one text delta of its last step,
+// for a stream to send once the turn has ended (streamedText); none when the turn
+// was not formatted or answered no text.
+func answerDelta(t *conversation.Result, formatted bool) []conversation.Event {
+	if !formatted || t.Answer == "" {
+		return nil
+	}
+	var e conversation.Event
+	e.Kind, e.Step, e.Text = conversation.TextDelta, len(t.Steps), t.Answer
+	return []conversation.Event{e}
+}
+
 // textDeltas are the text deltas of evs that carry text: what an endpoint's stream
 // of the answer sends.
 func textDeltas(evs []conversation.Event) []conversation.Event {

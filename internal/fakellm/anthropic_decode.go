@@ -24,7 +24,9 @@ type anthropicRequest struct {
 	ToolChoice struct {
 		Type string `json:"type"`
 	} `json:"tool_choice"`
-	Stream bool `json:"stream"`
+	Stream       bool            `json:"stream"`
+	OutputConfig json.RawMessage `json:"output_config"`
+	OutputFormat json.RawMessage `json:"output_format"`
 }
 
 type anthropicMessage struct {
@@ -96,7 +98,12 @@ func anthropicDecode(r *http.Request, body []byte) (Request, string) {
 	case *in.MaxTokens < 1:
 		return req, "max_tokens: Input should be greater than or equal to 1"
 	}
-	req.Model, req.MaxTokens, req.Stream = *in.Model, *in.MaxTokens, in.Stream
+	req.Model, req.MaxTokens, req.MaxTokensParam, req.Stream = *in.Model, *in.MaxTokens, "max_tokens", in.Stream
+	format, invalid := anthropicFormat(in.OutputConfig, in.OutputFormat)
+	if invalid != "" {
+		return req, invalid
+	}
+	req.Format = format
 	if len(in.System) > 0 && string(in.System) != "null" {
 		blocks, err := anthropicBlocks(in.System)
 		if err != nil {

@@ -48,7 +48,14 @@ type Request struct {
 	// Responses API, searched like BM25), empty when none.
 	ToolSearch string
 	MaxTokens  int
-	Stream     bool
+	// MaxTokensParam is the name MaxTokens came under: "max_completion_tokens" or
+	// "max_tokens" (Chat Completions), "max_output_tokens" (Responses),
+	// "max_tokens" (Anthropic); "" when the request set none.
+	MaxTokensParam string
+	// Format is the format the request asks the answer's text to take (structured
+	// outputs, format.go); nil for text.
+	Format *Format
+	Stream bool
 	// Header is the HTTP request's header (Authorization / x-api-key included: tests
 	// check what was sent, so keep them out of logs).
 	Header http.Header

@@ -72,6 +72,7 @@ type openAIRequest struct {
 	Tools               []openAITool    `json:"tools"`
 	MaxTokens           *int            `json:"max_tokens"`
 	MaxCompletionTokens *int            `json:"max_completion_tokens"`
+	ResponseFormat      json.RawMessage `json:"response_format"`
 	Stream              bool            `json:"stream"`
 	StreamOptions       *struct {
 		IncludeUsage bool `json:"include_usage"`
@@ -273,9 +274,13 @@ func openAIDecode(in openAIRequest) (Request, error) {
 	req := Request{Model: in.Model, Stream: in.Stream}
 	switch {
 	case in.MaxCompletionTokens != nil:
-		req.MaxTokens = *in.MaxCompletionTokens
+		req.MaxTokens, req.MaxTokensParam = *in.MaxCompletionTokens, "max_completion_tokens"
 	case in.MaxTokens != nil:
-		req.MaxTokens = *in.MaxTokens
+		req.MaxTokens, req.MaxTokensParam = *in.MaxTokens, "max_tokens"
+	}
+	var err error
+	if req.Format, err = openAIFormat(in.ResponseFormat, "response_format"); err != nil {
+		return Request{}, err
 	}
 	var system []string
 	for i, m := range in.Messages {

@@ -28,7 +28,10 @@ type responsesRequest struct {
 	Tools           []json.RawMessage `json:"tools"`
 	ToolChoice      json.RawMessage   `json:"tool_choice"`
 	MaxOutputTokens *int              `json:"max_output_tokens"`
-	Stream          bool              `json:"stream"`
+	Text            struct {
+		Format json.RawMessage `json:"format"`
+	} `json:"text"`
+	Stream bool `json:"stream"`
 }
 
 // responsesTool is a tool definition of the request: a function or the tool search.
@@ -124,7 +127,11 @@ func (h *openAIServer) responses(w http.ResponseWriter, r *http.Request) {
 func responsesDecode(in responsesRequest) (Request, map[string]json.RawMessage, error) {
 	req := Request{Model: in.Model, Stream: in.Stream}
 	if in.MaxOutputTokens != nil {
-		req.MaxTokens = *in.MaxOutputTokens
+		req.MaxTokens, req.MaxTokensParam = *in.MaxOutputTokens, "max_output_tokens"
+	}
+	var err error
+	if req.Format, err = openAIFormat(in.Text.Format, "text.format"); err != nil {
+		return req, nil, err
 	}
 	var system []string
 	if in.Instructions != "" {

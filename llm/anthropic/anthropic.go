@@ -347,6 +347,10 @@ func (m *Model) params(req *llm.Request) (sdk.MessageNewParams, error) {
 			}
 		}
 	}
+	var err error
+	if p.OutputConfig, err = outputConfig(req.Output); err != nil {
+		return p, err
+	}
 	msgs, err := messages(req.Messages)
 	if err != nil {
 		return p, err

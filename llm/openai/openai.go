@@ -60,6 +60,13 @@ type Options struct {
 	APIKey string
 	// MaxTokens bounds replies when Request.MaxTokens is 0; 0 leaves it to the server.
 	MaxTokens int
+	// MaxTokensParam is the name Chat Completions requests give that bound:
+	// ParamMaxCompletionTokens, which OpenAI takes (its reasoning models refuse the
+	// other), or ParamMaxTokens, the deprecated name that every compatible server
+	// reads. Empty picks by host: OpenAI's own (and Azure OpenAI's) get
+	// max_completion_tokens, every other max_tokens (isOpenAIHost). The Responses
+	// API has one name, max_output_tokens.
+	MaxTokensParam string
 	// MaxRetries is how often the SDK retries a request that failed with 408, 409,
 	// 429, 5xx or a connection error: 0 means the SDK's default (2), -1 none.
 	MaxRetries int
@@ -99,6 +106,12 @@ var (
 	_ llm.NativeSearcher = (*Model)(nil)
 )
 
+// The names of the token bound that Options.MaxTokensParam chooses between.
+const (
+	ParamMaxCompletionTokens = "max_completion_tokens"
+	ParamMaxTokens           = "max_tokens"
+)
+
 // The APIs Options.API names.
 const (
 	APIChat      = "chat"
@@ -132,6 +145,9 @@ func New(model string, opts *Options) (*Model, error) {
 	if o.API != "" && o.API != APIChat && o.API != APIResponses {
 		return nil, fmt.Errorf("openai: API %q: want %q (Chat Completions, the default) or %q", o.API, APIChat, APIResponses)
 	}
+	if o.MaxTokensParam != "" && o.MaxTokensParam != ParamMaxCompletionTokens && o.MaxTokensParam != ParamMaxTokens {
+		return nil, fmt.Errorf("openai: MaxTokensParam %q: want %q, %q or empty (by host)", o.MaxTokensParam, ParamMaxCompletionTokens, ParamMaxTokens)
+	}
 	if o.MaxRetries < -1 {
 		return nil, fmt.Errorf("openai: MaxRetries %d: want -1 (none), 0 (the SDK's default) or more", o.MaxRetries)
 	}
@@ -148,7 +164,7 @@ func New(model string, opts *Options) (*Model, error) {
 		opts:             o,
 		baseURL:          base,
 		chat:             sdk.NewChatCompletionService(ro...),
-		completionTokens: isOpenAIHost(u.Hostname()),
+		completionTokens: o.MaxTokensParam == ParamMaxCompletionTokens || (o.MaxTokensParam == "" && isOpenAIHost(u.Hostname())),
 		tools:            llm.Definitions{Provider: format.OpenAI},
 		responses:        responses.NewResponseService(rro...),
 		rtools:           llm.Definitions{Provider: format.OpenAIResponses},
@@ -188,6 +204,7 @@ func requestOptions(base, apiKey string, maxRetries int, client *http.Client) []
 // llama.cpp, vLLM, LM Studio, OpenRouter) all read max_tokens, and some of them
 // ignore max_completion_tokens, so every other host gets max_tokens: a bound that
 // is silently dropped costs more than one that is spelled the old way.
+// Options.MaxTokensParam names the field for a server that wants the other.
 func isOpenAIHost(host string) bool {
 	host = strings.ToLower(host)
 	return host == "api.openai.com" || strings.HasSuffix(host, ".openai.azure.com")
@@ -292,6 +309,9 @@ func (m *Model) params(req *llm.Request) (sdk.ChatCompletionNewParams, error) {
 	}
 	if req.Temperature != nil {
 		p.Temperature = param.NewOpt(*req.Temperature)
+	}
+	if req.Output != nil {
+		p.ResponseFormat = chatResponseFormat(req.Output)
 	}
 	return p, nil
 }

@@ -272,6 +272,9 @@ func (m *Model) responsesParams(req *llm.Request) (responses.ResponseNewParams, 
 	if maxTokens > 0 {
 		p.MaxOutputTokens = param.NewOpt(int64(maxTokens))
 	}
+	if req.Output != nil {
+		p.Text.Format = responsesTextFormat(req.Output)
+	}
 	if req.Temperature != nil {
 		p.Temperature = param.NewOpt(*req.Temperature)
 	}
