@@ -47,6 +47,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,10 +161,9 @@ func Start(opts *Options) (*Provider, error) {
 		p.opts = *opts
 	}
 	for _, c := range p.opts.Clients {
-		if c.ID == "" || len(c.RedirectURIs) == 0 {
-			return nil, fmt.Errorf("fakeidp: a client needs an id and a redirect URI (client %q)", c.ID)
+		if err := p.Register(c); err != nil {
+			return nil, err
 		}
-		p.clients[c.ID] = slices.Clone(c.RedirectURIs)
 	}
 	if p.opts.Audience == "" {
 		p.opts.Audience = "switchboard"
@@ -490,7 +490,13 @@ reaches it may sign in as anyone below. Never use it for anything real.</p>
 func (p *Provider) choose(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	// The form posts here, and the answer redirects to the client (a browser holds a
+	// form's redirects to form-action too).
+	formAction := "'self'"
+	if u, err := url.Parse(r.URL.Query().Get("redirect_uri")); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(u.Host, " ;'") {
+		formAction += " " + u.Scheme + "://" + u.Host
+	}
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action "+formAction)
 	// The request's own query, already encoded, written whole: after a literal "?"
 	// in the template html/template escaped it as one query value.
 	action := template.URL("/authorize?" + r.URL.RawQuery)

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -41,6 +42,19 @@ func (p *Provider) count(what Endpoint) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[what]++
+}
+
+// Register adds a client as Options.Clients has them, once the provider runs (a
+// page whose address is known only after the provider's), or replaces the one of
+// that id.
+func (p *Provider) Register(c Client) error {
+	if c.ID == "" || len(c.RedirectURIs) == 0 {
+		return fmt.Errorf("fakeidp: a client needs an id and a redirect URI (client %q)", c.ID)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clients[c.ID] = slices.Clone(c.RedirectURIs)
+	return nil
 }
 
 // webOrigin is the origin of r ("Origin") when a client's redirect URI is of that
