@@ -44,7 +44,7 @@
   // whose issuer must be the service's exactly.
   async function discover() {
     if (meta) return meta;
-    const url = config.issuer.replace(/\/$/, "") + "/.well-known/openid-configuration";
+    const url = new URL(".well-known/openid-configuration", config.issuer.replace(/\/?$/, "/")).href;
     let res;
     try {
       res = await fetch(url, { credentials: "omit" });
@@ -121,8 +121,11 @@
     const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier));
     sessionStorage.setItem(PENDING_KEY, JSON.stringify({ state, verifier, redirect }));
     const scopes = ["openid", "profile", "email"];
-    // A refresh token where the provider says how to ask for one (Okta, Entra ID).
-    if ((meta.scopes_supported || []).includes("offline_access")) scopes.push("offline_access");
+    // A refresh token where the provider says how to ask for one (Okta, Entra ID,
+    // Dex), and the groups where they are a scope of their own (Dex).
+    for (const extra of ["offline_access", "groups"]) {
+      if ((meta.scopes_supported || []).includes(extra)) scopes.push(extra);
+    }
     const u = new URL(meta.authorization_endpoint);
     for (const [k, v] of Object.entries({
       response_type: "code", client_id: config.clientId, redirect_uri: redirect, scope: scopes.join(" "), state,
