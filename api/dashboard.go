@@ -16,7 +16,8 @@ import (
 // page asks for the token when the API answers 401, keeps it in sessionStorage (the
 // tab's life) and sends it as "Authorization: Bearer" on every request, the event
 // stream included (read with fetch rather than EventSource, which cannot send
-// headers).
+// headers). With Options.DashboardSignIn, signin.js (loaded before app.js) gets that
+// token from the team's provider instead of a paste (dashsignin.go).
 //
 //go:embed dashboard/*.html dashboard/*.js dashboard/*.css
 var dashboardFiles embed.FS
