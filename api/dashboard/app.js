@@ -18,6 +18,7 @@
   // script), when the service names one; the page takes a pasted token either way.
   const signin = window.switchboardSignIn;
   signin.onToken((t) => { token = t; });
+  if (given) signin.forget(); // a token given in the address takes the place of a sign-in
 
   // The header's links jump between the page's sections (plain #anchors: the
   // keyboard, the address and the Back button work as on any page); the link of the
@@ -181,6 +182,9 @@
     });
   });
 
+  // Back from the provider's page without signing in: the button works again.
+  window.addEventListener("pageshow", () => { $("signin-start").disabled = false; });
+
   $("token-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     forget(); // another token may be another person
@@ -230,9 +234,8 @@
   }
 
   // signOut forgets the token (and everything the page showed with it) and asks for
-  // one again.
-  // A token of the provider's sign-in is also signed out at the provider, when it
-  // says where (the page goes there, and comes back asking).
+  // one again. A token of the provider's sign-in is also signed out at the provider,
+  // when it says where (the page goes there, and comes back asking).
   $("sign-out").addEventListener("click", () => {
     forget();
     token = "";
