@@ -65,6 +65,8 @@ func (s *Server) routes() []route {
 		{pattern: "GET /dashboard/", handler: s.dashboardAssets(), public: true},
 		{pattern: "GET /v1/events", handler: s.streamEvents, stream: true},
 		{pattern: "GET /v1/calls", handler: s.listCalls},
+		// Usage over time (usage.go): a person's own calls, an admin's everyone's.
+		{pattern: "GET /v1/usage", handler: s.getUsage},
 
 		{pattern: "GET /v1/servers", handler: s.listServers},
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},

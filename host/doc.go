@@ -76,7 +76,9 @@
 // by difference; ServerConfig shows an entry, its secrets masked. What they did is an
 // admin.Result; a change refused as the request's fault is an *admin.Error whose
 // Kind (not found, exists, invalid, config invalid) a front end renders as it needs
-// (the API as an HTTP status).
+// (the API as an HTTP status). AddServerToFile, RemoveServerFromFile and
+// ImportServers (another host's servers merged: Claude, Cursor, VS Code, Codex)
+// make the same edits in a config file that no Host runs, for a command line.
 //
 // # Secrets
 //

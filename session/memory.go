@@ -24,6 +24,7 @@ type Memory struct {
 	sessions map[string]*memSession
 	closed   bool
 	turns    uint64 // numbers each turn, so that a stale release frees nothing
+	calls    []Call // usage (UsageStore), in time order
 }
 
 type memSession struct {

@@ -119,6 +119,8 @@ var migrations = []string{
 	// for the sessions made before, whose List makes it from their first user
 	// message.
 	`ALTER TABLE switchboard_sessions ADD COLUMN title text`,
+	// 4: tool calls' records for usage over time (session.UsageStore, usage.go).
+	usageSchema,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -136,6 +136,8 @@ var migrations = []string{
 	// for the sessions made before, whose List makes it from their first user
 	// message.
 	`ALTER TABLE sessions ADD COLUMN title TEXT`,
+	// 4: tool calls' records for usage over time (session.UsageStore, usage.go).
+	usageSchema,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
