@@ -148,10 +148,10 @@ func TestDashboardProviderSignIn(t *testing.T) {
 		screenshot(t, ctx, "sign-in-offered")
 		signInAs(t, ctx, idp, "alice", "Signed in as Alice")
 		first = pageToken(t, ctx)
+		// (The greeting is GET /v1/me's answer to it.)
 		if c := jwtClaims(t, first); c["sub"] != "alice" || c["aud"] != idp.Audience() {
 			t.Errorf("the page's token is for %v of %v, want alice's for the service", c["sub"], c["aud"])
 		}
-		e.do("GET", "/v1/me", nil, "Authorization: Bearer "+first).want(t, http.StatusOK, `"subject": "alice"`)
 		kept := eval[map[string]any](t, ctx, `({local: localStorage.length, cookie: document.cookie, href: location.href})`)
 		if kept["local"] != 0.0 || kept["cookie"] != "" || kept["href"] != e.url+"/" {
 			t.Errorf("after the sign-in: localStorage has %v entries, cookies %q, the address %q; want none, none and %s/", kept["local"], kept["cookie"], kept["href"], e.url)
@@ -199,6 +199,7 @@ func TestDashboardProviderSignIn(t *testing.T) {
 	// token renewed then, and the person is not asked.
 	t.Run("renewed on a refusal", func(t *testing.T) {
 		eval[bool](t, ctx, `(() => { const last = setTimeout(() => {}, 0); for (let i = 0; i <= last; i++) clearTimeout(i); return true })()`)
+		time.Sleep(time.Second) // a renewal under way as the timers went: done
 		held := pageToken(t, ctx)
 		untilExpired(t, held)
 		refreshes := idp.Count(fakeidp.RefreshGrant)
@@ -259,7 +260,9 @@ func TestDashboardProviderSignIn(t *testing.T) {
 // replayed after either), and so is one whose "iss" is another issuer.
 func TestDashboardProviderSignInAgain(t *testing.T) {
 	ctx := browser(t)
-	e, idp := startDashboardSignIn(t, fakeidp.Options{TokenTTL: 4 * time.Second})
+	// Long enough for the page to load all it shows before the token expires, on a
+	// busy machine too.
+	e, idp := startDashboardSignIn(t, fakeidp.Options{TokenTTL: 8 * time.Second})
 
 	t.Run("expired", func(t *testing.T) {
 		do(t, ctx, "opening the page", chromedp.Navigate(e.url+"/"))
