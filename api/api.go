@@ -91,6 +91,10 @@ type Options struct {
 	// /.well-known/oauth-protected-resource names it to MCP hosts, which sign their
 	// person in there (identity.go). "": those routes answer 404.
 	Issuer string
+	// DashboardSignIn, with Issuer, has the dashboard sign people in at that
+	// provider as its public client (dashsignin.go); nil: the page asks for a token
+	// to paste, as without it.
+	DashboardSignIn *DashboardSignIn
 	// CORSOrigin lets browser pages of that origin ("https://app.example.com", or "*")
 	// call the API, the gateway at /mcp and /sse included; "" answers no cross-origin
 	// request. "*" never covers what changes the servers (a stdio server is a command
@@ -186,6 +190,8 @@ type Server struct {
 	// publicHost is Options.PublicURL's host (and port), taken on a loopback listener
 	// too (checkHost).
 	publicHost string
+	// pagePolicy is the dashboard's Content-Security-Policy (dashboard.go).
+	pagePolicy string
 
 	live    liveState // GET /v1/events: the servers' changes, the recent calls, the heartbeat (events.go)
 	unwatch func()    // ends live.servers' subscription to the hub
@@ -193,7 +199,7 @@ type Server struct {
 
 // New builds the API over h, the catalog it serves: its servers, tools, calls and
 // health. opts, nil for the defaults, gives the rest. It fails on a nil h, a bad
-// CORSOrigin or PublicURL, or an Options.Registry that has the API's metrics already.
+// CORSOrigin, PublicURL or DashboardSignIn, or an Options.Registry that has the API's metrics already.
 func New(h *hub.Hub, opts *Options) (*Server, error) {
 	if h == nil {
 		return nil, errors.New("api: New: the hub is nil: give the hub whose catalog the API serves")
@@ -214,6 +220,10 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		}
 		o.PublicURL = strings.TrimRight(o.PublicURL, "/")
 	}
+	policy, err := dashboardPolicy(&o)
+	if err != nil {
+		return nil, err
+	}
 	if o.NoModel == "" {
 		o.NoModel = `no model configured: set "switchboard": {"model": {"provider": "openai", "name": "…"}} in the config`
 	}
@@ -225,11 +235,12 @@ func New(h *hub.Hub, opts *Options) (*Server, error) {
 		o.Catalog = deferred.NewCatalog(h)
 	}
 	s := &Server{
-		hub:     h,
-		opts:    o,
-		log:     log,
-		conv:    o.Conversations,
-		streams: map[*http.Request]context.CancelFunc{},
+		hub:        h,
+		opts:       o,
+		log:        log,
+		conv:       o.Conversations,
+		streams:    map[*http.Request]context.CancelFunc{},
+		pagePolicy: policy,
 	}
 	if o.PublicURL != "" {
 		u, _ := url.Parse(o.PublicURL) // checked above

@@ -17,20 +17,24 @@ import (
 // page asks for the token when the API answers 401, keeps it in sessionStorage (the
 // tab's life) and sends it as "Authorization: Bearer" on every request, the event
 // stream included (read with fetch rather than EventSource, which cannot send
-// headers).
+// headers). With Options.DashboardSignIn, signin.js (loaded before app.js) gets that
+// token from the team's provider instead of a paste (dashsignin.go).
 //
 //go:embed dashboard/*.html dashboard/*.js dashboard/*.css dashboard/vendor/*.js dashboard/vendor/*.css
 var dashboardFiles embed.FS
 
-// dashboardPolicy keeps the page to its own origin: its own script and style, images
-// from data: URLs (tool results), requests to this API only, and no framing (a page
-// elsewhere cannot overlay it to trick clicks on its buttons).
-const dashboardPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src data:; " +
+// pagePolicy keeps the page to its own origin: its own script and style, images
+// from data: URLs (tool results), requests to this API only (and, when it signs
+// people in, to their provider: dashboardPolicy), and no framing (a page elsewhere
+// cannot overlay it to trick clicks on its buttons).
+const pagePolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src data:; " +
 	"connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'"
 
-func dashboardHeaders(w http.ResponseWriter) {
+// dashboardHeaders are the headers of the page and its files, policy its
+// Content-Security-Policy.
+func dashboardHeaders(w http.ResponseWriter, policy string) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", dashboardPolicy)
+	h.Set("Content-Security-Policy", policy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	// The files change with the binary, which sets no modification time: revalidate.
@@ -44,7 +48,7 @@ func (s *Server) dashboard(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, http.StatusInternalServerError, apiwire.CodeInternal, err.Error())
 		return
 	}
-	dashboardHeaders(w)
+	dashboardHeaders(w, s.pagePolicy)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, _ = w.Write(page)
 }
@@ -65,7 +69,7 @@ func (s *Server) dashboardAssets() http.HandlerFunc {
 			writeError(w, r, http.StatusNotFound, apiwire.CodeNotFound, "no file "+r.URL.Path+" (the dashboard's files are /dashboard/app.js and /dashboard/style.css)")
 			return
 		}
-		dashboardHeaders(w)
+		dashboardHeaders(w, s.pagePolicy)
 		files.ServeHTTP(w, r)
 	}
 }

@@ -177,7 +177,8 @@ func TestOIDCMCPHostSignIn(t *testing.T) {
 			if q.Get("code") == "" {
 				return nil, errors.New("no code: " + q.Encode())
 			}
-			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state")}, nil
+			// The whole answer, as a host takes it: the provider names its issuer (RFC 9207).
+			return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 		},
 	})
 	if err != nil {

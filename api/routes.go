@@ -88,6 +88,9 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/me", handler: s.getMe},
 		{pattern: "GET " + resourceMetadataPath, handler: s.resourceMetadata, public: true},
 		{pattern: "GET " + resourceMetadataPath + "/mcp", handler: s.resourceMetadata, public: true},
+		// Where the dashboard signs its person in at that provider (dashsignin.go;
+		// 404 without a client id): nothing secret, asked before any token.
+		{pattern: "GET /v1/dashboard/signin", handler: s.dashboardSignIn, public: true},
 
 		{pattern: "GET /v1/tools", handler: s.listTools},
 		{pattern: "POST /v1/tools/{name}/call", handler: s.callTool},

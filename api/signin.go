@@ -429,7 +429,7 @@ var callbackTemplate = template.Must(template.New("callback").Parse(`<!doctype h
 // an authorization server said). It is never cached, and sends no referrer: its
 // address held the code.
 func callbackPage(w http.ResponseWriter, status int, title, detail string) {
-	dashboardHeaders(w)
+	dashboardHeaders(w, pagePolicy)
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")

@@ -211,6 +211,7 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 			return nil, err
 		}
 		o.Identify, o.Issuer = v.Identify, v.Issuer()
+		o.DashboardSignIn = DashboardSignIn(v, h.cfg.Settings.Serve.Auth)
 	}
 	o.Gateway = gw.Handler(&gateway.HTTPOptions{MaxRequestBytes: o.MaxRequestBytes})
 	if o.Version == "" {
@@ -265,6 +266,16 @@ func (h *Host) usageRecorder(store session.Store) *usage.Recorder {
 		r.Close() //nolint:errcheck // it returns nil
 	})
 	return r
+}
+
+// DashboardSignIn is the dashboard's sign-in at v's provider as auth's "clientId"
+// (api.Options.DashboardSignIn, beside Issuer v.Issuer()); nil without a client id:
+// the page takes a pasted token.
+func DashboardSignIn(v *identity.Verifier, auth *config.AuthSettings) *api.DashboardSignIn {
+	if v == nil || auth == nil || auth.ClientID == "" {
+		return nil
+	}
+	return &api.DashboardSignIn{ClientID: auth.ClientID, Audience: auth.Audience, TokenEndpoint: v.TokenEndpoint()}
 }
 
 // Verifier is the identity.Verifier of auth, or of the config's "serve": {"auth"}

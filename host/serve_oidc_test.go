@@ -15,7 +15,8 @@ import (
 
 // TestAPIAuth: host.API over a config with "serve": {"auth"} takes that provider's
 // tokens (its admins too) and no others, and points MCP hosts at it; a provider that
-// cannot be reached is an error naming its issuer.
+// cannot be reached is an error naming its issuer. With "clientId" the dashboard
+// learns where to sign its person in (GET /v1/dashboard/signin, no token).
 func TestAPIAuth(t *testing.T) {
 	idp, err := fakeidp.Start(nil)
 	if err != nil {
@@ -23,7 +24,7 @@ func TestAPIAuth(t *testing.T) {
 	}
 	t.Cleanup(func() { idp.Close() })
 	cfg := &config.Config{Settings: config.Settings{Serve: config.ServeSettings{Auth: &config.AuthSettings{
-		Issuer: idp.Issuer, Audience: "switchboard", AdminClaim: "groups=sb-admins",
+		Issuer: idp.Issuer, Audience: "switchboard", AdminClaim: "groups=sb-admins", ClientID: "dash",
 	}}}}
 	h := host.New(cfg, &host.Options{Sessions: &config.SessionSettings{Store: "memory"}})
 	t.Cleanup(func() { h.Close() })
@@ -59,6 +60,8 @@ func TestAPIAuth(t *testing.T) {
 		{"/v1/me", idp.Mint(map[string]any{"sub": "bob"}), 200, `"admin": false`},
 		{"/v1/me", idp.Mint(map[string]any{"sub": "erin", "groups": []string{"sb-admins"}}), 200, `"admin": true`},
 		{"/.well-known/oauth-protected-resource", "", 200, idp.Issuer},
+		{"/v1/dashboard/signin", "", 200, `"clientId": "dash"`},
+		{"/v1/dashboard/signin", "", 200, `"issuer": "` + idp.Issuer + `"`},
 	} {
 		if code, body := get(c.path, c.token); code != c.status || !strings.Contains(body, c.says) {
 			t.Errorf("GET %s = %d %s, want %d saying %q", c.path, code, body, c.status, c.says)

@@ -63,6 +63,7 @@ type OIDCOptions struct {
 // It holds no goroutine: nothing to close.
 type Verifier struct {
 	opts     OIDCOptions
+	tokenURL string // the discovery document's token_endpoint
 	keys     *keySet
 	verifier *oidc.IDTokenVerifier
 	admins   map[string]bool
@@ -132,7 +133,7 @@ func NewVerifier(ctx context.Context, opts *OIDCOptions) (*Verifier, error) {
 	if err := keys.fetch(dctx); err != nil {
 		return nil, fmt.Errorf("identity: the OpenID provider %s: %w", o.Issuer, err)
 	}
-	v := &Verifier{opts: o, keys: keys, admins: map[string]bool{}, now: time.Now}
+	v := &Verifier{opts: o, tokenURL: provider.Endpoint().TokenURL, keys: keys, admins: map[string]bool{}, now: time.Now}
 	for _, a := range o.Admins {
 		v.admins[a] = true
 	}
@@ -148,6 +149,11 @@ func NewVerifier(ctx context.Context, opts *OIDCOptions) (*Verifier, error) {
 
 // Issuer is the issuer URL of the provider whose tokens v takes.
 func (v *Verifier) Issuer() string { return v.opts.Issuer }
+
+// TokenEndpoint is the provider's token_endpoint, as its discovery document named
+// it ("" when it names none): where a browser page that signs people in at the
+// provider redeems its codes.
+func (v *Verifier) TokenEndpoint() string { return v.tokenURL }
 
 // Identify is the Person whose bearer token r carries (api.Options.Identify), or a
 // *Refusal saying why there is none.

@@ -14,6 +14,11 @@
     history.replaceState(null, "", location.pathname + location.search);
   }
   let token = sessionStorage.getItem(TOKEN_KEY) || "";
+  // The sign-in at the service's identity provider (signin.js, loaded before this
+  // script), when the service names one; the page takes a pasted token either way.
+  const signin = window.switchboardSignIn;
+  signin.onToken((t) => { token = t; });
+  if (given) signin.forget(); // a token given in the address takes the place of a sign-in
 
   // The header's links jump between the page's sections (plain #anchors: the
   // keyboard, the address and the Back button work as on any page); the link of the
@@ -79,7 +84,8 @@
 
   // api sends a request with the token; it returns the decoded JSON (or, with
   // stream: true, the Response) and throws an APIError for every failure.
-  async function api(path, { method = "GET", body, stream = false, signal } = {}) {
+  async function api(path, { method = "GET", body, stream = false, signal, again = false } = {}) {
+    const sent = token;
     const headers = {};
     if (token) headers.Authorization = "Bearer " + token;
     if (stream) headers.Accept = "text/event-stream";
@@ -97,7 +103,13 @@
         const b = await res.json();
         ({ code, message, suggestions, field } = b.error);
       } catch (_) { /* not our JSON: keep the status line */ }
-      if (res.status === 401) askToken(token ? "The server refused this token." : "");
+      if (res.status === 401 && sent && !again) {
+        // A token of the provider's sign-in that expired: renewed (once for the
+        // requests that met it together), and the request sent again with it.
+        const renewed = sent !== token ? token : await signin.renew();
+        if (renewed && renewed === token) return api(path, { method, body, stream, signal, again: true });
+      }
+      if (res.status === 401 && sent === token) askToken(refusal(message));
       throw new APIError(res.status, code, message, suggestions, field);
     }
     if (stream) return res;
@@ -138,18 +150,45 @@
 
   // ---- token ----
 
+  // refusal is what the form says of a token the server refused (its message says
+  // why): a sign-in that ended asks for another.
+  function refusal(why) {
+    if (!token) return "";
+    if (signin.signedIn()) return `Your sign-in has ended: sign in again (the server says: ${why}).`;
+    return "The server refused this token.";
+  }
+
   function askToken(message) {
     setConn("token", "Token needed");
     $("token-form").hidden = false;
+    message = signin.takeError() || message; // a failed sign-in says why first
     $("token-error").hidden = !message;
     $("token-error").textContent = message || "";
-    $("token").focus();
+    $("signin").hidden = !signin.available();
+    $("signin-start").textContent = "Sign in with " + signin.provider();
+    if (signin.available()) $("signin-start").focus();
+    else $("token").focus();
     if (!servers.size) $("servers").textContent = "Waiting for the token.";
   }
+
+  // Sign in sends the person to the provider; this page gets them back signed in
+  // (signin.js), or says why not.
+  $("signin-start").addEventListener("click", () => {
+    $("signin-start").disabled = true;
+    signin.begin().catch((e) => {
+      $("signin-start").disabled = false;
+      $("token-error").hidden = false;
+      $("token-error").textContent = "Cannot sign in: " + e.message;
+    });
+  });
+
+  // Back from the provider's page without signing in: the button works again.
+  window.addEventListener("pageshow", () => { $("signin-start").disabled = false; });
 
   $("token-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     forget(); // another token may be another person
+    signin.forget(); // a pasted token takes the place of a sign-in
     token = $("token").value.trim();
     sessionStorage.setItem(TOKEN_KEY, token);
     $("token").value = "";
@@ -195,7 +234,8 @@
   }
 
   // signOut forgets the token (and everything the page showed with it) and asks for
-  // one again.
+  // one again. A token of the provider's sign-in is also signed out at the provider,
+  // when it says where (the page goes there, and comes back asking).
   $("sign-out").addEventListener("click", () => {
     forget();
     token = "";
@@ -205,6 +245,7 @@
     streamAbort = null;
     renderWho();
     askToken("");
+    signin.signOut();
   });
 
   // forget clears what the page shows of the person it showed it to: their servers'
@@ -1445,5 +1486,10 @@
 
   // Every script has run by DOMContentLoaded (they are deferred), so every hook is in
   // place before the first event.
-  document.addEventListener("DOMContentLoaded", connect);
+  // The provider's answer, when this load brings one, is taken first.
+  document.addEventListener("DOMContentLoaded", async () => {
+    await signin.ready;
+    token = sessionStorage.getItem(TOKEN_KEY) || "";
+    connect();
+  });
 })();

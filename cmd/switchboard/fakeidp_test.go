@@ -64,7 +64,8 @@ func get(t *testing.T, u string) string {
 // TestTeamWalk is docs/deploy.md's walk through team mode on one machine, command by
 // command: fake-idp names its people and how to serve with it; serve takes its
 // config line; a token of alice's (curl her URL) is alice at /v1/me, bob's an admin
-// (his group); the CLI with $SWITCHBOARD_TOKEN asks the service as alice; and
+// (his group); the dashboard is told where to sign people in (the config line's
+// clientId); the CLI with $SWITCHBOARD_TOKEN asks the service as alice; and
 // 'switchboard login' signs alice in to the service's MCP gateway, as an MCP host
 // would (the resource metadata, the provider's sign-in page, a JWT for the
 // audience), after which another config's commands reach the team's tools through it.
@@ -82,6 +83,7 @@ func TestTeamWalk(t *testing.T) {
 		"alice  " + idp.issuer + "/people/alice/token",
 		"bob (groups: admins)  " + idp.issuer + "/people/bob/token",
 		"switchboard serve --oidc-issuer " + idp.issuer + " --oidc-audience switchboard",
+		`"clientId": "switchboard-dashboard"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("fake-idp's output does not say %q:\n%s", want, out)
@@ -111,6 +113,10 @@ func TestTeamWalk(t *testing.T) {
 	}
 	if code, _, _ := p.ask(t, "/v1/me", ""); code != 401 {
 		t.Errorf("GET /v1/me without a token = %d, want 401", code)
+	}
+	// The dashboard learns, with no token, where to sign its person in.
+	if code, _, body := p.ask(t, "/v1/dashboard/signin", ""); code != 200 || !strings.Contains(body, `"clientId": "switchboard-dashboard"`) || !strings.Contains(body, idp.issuer) {
+		t.Errorf("GET /v1/dashboard/signin = %d %s, want the provider and the dashboard's client id", code, body)
 	}
 
 	// The CLI asks the service as alice.

@@ -16,9 +16,9 @@ import (
 // feature; docs/deploy.md walks through it.
 func (a *app) fakeIdPCommand() *cobra.Command {
 	var (
-		listen, audience string
-		people           []string
-		ttl              time.Duration
+		listen, audience, client string
+		people, pages            []string
+		ttl                      time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:    "fake-idp",
@@ -36,7 +36,11 @@ default alice and bob:admins): serve's "adminClaim": "groups=admins" makes bob a
 admin. The keys are made at each start: tokens of an earlier run are refused.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := &devtools.IdPOptions{Audience: audience, TokenTTL: ttl, Listen: listen}
+			opts := &devtools.IdPOptions{Audience: audience, TokenTTL: ttl, Listen: listen, RefreshTokens: true,
+				Clients: []devtools.IdPClient{{ID: client, RedirectURIs: pages}}}
+			if client == "" || len(pages) == 0 {
+				return commandLineError("--dashboard-client and --dashboard-url: want a client id and at least one address")
+			}
 			for _, p := range people {
 				name, groups, _ := strings.Cut(p, ":")
 				if name == "" || strings.ContainsAny(name, "/?#% ") {
@@ -63,6 +67,8 @@ admin. The keys are made at each start: tokens of an earlier run are refused.`,
 	f.StringVar(&audience, "audience", "switchboard", `the "aud" of its tokens (serve's --oidc-audience)`)
 	f.StringArrayVar(&people, "person", []string{"alice", "bob:admins"}, "a person who may sign in, NAME or NAME:GROUP,GROUP (repeat it)")
 	f.DurationVar(&ttl, "token-ttl", time.Hour, "the tokens' lifetime")
+	f.StringVar(&client, "dashboard-client", "switchboard-dashboard", `the client id of the dashboard (serve's "clientId")`)
+	f.StringArrayVar(&pages, "dashboard-url", []string{"http://127.0.0.1:7300/", "http://localhost:7300/"}, "a dashboard's address, a redirect URI of its client (repeat it)")
 	return cmd
 }
 
@@ -82,6 +88,8 @@ func (a *app) printFakeIdP(idp *devtools.IdP, opts *devtools.IdPOptions) {
 	}
 	fmt.Fprintln(w, "serve a team with it:")
 	fmt.Fprintf(w, "  switchboard serve --oidc-issuer %s --oidc-audience %s\n", idp.Issuer, opts.Audience)
-	fmt.Fprintln(w, `and, for a group's people to be admins, in the config's "switchboard" block:`)
-	fmt.Fprintf(w, `  "serve": {"auth": {"issuer": %q, "audience": %q, "adminClaim": "groups=admins"}}`+"\n", idp.Issuer, opts.Audience)
+	fmt.Fprintf(w, "and, for a group's people to be admins and the dashboard (%s) to sign people in, in the config's \"switchboard\" block:\n",
+		strings.Join(opts.Clients[0].RedirectURIs, ", "))
+	fmt.Fprintf(w, `  "serve": {"auth": {"issuer": %q, "audience": %q, "adminClaim": "groups=admins", "clientId": %q}}`+"\n",
+		idp.Issuer, opts.Audience, opts.Clients[0].ID)
 }

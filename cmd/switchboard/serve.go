@@ -232,6 +232,7 @@ func (a *app) serve(ctx context.Context, st serveSettings, flags *agentFlags) er
 			return &exitError{code: exitFailed, err: err}
 		}
 		opts.Identify, opts.Issuer = v.Identify, v.Issuer()
+		opts.DashboardSignIn = host.DashboardSignIn(v, auth)
 	}
 	// Bound before any server starts: an address in use ends the command at once.
 	ln, err := net.Listen("tcp", st.addr)

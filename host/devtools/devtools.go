@@ -65,6 +65,9 @@ type (
 	IdP        = fakeidp.Provider
 	IdPOptions = fakeidp.Options
 	IdPPerson  = fakeidp.Person
+	// IdPClient is a client registered with it beforehand (fakeidp.Client: a public
+	// client's id and redirect URIs, such as the dashboard's).
+	IdPClient = fakeidp.Client
 )
 
 // StartIdP starts a fake OpenID provider on loopback (fakeidp.Start): anyone who

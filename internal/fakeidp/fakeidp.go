@@ -11,6 +11,15 @@
 // authorization_code grant with PKCE (S256) at its token endpoint, whose access
 // token is a JWT for Options.Audience, and dynamic client registration (RFC 7591).
 //
+// For a browser page's sign-in (the dashboard's) it is what a real provider is to a
+// single-page app: Options.Clients registered beforehand (public clients, no
+// secret) with their redirect URIs, CORS on its discovery document, keys and token
+// endpoint (for the origins of those redirect URIs), an ID token beside the access
+// token when the scope has "openid", the issuer in the authorization response (RFC
+// 9207), refresh tokens with Options.RefreshTokens, and an end_session_endpoint
+// (OpenID Connect RP-Initiated Logout 1.0) that forgets a person's refresh tokens
+// (tokens.go).
+//
 //	idp, err := fakeidp.Start(&fakeidp.Options{Audience: "switchboard"})
 //	defer idp.Close()
 //	tok := idp.Mint(map[string]any{"sub": "alice", "name": "Alice"})
@@ -30,8 +39,6 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -40,6 +47,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,6 +75,22 @@ type Options struct {
 	// port. Any other host is refused: a provider that signs in anyone who asks
 	// belongs on loopback only.
 	Listen string
+	// Clients are registered beforehand, as an admin registers an application at a
+	// real provider: public clients such as the dashboard.
+	Clients []Client
+	// RefreshTokens: the token endpoint issues a refresh token beside the access
+	// token when the authorization asked for the scope "offline_access" (as Okta's
+	// and Entra ID's do), and takes the refresh_token grant, which rotates it.
+	RefreshTokens bool
+}
+
+// Client is an OAuth client registered beforehand: a public one (no secret, PKCE)
+// whose authorization requests must name one of its RedirectURIs exactly. The
+// origins of those URIs may call the token endpoint from a browser (CORS), and
+// each is also a post_logout_redirect_uri it may name at the end_session_endpoint.
+type Client struct {
+	ID           string
+	RedirectURIs []string
 }
 
 // Person is someone the provider signs in: their "sub" (Name), "name" (Display,
@@ -111,6 +135,8 @@ type Provider struct {
 	fetches  int
 	clients  map[string][]string // client id → redirect URIs
 	codes    map[string]*grant
+	refresh  map[string]*grant // refresh token → what it renews
+	counts   map[Endpoint]int
 	problems []string
 }
 
@@ -120,17 +146,24 @@ type signingKey struct {
 	key crypto.Signer
 }
 
-// grant is what an authorization code stands for.
+// grant is what an authorization code (or a refresh token) stands for.
 type grant struct {
 	client, redirect, challenge string
+	scope                       string
 	person                      *Person // nil: Options.Subject
 }
 
 // Start starts a provider on a loopback port. Close stops it.
 func Start(opts *Options) (*Provider, error) {
-	p := &Provider{clients: map[string][]string{}, codes: map[string]*grant{}, done: make(chan struct{})}
+	p := &Provider{clients: map[string][]string{}, codes: map[string]*grant{}, refresh: map[string]*grant{},
+		counts: map[Endpoint]int{}, done: make(chan struct{})}
 	if opts != nil {
 		p.opts = *opts
+	}
+	for _, c := range p.opts.Clients {
+		if err := p.Register(c); err != nil {
+			return nil, err
+		}
 	}
 	if p.opts.Audience == "" {
 		p.opts.Audience = "switchboard"
@@ -312,11 +345,20 @@ func (p *Provider) mux() http.Handler {
 	mux.HandleFunc("GET /authorize", p.authorize)
 	mux.HandleFunc("POST /authorize", p.authorize)
 	mux.HandleFunc("POST /token", p.token)
+	mux.HandleFunc("OPTIONS /token", p.tokenPreflight)
+	mux.HandleFunc("GET /logout", p.logout)
 	mux.HandleFunc("GET /people/{name}/token", p.personToken)
 	return mux
 }
 
 func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
+	grants, scopes := []string{"authorization_code"}, []string{"openid", "profile", "email"}
+	if p.opts.RefreshTokens {
+		grants, scopes = append(grants, "refresh_token"), append(scopes, "offline_access")
+	}
+	// Public, as a real provider's: any page may read it (a single-page app finds
+	// the endpoints here).
+	w.Header().Set("Access-Control-Allow-Origin", "*")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                p.Issuer,
 		"claims_supported":                      []string{"sub", "name", "preferred_username", "email", "groups"},
@@ -324,19 +366,23 @@ func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
 		"authorization_endpoint":                p.Issuer + "/authorize",
 		"token_endpoint":                        p.Issuer + "/token",
 		"registration_endpoint":                 p.Issuer + "/register",
+		"end_session_endpoint":                  p.Issuer + "/logout",
 		"response_types_supported":              []string{"code"},
 		"subject_types_supported":               []string{"public"},
 		"id_token_signing_alg_values_supported": []string{"RS256", "ES256"},
 		"code_challenge_methods_supported":      []string{"S256"},
-		"grant_types_supported":                 []string{"authorization_code"},
+		"grant_types_supported":                 grants,
 		"token_endpoint_auth_methods_supported": []string{"none"},
-		"scopes_supported":                      []string{"openid", "profile", "email"},
+		"scopes_supported":                      scopes,
+		// RFC 9207: the authorization response names its issuer ("iss").
+		"authorization_response_iss_parameter_supported": true,
 	})
 }
 
 func (p *Provider) jwks(w http.ResponseWriter, _ *http.Request) {
 	p.mu.Lock()
 	p.fetches++
+	w.Header().Set("Access-Control-Allow-Origin", "*")
 	var set jose.JSONWebKeySet
 	for _, k := range []*signingKey{p.rsaKey, p.ecKey} {
 		set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.key.Public(), KeyID: k.kid, Algorithm: string(k.alg), Use: "sig"})
@@ -372,6 +418,7 @@ func (p *Provider) problem(format string, args ...any) {
 // authorize approves at once: a code for the client's registered redirect URI,
 // bound to its PKCE challenge.
 func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
+	p.count(Authorize)
 	q := r.URL.Query()
 	client, redirect := q.Get("client_id"), q.Get("redirect_uri")
 	p.mu.Lock()
@@ -401,7 +448,7 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	code := rand.Text()
 	p.mu.Lock()
-	p.codes[code] = &grant{client: client, redirect: redirect, challenge: q.Get("code_challenge"), person: who}
+	p.codes[code] = &grant{client: client, redirect: redirect, challenge: q.Get("code_challenge"), scope: q.Get("scope"), person: who}
 	p.mu.Unlock()
 	u, err := url.Parse(redirect)
 	if err != nil {
@@ -411,59 +458,9 @@ func (p *Provider) authorize(w http.ResponseWriter, r *http.Request) {
 	back := u.Query()
 	back.Set("code", code)
 	back.Set("state", q.Get("state"))
+	back.Set("iss", p.Issuer) // RFC 9207
 	u.RawQuery = back.Encode()
 	http.Redirect(w, r, u.String(), http.StatusFound)
-}
-
-// token exchanges a code (once) for an access token: a JWT of Mint's, with
-// Options.Claims.
-func (p *Provider) token(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
-		return
-	}
-	fail := func(msg string) {
-		p.problem("token: %s", msg)
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": msg})
-	}
-	if r.PostForm.Get("grant_type") != "authorization_code" {
-		fail("want grant_type=authorization_code")
-		return
-	}
-	code := r.PostForm.Get("code")
-	p.mu.Lock()
-	g := p.codes[code]
-	delete(p.codes, code)
-	p.mu.Unlock()
-	if g == nil {
-		fail("unknown or used code")
-		return
-	}
-	client := r.PostForm.Get("client_id")
-	if c, _, ok := r.BasicAuth(); ok {
-		client = c
-	}
-	if client != g.client || r.PostForm.Get("redirect_uri") != g.redirect {
-		fail("the code is another client's or redirect URI's")
-		return
-	}
-	sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-	if base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge {
-		fail("the PKCE verifier does not match the challenge")
-		return
-	}
-	claims := maps.Clone(p.opts.Claims)
-	if claims == nil {
-		claims = map[string]any{}
-	}
-	if g.person != nil {
-		maps.Copy(claims, g.person.claims())
-	}
-	claims["client_id"] = client
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": p.Mint(claims), "token_type": "Bearer",
-		"expires_in": int(p.opts.TokenTTL.Seconds()),
-	})
 }
 
 // person is the one of People named name, or nil.
@@ -493,7 +490,13 @@ reaches it may sign in as anyone below. Never use it for anything real.</p>
 func (p *Provider) choose(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	// The form posts here, and the answer redirects to the client (a browser holds a
+	// form's redirects to form-action too).
+	formAction := "'self'"
+	if u, err := url.Parse(r.URL.Query().Get("redirect_uri")); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(u.Host, " ;'") {
+		formAction += " " + u.Scheme + "://" + u.Host
+	}
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action "+formAction)
 	// The request's own query, already encoded, written whole: after a literal "?"
 	// in the template html/template escaped it as one query value.
 	action := template.URL("/authorize?" + r.URL.RawQuery)

@@ -196,3 +196,112 @@ func TestLoopbackOnly(t *testing.T) {
 	}
 	start(t, &fakeidp.Options{Listen: "127.0.0.1:0"})
 }
+
+// TestPublicClient: a client registered beforehand signs in from a browser page as
+// a single-page app does at a real provider: the discovery document and keys are
+// readable from any page, the token endpoint from the origins of the client's
+// redirect URIs only; the authorization response names the issuer (RFC 9207); the
+// token endpoint gives an ID token for the client beside the access token, and a
+// refresh token when "offline_access" was asked for, which renews once (rotated);
+// the end_session_endpoint sends the browser back with its state and forgets the
+// person's refresh tokens.
+func TestPublicClient(t *testing.T) {
+	t.Parallel()
+	const page = "http://127.0.0.1:7/"
+	p := start(t, &fakeidp.Options{Clients: []fakeidp.Client{{ID: "dash", RedirectURIs: []string{page}}}, RefreshTokens: true})
+	c := client()
+	get := func(u, origin string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", u, nil)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res
+	}
+	for _, path := range []string{"/.well-known/openid-configuration", "/jwks"} {
+		if got := get(p.Issuer+path, "http://elsewhere.example").Header.Get("Access-Control-Allow-Origin"); got != "*" {
+			t.Errorf("GET %s: Access-Control-Allow-Origin %q, want *", path, got)
+		}
+	}
+	post := func(form url.Values, origin string) (*http.Response, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", p.Issuer+"/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res, out
+	}
+	signIn := func(scope string) (*http.Response, map[string]any) {
+		t.Helper()
+		verifier := "another-verifier-of-enough-length-for-pkce-0123456789"
+		sum := sha256.Sum256([]byte(verifier))
+		q := url.Values{"client_id": {"dash"}, "redirect_uri": {page}, "response_type": {"code"}, "scope": {scope},
+			"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"}, "state": {"st"}}
+		loc, err := url.Parse(get(p.Issuer+"/authorize?"+q.Encode(), "").Header.Get("Location"))
+		if err != nil || loc.Query().Get("iss") != p.Issuer || loc.Query().Get("state") != "st" {
+			t.Fatalf("redirect to %v, want the page with the state and iss %s", loc, p.Issuer)
+		}
+		return post(url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")},
+			"client_id": {"dash"}, "redirect_uri": {page}, "code_verifier": {verifier}}, "http://127.0.0.1:7")
+	}
+
+	res, tok := signIn("openid profile")
+	if res.StatusCode != 200 || res.Header.Get("Access-Control-Allow-Origin") != "http://127.0.0.1:7" {
+		t.Fatalf("token: %s, Access-Control-Allow-Origin %q: %v", res.Status, res.Header.Get("Access-Control-Allow-Origin"), tok)
+	}
+	if _, ok := tok["refresh_token"]; ok {
+		t.Errorf("a refresh token without offline_access: %v", tok)
+	}
+	id := claims(t, tok["id_token"].(string))
+	if id["aud"] != "dash" || id["sub"] != "alice" || id["iss"] != p.Issuer {
+		t.Errorf("ID token claims %v, want alice's for the client dash", id)
+	}
+	if got := claims(t, tok["access_token"].(string)); got["aud"] != "switchboard" {
+		t.Errorf("access token for %v, want switchboard", got["aud"])
+	}
+
+	_, tok = signIn("openid offline_access")
+	rt, _ := tok["refresh_token"].(string)
+	if rt == "" {
+		t.Fatalf("no refresh token with offline_access: %v", tok)
+	}
+	if res, _ := post(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"dash"}}, "http://evil.example"); res.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("the token endpoint lets another origin read it: %q", res.Header.Get("Access-Control-Allow-Origin"))
+	}
+	// That request used rt (a server would not have minded the origin): sign in again.
+	_, tok = signIn("openid offline_access")
+	rt = tok["refresh_token"].(string)
+	res, renewed := post(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"dash"}}, "http://127.0.0.1:7")
+	if res.StatusCode != 200 || renewed["access_token"] == nil || renewed["refresh_token"] == nil || renewed["refresh_token"] == rt {
+		t.Fatalf("refresh: %s %v, want new tokens and another refresh token", res.Status, renewed)
+	}
+	if res, _ := post(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {rt}, "client_id": {"dash"}}, ""); res.StatusCode != 400 {
+		t.Errorf("a used refresh token: %s, want 400", res.Status)
+	}
+
+	q := url.Values{"id_token_hint": {renewed["id_token"].(string)}, "post_logout_redirect_uri": {page}, "state": {"bye"}}
+	if loc := get(p.Issuer+"/logout?"+q.Encode(), "").Header.Get("Location"); loc != page+"?state=bye" {
+		t.Errorf("logout sends the browser to %q, want %s?state=bye", loc, page)
+	}
+	if res, _ := post(url.Values{"grant_type": {"refresh_token"}, "refresh_token": {renewed["refresh_token"].(string)}, "client_id": {"dash"}}, ""); res.StatusCode != 400 {
+		t.Errorf("a refresh token after the person's logout: %s, want 400", res.Status)
+	}
+	q.Set("post_logout_redirect_uri", "http://evil.example/")
+	if res := get(p.Issuer+"/logout?"+q.Encode(), ""); res.StatusCode != 400 {
+		t.Errorf("logout to an unregistered URI: %s, want 400", res.Status)
+	}
+	if n := p.Count(fakeidp.RefreshGrant); n != 4 {
+		t.Errorf("%d refresh grants counted, want 4", n)
+	}
+}
