@@ -83,29 +83,12 @@ func AddServer(data []byte, name string, entry json.RawMessage) ([]byte, error) 
 // else replaced. Fields the patch leaves alone keep their bytes. A
 // *NotFoundError when the file has no such server.
 func PatchServer(data []byte, name string, patch json.RawMessage) ([]byte, error) {
-	p, err := entryValue(patch, "the patch")
-	if err != nil {
-		return nil, err
-	}
-	root, err := parseDoc(data)
-	if err != nil {
-		return nil, err
-	}
-	obj, i, ok := findServer(&root, name)
-	if !ok {
-		return nil, &NotFoundError{Name: name, Names: serverNames(&root)}
-	}
-	target := &obj.Members[i].Value
-	if _, isObj := target.Value.(*hujson.Object); !isObj {
-		target.Value = &hujson.Object{}
-	}
-	unit := indentUnit(root.Value.(*hujson.Object))
-	ind, ok := lineIndent(obj.Members[i].Name.BeforeExtra)
-	if !ok {
-		ind = unit
-	}
-	mergePatch(target.Value.(*hujson.Object), p.Value.(*hujson.Object), ind, unit)
-	return pack(root), nil
+	return editServer(data, name, patch, "the patch", func(target *hujson.Value, p hujson.Value, ind, unit string) {
+		if _, isObj := target.Value.(*hujson.Object); !isObj {
+			target.Value = &hujson.Object{}
+		}
+		mergePatch(target.Value.(*hujson.Object), p.Value.(*hujson.Object), ind, unit)
+	})
 }
 
 // RemoveServer returns data without the entry of server name (the comments on the

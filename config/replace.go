@@ -11,7 +11,18 @@ import (
 // and the rest of the file keep their bytes. A *NotFoundError when the file has no
 // such server.
 func ReplaceServer(data []byte, name string, entry json.RawMessage) ([]byte, error) {
-	val, err := entryValue(entry, "the server entry")
+	return editServer(data, name, entry, "the server entry", func(target *hujson.Value, val hujson.Value, ind, unit string) {
+		layout(&val, ind, unit)
+		target.Value = val.Value
+	})
+}
+
+// editServer runs edit on the entry of server name in data, with in (a JSON object,
+// what names it in errors) as a value, the entry's indent and the file's indent
+// unit, and returns the file edited. A *NotFoundError when the file has no such
+// server.
+func editServer(data []byte, name string, in json.RawMessage, what string, edit func(target *hujson.Value, val hujson.Value, ind, unit string)) ([]byte, error) {
+	val, err := entryValue(in, what)
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +39,6 @@ func ReplaceServer(data []byte, name string, entry json.RawMessage) ([]byte, err
 	if !ok {
 		ind = unit
 	}
-	layout(&val, ind, unit)
-	obj.Members[i].Value.Value = val.Value
+	edit(&obj.Members[i].Value, val, ind, unit)
 	return pack(root), nil
 }
