@@ -119,6 +119,17 @@ var migrations = []string{
 	// for the sessions made before, whose List makes it from their first user
 	// message.
 	`ALTER TABLE switchboard_sessions ADD COLUMN title text`,
+	// 4: the application keys (session.KeyStore, keys.go): the hash of each secret,
+	// never the secret.
+	`CREATE TABLE switchboard_keys (
+		id        text PRIMARY KEY,
+		name      text NOT NULL,
+		profiles  text[] NOT NULL,
+		hash      bytea NOT NULL, -- SHA-256 of the secret
+		created   timestamptz NOT NULL,
+		expires   timestamptz,    -- NULL: never
+		last_used timestamptz     -- NULL: never used
+	)`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -136,6 +136,17 @@ var migrations = []string{
 	// for the sessions made before, whose List makes it from their first user
 	// message.
 	`ALTER TABLE sessions ADD COLUMN title TEXT`,
+	// 4: the application keys (session.KeyStore, keys.go): the hash of each secret,
+	// never the secret.
+	`CREATE TABLE keys (
+		id        TEXT PRIMARY KEY,
+		name      TEXT NOT NULL,
+		profiles  TEXT NOT NULL,        -- JSON array
+		hash      BLOB NOT NULL,        -- SHA-256 of the secret
+		created   INTEGER NOT NULL,     -- Unix nanoseconds
+		expires   INTEGER,              -- NULL: never
+		last_used INTEGER               -- NULL: never used
+	)`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
