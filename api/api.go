@@ -77,6 +77,10 @@ type Options struct {
 	// is Token is an admin without a subject, and Identify is not asked. nil: no
 	// identities, everything is everyone's (Token alone guards the service).
 	Identify func(*http.Request) (identity.Person, error)
+	// Profiles, when set, names the config's profiles, asked each time an
+	// application key is made (POST /v1/keys): a key may name only those. nil: any
+	// non-empty name is taken.
+	Profiles func() []string
 	// IdentifyChallenge is what follows "Bearer " in a refused request's
 	// WWW-Authenticate (e.g. resource_metadata="https://sb.example.com/.well-known/oauth-protected-resource");
 	// "" sends realm="switchboard", or, with Issuer set, resource_metadata= the URL
