@@ -229,6 +229,9 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	if o.RequestsPerMinute == 0 {
 		o.RequestsPerMinute = h.cfg.Settings.Serve.Limits.RequestsPerMinute
 	}
+	// TODO(issue 37, profiles): o.Profiles, the names of the config's profiles (read
+	// live: the config reloads), once the config has them; until then an application
+	// key may name any profile.
 	srv, err := api.New(h.hub, &o)
 	if err != nil {
 		return nil, err
