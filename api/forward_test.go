@@ -31,18 +31,24 @@ type whoServer struct {
 	seen []string
 }
 
-func startWhoServer(t *testing.T) *whoServer {
+func startWhoServer(t *testing.T, sse bool) *whoServer {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "who", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "whoami", Description: "the X-Switchboard-* headers of this call's request"},
 		func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-			h := req.Extra.Header
+			var h http.Header // nil over SSE, whose server passes none on
+			if req.Extra != nil {
+				h = req.Extra.Header
+			}
 			text := "user=" + h.Get("X-Switchboard-User") + " groups=" + h.Get("X-Switchboard-Groups") + " email=" + h.Get("X-Switchboard-Email") +
 				" n=" + string(rune('0'+len(h.Values("X-Switchboard-User"))))
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
 	w := &whoServer{}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	if sse { // the legacy transport: its server passes no headers to a tool, the log has them
+		h = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		var got []string
 		for k, v := range r.Header {
@@ -89,18 +95,20 @@ func forwardPeople(r *http.Request) (identity.Person, error) {
 // TestForwardIdentity: a server with "forwardIdentity" is told, on the one
 // connection it shares, who each call is for: alice's calls carry her subject,
 // groups and email, bob's his (no email header: he has none), over the API and over
-// /mcp alike, and an application key's its "key:<id>". Headers of those names sent
+// /mcp, in a session's turn and a chat completion alike, and an application key's
+// its "key:<id>". Headers of those names sent
 // by anyone else — the entry's own headers, a client of the API or of /mcp — never
 // reach it, nor does any on the requests made for nobody (initialize, the lists) or
 // for the static token's admin (no subject). A server without the setting is told
-// nothing.
+// nothing; one on the legacy SSE transport is told on the POST of each call.
 func TestForwardIdentity(t *testing.T) {
 	t.Parallel()
-	who, plain := startWhoServer(t), startWhoServer(t)
+	who, plain, old := startWhoServer(t, false), startWhoServer(t, false), startWhoServer(t, true)
 	spoof := map[string]string{"X-Switchboard-User": "mallory", "X-Switchboard-Groups": "admins", "X-Switchboard-Email": "m@evil"}
-	e := start(t, setup{gateway: true, servers: []config.Server{
+	e := start(t, setup{gateway: true, model: true, servers: []config.Server{
 		{Name: "who", Transport: config.HTTP, URL: who.url, ForwardIdentity: true, Headers: spoof},
 		{Name: "plain", Transport: config.HTTP, URL: plain.url, Headers: spoof, Prefix: "plain"},
+		{Name: "old", Transport: config.SSE, URL: old.url, ForwardIdentity: true, Headers: spoof, Prefix: "old"},
 	}, opts: api.Options{Identify: forwardPeople, Token: "static-secret"}})
 	spoofed := []string{"X-Switchboard-User: mallory", "X-Switchboard-Groups: admins", "X-Switchboard-Email: m@evil"}
 	call := func(tool, tok string) string {
@@ -158,6 +166,18 @@ func TestForwardIdentity(t *testing.T) {
 		}
 	}
 
+	// A session's turn and a chat completion: the model's calls are their person's.
+	r = e.do("POST", "/v1/sessions", map[string]any{}, "Authorization: Bearer alice-token")
+	r.want(t, 201)
+	var sess struct {
+		ID string `json:"id"`
+	}
+	r.decode(t, &sess)
+	e.do("POST", "/v1/sessions/"+sess.ID+"/messages", map[string]any{"content": "call whoami"}, "Authorization: Bearer alice-token").
+		want(t, 200, "whoami: user=alice groups=eng,ops email=alice@example.com n=1")
+	e.do("POST", "/v1/chat/completions", map[string]any{"model": "test-model", "messages": []map[string]string{{"role": "user", "content": "call whoami"}}},
+		"Authorization: Bearer bob-token").want(t, 200, "whoami: user=bob groups=sales email= n=1")
+
 	reqs := who.requests()
 	var calls int
 	for _, r := range reqs {
@@ -170,8 +190,21 @@ func TestForwardIdentity(t *testing.T) {
 			t.Errorf("a request made for nobody carries an identity: %s", r)
 		}
 	}
-	if calls != 6 {
-		t.Errorf("the server saw %d calls, want 6:\n%s", calls, strings.Join(reqs, "\n"))
+	if calls != 8 {
+		t.Errorf("the server saw %d calls, want 8:\n%s", calls, strings.Join(reqs, "\n"))
+	}
+	// The legacy SSE transport: the request that carries alice's call carries her.
+	call("old__whoami", "alice-token")
+	var sawAlice bool
+	for _, r := range old.requests() {
+		if strings.Contains(r, "mallory") || (!strings.Contains(r, "tools/call") && strings.Contains(r, "X-Switchboard")) {
+			t.Errorf("the SSE server was sent %s", r)
+		}
+		sawAlice = sawAlice || (strings.Contains(r, "tools/call") && strings.Contains(r, "X-Switchboard-User=alice") &&
+			strings.Contains(r, "X-Switchboard-Groups=eng,ops") && strings.Contains(r, "X-Switchboard-Email=alice@example.com"))
+	}
+	if !sawAlice {
+		t.Errorf("the SSE server was not told alice's call was hers:\n%s", strings.Join(old.requests(), "\n"))
 	}
 	for _, r := range plain.requests() {
 		if strings.Contains(r, "X-Switchboard") {
