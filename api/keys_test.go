@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
 // TestKeys: an admin makes an application key (201, the key shown once, "sbk_"),
@@ -135,13 +136,17 @@ func TestKeyRequests(t *testing.T) {
 			t.Errorf("POST /v1/keys %s: %q, want it to say %s", body, msg, why)
 		}
 	}
-	r := e.do("POST", "/v1/keys", `{"name": "brief", "profiles": ["docs"], "expiresIn": "50ms"}`)
+	r := e.do("POST", "/v1/keys", `{"name": "brief", "profiles": ["docs"], "expiresIn": "2s"}`)
 	r.want(t, 201)
 	var made apiwire.NewKey
 	r.decode(t, &made)
 	e.do("GET", "/v1/me", nil, "Authorization: Bearer "+made.Secret).want(t, 200, `"keyId": "`+made.ID+`"`)
-	time.Sleep(100 * time.Millisecond)
-	e.do("GET", "/v1/me", nil, "Authorization: Bearer "+made.Secret).want(t, 401, "the application key "+made.ID+" expired at")
+	var last response
+	testenv.WaitFor(t, "the key to expire", 10*time.Second, func() bool {
+		last = e.do("GET", "/v1/me", nil, "Authorization: Bearer "+made.Secret)
+		return last.status != 200
+	})
+	last.want(t, 401, "the application key "+made.ID+" expired at")
 }
 
 // TestKeysNeedTokens: a service that takes no token (loopback, --no-token) makes no
