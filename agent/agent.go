@@ -167,6 +167,9 @@ type Step struct {
 	Usage   llm.Usage
 }
 
+// Model is the model the agent's turns ask (what New was given).
+func (a *Agent) Model() llm.Model { return a.model }
+
 // Run takes the session's turn, adds userText to its history, and loops: send the
 // history and the tools listed now to the model, store its reply, run its calls
 // (concurrently, each answered with a result, failures included), store each result

@@ -52,6 +52,9 @@ type Options struct {
 	// as the model's tool_search and switchboard search do (not ?regex=1); nil: by
 	// words alone.
 	Embeddings *search.Embeddings
+	// Usage makes the figures of GET /v1/usage (host's usage.Recorder over the
+	// session store); nil: 404, the service keeps no usage.
+	Usage UsageReader
 	// NoModel says why there is no model and how to configure one (503 on a turn).
 	NoModel string
 	// Model names the configured model where OpenAI's API shows one (GET /v1/models,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/hub"
 	"github.com/switchboard-mcp/switchboard/identity"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/usage"
 )
 
 // auditContext gives the tool calls a request makes what their audit lines (the
@@ -26,9 +28,11 @@ import (
 // would otherwise take up by its Mcp-Session-Id. A legacy SSE session is bound the
 // same way, here (sseSessions).
 func (s *Server) auditContext(rt route, next http.Handler) http.Handler {
+	source := usageSource(rt)
 	if rt.errors == mcpErrors {
 		bound := bindSubject(next)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r = r.WithContext(usage.WithSource(r.Context(), source))
 			p, ok := identity.FromContext(r.Context())
 			switch {
 			case ok && r.URL.Path == "/sse": // legacy SSE: sessions bound here (ssebind.go)
@@ -45,8 +49,23 @@ func (s *Server) auditContext(rt route, next http.Handler) http.Handler {
 		if id := r.PathValue("id"); id != "" { // the session routes' {id}
 			attrs = append(attrs, slog.String("session", id))
 		}
-		next.ServeHTTP(w, r.WithContext(hub.WithAuditAttrs(r.Context(), attrs...)))
+		ctx := usage.WithSource(hub.WithAuditAttrs(r.Context(), attrs...), source)
+		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// usageSource is where the calls of a route come from, as usage records them: the
+// gateway's, a compatible API's, a session's turn or the API's own.
+func usageSource(rt route) string {
+	switch {
+	case rt.errors == mcpErrors:
+		return session.SourceMCP
+	case rt.errors == openAIErrors || rt.errors == anthropicErrors:
+		return session.SourceCompat
+	case strings.HasPrefix(rt.pattern, "POST /v1/sessions/"):
+		return session.SourceTurn
+	}
+	return session.SourceAPI
 }
 
 // bindSubject puts in a request's context the auth.TokenInfo whose UserID is its

@@ -35,14 +35,21 @@ func (s *Server) createResponse(w http.ResponseWriter, r *http.Request) {
 }
 func (s *Server) getResponse(w http.ResponseWriter, r *http.Request) { s.compat.GetResponse(w, r) }
 func (s *Server) messages(w http.ResponseWriter, r *http.Request)    { s.compat.Messages(w, r) }
+func (s *Server) countTokens(w http.ResponseWriter, r *http.Request) { s.compat.CountTokens(w, r) }
+func (s *Server) listInputItems(w http.ResponseWriter, r *http.Request) {
+	s.compat.ListInputItems(w, r)
+}
+func (s *Server) deleteResponse(w http.ResponseWriter, r *http.Request) {
+	s.compat.DeleteResponse(w, r)
+}
 
-// apiKeyAsBearer lets Anthropic's clients in: at a route that answers in Anthropic's
-// form, "x-api-key: KEY" counts as "Authorization: Bearer KEY" when the request has
+// apiKeyAsBearer lets Anthropic's clients in: at a path that answers in Anthropic's
+// form (errorFormOf: its routes, and /v1/messages… that no route takes), "x-api-key: KEY" counts as "Authorization: Bearer KEY" when the request has
 // no Authorization, for the token (compared in constant time by httpguard.Bearer)
 // and for Options.Identify alike.
 func apiKeyAsBearer(r *http.Request) *http.Request {
 	key := r.Header.Get("X-Api-Key")
-	if rt := routeOf(r); rt == nil || rt.errors != anthropicErrors || key == "" || r.Header.Get("Authorization") != "" {
+	if errorFormOf(r) != anthropicErrors || key == "" || r.Header.Get("Authorization") != "" {
 		return r
 	}
 	r = r.Clone(r.Context())

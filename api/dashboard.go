@@ -10,15 +10,16 @@ import (
 )
 
 // The dashboard is static files (api/dashboard: index.html, style.css, app.js and
-// one script per view that plugs into app.js's window.switchboard) embedded in the
-// binary: no build step, nothing fetched at run time. The
+// one script per view that plugs into app.js's window.switchboard; vendor/ holds
+// uPlot, the Usage view's charting library) embedded in the binary: no build step,
+// nothing fetched at run time. The
 // page at / and its assets under /dashboard/ need no token — they hold no data; the
 // page asks for the token when the API answers 401, keeps it in sessionStorage (the
 // tab's life) and sends it as "Authorization: Bearer" on every request, the event
 // stream included (read with fetch rather than EventSource, which cannot send
 // headers).
 //
-//go:embed dashboard/*.html dashboard/*.js dashboard/*.css
+//go:embed dashboard/*.html dashboard/*.js dashboard/*.css dashboard/vendor/*.js dashboard/vendor/*.css
 var dashboardFiles embed.FS
 
 // dashboardPolicy keeps the page to its own origin: its own script and style, images

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/switchboard-mcp/switchboard/api/compat"
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
@@ -29,11 +30,7 @@ func writeError(w http.ResponseWriter, r *http.Request, status int, code, messag
 // OpenAI's or Anthropic's at the endpoints compatible with theirs (package compat),
 // or JSON-RPC's at the MCP gateway's.
 func writeAPIError(w http.ResponseWriter, r *http.Request, e *apiError) {
-	form := apiErrors
-	if rt := routeOf(r); rt != nil {
-		form = rt.errors
-	}
-	switch form {
+	switch errorFormOf(r) {
 	case openAIErrors:
 		compat.WriteOpenAIError(w, e)
 	case mcpErrors:
@@ -43,6 +40,24 @@ func writeAPIError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	default:
 		writeJSON(w, e.Status, errorBody{Error: *e})
 	}
+}
+
+// errorFormOf is the form of r's errors: its route's; for a request that no route
+// takes, that of the compatible API whose path it is under (/v1/messages…:
+// Anthropic's, /v1/responses…: OpenAI's), so that their clients read its 404 or 405
+// (and the 401 before it) as they read every other error of that API; else the API's.
+func errorFormOf(r *http.Request) errorForm {
+	if rt := routeOf(r); rt != nil {
+		return rt.errors
+	}
+	under := func(prefix string) bool { return r.URL.Path == prefix || strings.HasPrefix(r.URL.Path, prefix+"/") }
+	switch {
+	case under("/v1/messages"):
+		return anthropicErrors
+	case under("/v1/responses"):
+		return openAIErrors
+	}
+	return apiErrors
 }
 
 // writeJSON writes v indented by two spaces (httpx.WriteJSON).

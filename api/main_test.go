@@ -24,6 +24,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/internal/fakellm"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 	"github.com/switchboard-mcp/switchboard/internal/testserver"
+	"github.com/switchboard-mcp/switchboard/llm"
+	llmanthropic "github.com/switchboard-mcp/switchboard/llm/anthropic"
 	"github.com/switchboard-mcp/switchboard/llm/openai"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/upstream"
@@ -88,6 +90,8 @@ type setup struct {
 	ask bool
 	// upstream, when set, is the servers' options instead of testserver.Fast().
 	upstream *upstream.Options
+	// anthropic: model's fake model is Anthropic's (llm/anthropic), not OpenAI's.
+	anthropic bool
 }
 
 // start starts the hub of su.servers (the clock server when none), an API over it with
@@ -129,8 +133,15 @@ func start(t *testing.T, su setup) *env {
 		if script == nil {
 			script = fakellm.Rules()
 		}
-		e.fake = fakellm.StartOpenAI(t, script)
-		model, err := openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1})
+		var model llm.Model
+		var err error
+		if su.anthropic {
+			e.fake = fakellm.StartAnthropic(t, script)
+			model, err = llmanthropic.New("test-model", &llmanthropic.Options{BaseURL: e.fake.URL, MaxRetries: -1})
+		} else {
+			e.fake = fakellm.StartOpenAI(t, script)
+			model, err = openai.New("test-model", &openai.Options{BaseURL: e.fake.URL, MaxRetries: -1})
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

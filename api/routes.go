@@ -68,6 +68,8 @@ func (s *Server) routes() []route {
 		{pattern: "GET /dashboard/", handler: s.dashboardAssets(), public: true},
 		{pattern: "GET /v1/events", handler: s.streamEvents, stream: true},
 		{pattern: "GET /v1/calls", handler: s.listCalls},
+		// Usage over time (usage.go): a person's own calls, an admin's everyone's.
+		{pattern: "GET /v1/usage", handler: s.getUsage},
 
 		{pattern: "GET /v1/servers", handler: s.listServers},
 		{pattern: "GET /v1/servers/{name}", handler: s.getServer},
@@ -120,11 +122,15 @@ func (s *Server) routes() []route {
 		{pattern: "GET /v1/models", handler: s.listModels, errors: openAIErrors},
 		{pattern: "POST /v1/responses", handler: s.createResponse, errors: openAIErrors},
 		{pattern: "GET /v1/responses/{id}", handler: s.getResponse, errors: openAIErrors},
+		{pattern: "DELETE /v1/responses/{id}", handler: s.deleteResponse, errors: openAIErrors},
+		{pattern: "GET /v1/responses/{id}/input_items", handler: s.listInputItems, errors: openAIErrors},
 		// Anthropic-compatible (package compat): any Anthropic client, pointed here, gets them too.
 		{pattern: "POST /v1/messages", handler: s.messages, errors: anthropicErrors},
+		{pattern: "POST /v1/messages/count_tokens", handler: s.countTokens, errors: anthropicErrors},
 
 		// Any other path is a JSON 404, and another method on a path here a JSON 405
-		// (noRoute), behind the token: it tells nothing for free.
+		// (noRoute), behind the token: it tells nothing for free. Under /v1/messages
+		// and /v1/responses they are in those APIs' forms (errorFormOf).
 	}
 	if s.opts.Servers != nil {
 		// Servers changed at run time, and written to the config file (serveredit.go);

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
 	"github.com/switchboard-mcp/switchboard/apiwire"
@@ -27,14 +26,9 @@ type llmMessage = llm.Message
 // the session is free is the store's to say (Store.Acquire, through the agent): it
 // is the one check, and it holds across replicas.
 
-// pendingApproval is a call that waits for POST .../approvals/{call_id}.
-type pendingApproval struct {
-	CallID    string          `json:"callId"`
-	Name      string          `json:"name"`
-	Server    string          `json:"server"`
-	Arguments json.RawMessage `json:"arguments"`
-	Since     time.Time       `json:"since"`
-}
+// pendingApproval is a call that waits for POST .../approvals/{call_id}, as GET
+// /v1/sessions/{id} lists it.
+type pendingApproval = apiwire.Approval
 
 // busy reports whether a turn runs in session id here, the calls it waits for and
 // the questions, oldest first.

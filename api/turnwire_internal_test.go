@@ -152,3 +152,27 @@ func TestModelsWireUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestPendingApprovalWireUnchanged: a call that waits, as GET /v1/sessions/{id}
+// lists it under "approvals" (apiwire.Approval), has the bytes of the struct api
+// declared before it moved there, arguments and strings that HTML escapes included.
+func TestPendingApprovalWireUnchanged(t *testing.T) {
+	type oldPendingApproval struct {
+		CallID    string          `json:"callId"`
+		Name      string          `json:"name"`
+		Server    string          `json:"server"`
+		Arguments json.RawMessage `json:"arguments"`
+		Since     time.Time       `json:"since"`
+	}
+	since := time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC)
+	args := json.RawMessage(`{"repo":"a&b","q":"<x>"}`)
+	got, want := httptest.NewRecorder(), httptest.NewRecorder()
+	writeJSON(got, 200, sessionView{Busy: true, Approvals: []pendingApproval{{CallID: "c1", Name: "gh_delete", Server: "git<hub>", Arguments: args, Since: since}}})
+	writeJSON(want, 200, struct {
+		Busy      bool                 `json:"busy"`
+		Approvals []oldPendingApproval `json:"approvals,omitempty"`
+	}{true, []oldPendingApproval{{"c1", "gh_delete", "git<hub>", args, since}}})
+	if got.Body.String() != want.Body.String() {
+		t.Errorf("got  %s\nwant %s", got.Body, want.Body)
+	}
+}

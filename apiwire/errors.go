@@ -51,3 +51,14 @@ const (
 	CodeUnavailable      = "unavailable"        // 503: the tool's server is not available, or the service is closing
 	CodeCancelled        = "cancelled"          // 503: a turn cancelled at shutdown
 )
+
+// Anthropic's own codes for a message thread, which /v1/messages writes as Anthropic
+// does, in error.details.error_code, and on which its SDKs act.
+const (
+	// CodeThreadUnsupported (400): a thread that cannot be kept (no session store
+	// here); the SDKs' tool runner sends the whole conversation again without one.
+	CodeThreadUnsupported = "thread_unsupported_request"
+	// CodeThreadNotFound (404): no thread is kept at the message a request continues;
+	// the SDKs send the whole conversation again in a new thread.
+	CodeThreadNotFound = "thread_not_found"
+)

@@ -77,6 +77,16 @@ type Question struct {
 	Since  time.Time `json:"since"`
 }
 
+// Approval is a call that waits for POST /v1/sessions/{id}/approvals/{callId}, as
+// GET /v1/sessions/{id} lists it ("approvals"): since when it waits.
+type Approval struct {
+	CallID    string          `json:"callId"`
+	Name      string          `json:"name"`
+	Server    string          `json:"server"`
+	Arguments json.RawMessage `json:"arguments"`
+	Since     time.Time       `json:"since"`
+}
+
 // InputClosedEvent is a question that waits no more: Action is the answer's
 // ("accept", "decline", "cancel").
 type InputClosedEvent struct {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/tailscale/hujson"
 )
@@ -24,6 +25,15 @@ type ServeSettings struct {
 	Audit AuditSettings `json:"audit,omitzero"`
 	// Limits bounds what one person may ask of the service.
 	Limits LimitSettings `json:"limits,omitzero"`
+	// Usage is how tool calls are kept for usage over time (GET /v1/usage).
+	Usage UsageSettings `json:"usage,omitzero"`
+}
+
+// UsageSettings is "switchboard.serve.usage".
+type UsageSettings struct {
+	// Retention is how long each call's record is kept in the session store; 0
+	// means 30 days, and "0" in the file keeps none (stored as -1: usage off).
+	Retention time.Duration `json:"retention,omitempty"`
 }
 
 // AuthSettings is "switchboard.serve.auth": the OpenID Connect provider whose tokens
@@ -83,6 +93,15 @@ func (p *parser) serveSettings(v *hujson.Value, fp string, ss *ServeSettings) {
 				switch key {
 				case "arguments":
 					ss.Audit.Arguments, _ = p.boolean(v, kp)
+				default:
+					p.warnAt(v, kp, "unknown setting (ignored)")
+				}
+			})
+		case "usage":
+			p.members(v, kp, func(key, kp string, v *hujson.Value) {
+				switch key {
+				case "retention":
+					ss.Usage.Retention = disableOnZero(p.duration(v, kp, zeroOff))
 				default:
 					p.warnAt(v, kp, "unknown setting (ignored)")
 				}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestServeSettings: "switchboard.serve" with auth, audit and limits, and a server's
@@ -72,5 +73,19 @@ func TestServeSettingsErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUsageSettings: "serve": {"usage": {"retention"}} is a duration; "0" keeps no
+// usage (-1), and no setting is the default (0).
+func TestUsageSettings(t *testing.T) {
+	for src, want := range map[string]time.Duration{
+		`{"switchboard": {"serve": {"usage": {"retention": "168h"}}}}`: 168 * time.Hour,
+		`{"switchboard": {"serve": {"usage": {"retention": "0"}}}}`:    -1,
+		`{"switchboard": {"serve": {}}}`:                               0,
+	} {
+		if got := mustParse(t, src, nil).Settings.Serve.Usage.Retention; got != want {
+			t.Errorf("%s: retention %v, want %v", src, got, want)
+		}
 	}
 }

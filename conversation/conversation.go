@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/identity"
+	"github.com/switchboard-mcp/switchboard/llm"
 	"github.com/switchboard-mcp/switchboard/session"
 	"github.com/switchboard-mcp/switchboard/tool"
 )
@@ -99,6 +100,9 @@ func New(a *agent.Agent, opts *Options) *Runner {
 	}
 	return &Runner{agent: a, opts: o, log: log, sessions: map[string]*running{}}
 }
+
+// Model is the model of the Runner's turns (its agent's).
+func (r *Runner) Model() llm.Model { return r.agent.Model() }
 
 // ServerPolicy is the approve policy of the servers' config: a call needs approval
 // when its tool's server lists the tool's original name under "approve". servers

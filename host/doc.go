@@ -40,6 +40,8 @@
 //   - Conversations: the turns a person watches over an agent (package
 //     conversation): the servers' approve policy, the calls and the servers'
 //     questions that wait for a person, each turn a stream to render.
+//     Attended is the one of a person at a terminal: no bound on their time, and a
+//     call refused for want of a scope made again once they signed in anew.
 //   - ServerRequests: what servers ask their client during the Host's own calls,
 //     answered (sampling by the model, for servers whose config allows it).
 //   - Gateway: the catalog as one MCP server, in the gateway's deferred mode.
@@ -67,8 +69,11 @@
 // own and one of a running service alike. ConfigFault tells a failed start that is
 // the config's fault (exit 2 for the CLI) from a server that did not come up. What
 // such a program checks its flags against and hands over (the options of ServeAPI
-// and ServeMCP, IsLoopback, CheckPublicURL, ParseProvider, the search limits) is
-// named here too, so that it imports none of the packages host wires.
+// and ServeMCP, IsLoopback, CheckPublicURL, ParseProvider, the search limits), the
+// config it finds and loads (FindConfig, LoadConfig, DemoConfig when there is none)
+// and the turns it renders (Turn, TurnEvent, Question, Form) are named here too, so
+// that it imports none of the packages host wires: the switchboard command imports
+// host, host/devtools (its hidden commands' stand-ins) and apiwire alone.
 //
 // # Servers changed at run time
 //
@@ -76,7 +81,9 @@
 // by difference; ServerConfig shows an entry, its secrets masked. What they did is an
 // admin.Result; a change refused as the request's fault is an *admin.Error whose
 // Kind (not found, exists, invalid, config invalid) a front end renders as it needs
-// (the API as an HTTP status).
+// (the API as an HTTP status). AddServerToFile, RemoveServerFromFile and
+// ImportServers (another host's servers merged: Claude, Cursor, VS Code, Codex)
+// make the same edits in a config file that no Host runs, for a command line.
 //
 // # Secrets
 //

@@ -90,12 +90,12 @@ func (h *Host) ServerConfig(name string) (entry json.RawMessage, saved bool, err
 		return nil, false, err
 	}
 	if isSkipped(name) {
-		return nil, false, h.notFound(name, data, path)
+		return nil, false, notFound(name, data, path)
 	}
 	e, err := config.ServerEntry(data, name)
 	if err != nil {
 		if nf := (*config.NotFoundError)(nil); errors.As(err, &nf) {
-			return nil, false, h.notFound(name, data, path)
+			return nil, false, notFound(name, data, path)
 		}
 		return nil, false, &admin.Error{Kind: admin.ConfigInvalid, Server: name, Err: brokenFile(path, err)}
 	}
@@ -118,34 +118,9 @@ func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byt
 	if source == "" {
 		source = h.cfg.Source
 	}
-	if path != "" {
-		if _, err := config.Parse(data, path, h.opts.ConfigOptions); err != nil {
-			return admin.Result{}, &admin.Error{Kind: admin.ConfigInvalid, Server: name, Err: brokenFile(path, err)}
-		}
-	}
-	if isSkipped(name) {
-		// The file may have it, but it is no server of the config's.
-		return admin.Result{}, h.notFound(name, data, path)
-	}
-	out, err := change(data)
-	var (
-		nf *config.NotFoundError
-		ex *config.ExistsError
-		ee *admin.Error
-	)
-	switch {
-	case errors.As(err, &ee):
-		return admin.Result{}, ee
-	case errors.As(err, &nf):
-		return admin.Result{}, h.notFound(name, data, path)
-	case errors.As(err, &ex):
-		return admin.Result{}, &admin.Error{Kind: admin.Exists, Server: name, Err: err}
-	case err != nil:
-		return admin.Result{}, &admin.Error{Kind: admin.Invalid, Server: name, Err: err}
-	}
-	cfg, err := config.Parse(out, source, h.opts.ConfigOptions)
+	out, cfg, err := editDoc(data, path, source, name, h.opts.ConfigOptions, change)
 	if err != nil {
-		return admin.Result{}, invalidEntry(name, err)
+		return admin.Result{}, err
 	}
 	res := admin.Result{Saved: path != "", Source: source, Warnings: serverWarnings(cfg.Warnings, source, name)}
 	if path != "" {
@@ -163,6 +138,46 @@ func (h *Host) edit(ctx context.Context, name string, change func([]byte) ([]byt
 		return res, fmt.Errorf("the change is saved, but applying it failed: %w", err)
 	}
 	return res, nil
+}
+
+// editDoc makes change to data, the config document of server name's edit (read
+// from path; "" when it has no file, source naming it then; nil data: a file not
+// made yet), after checking that a file loads as it is: the new document, and the
+// config it parses as. A refusal that is the edit's fault is an *admin.Error.
+func editDoc(data []byte, path, source, name string, opts *config.Options, change func([]byte) ([]byte, error)) ([]byte, *config.Config, error) {
+	if path != "" && data != nil {
+		if _, err := config.Parse(data, path, opts); err != nil {
+			return nil, nil, &admin.Error{Kind: admin.ConfigInvalid, Server: name, Err: brokenFile(path, err)}
+		}
+	}
+	if name != "" && isSkipped(name) {
+		// The file may have it, but it is no server of the config's.
+		return nil, nil, notFound(name, data, path)
+	}
+	out, err := change(data)
+	var (
+		nf *config.NotFoundError
+		ex *config.ExistsError
+		ee *admin.Error
+	)
+	switch {
+	case errors.As(err, &ee):
+		return nil, nil, ee
+	case errors.As(err, &nf):
+		return nil, nil, notFound(nf.Name, data, path)
+	case errors.As(err, &ex):
+		return nil, nil, &admin.Error{Kind: admin.Exists, Server: ex.Name, Err: err}
+	case err != nil:
+		return nil, nil, &admin.Error{Kind: admin.Invalid, Server: name, Err: err}
+	}
+	cfg, err := config.Parse(out, source, opts)
+	switch {
+	case err != nil && name == "":
+		return nil, nil, &admin.Error{Kind: admin.Invalid, Err: fmt.Errorf("the config would not load after the change:\n%w", err)}
+	case err != nil:
+		return nil, nil, invalidEntry(name, err)
+	}
+	return out, cfg, nil
 }
 
 // current is the config as a document, and the file it is from ("" for a config
@@ -224,7 +239,7 @@ func isSkipped(name string) bool {
 }
 
 // notFound is the admin.NotFound of name, naming the config's servers.
-func (h *Host) notFound(name string, data []byte, path string) error {
+func notFound(name string, data []byte, path string) error {
 	names, _ := config.ServerNames(data)
 	var servers []string
 	for _, n := range names {

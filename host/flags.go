@@ -2,12 +2,15 @@ package host
 
 import (
 	"context"
+	"io"
 	"log/slog"
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/format"
 	"github.com/switchboard-mcp/switchboard/gateway"
+	"github.com/switchboard-mcp/switchboard/internal/httpguard"
+	"github.com/switchboard-mcp/switchboard/internal/logging"
 	"github.com/switchboard-mcp/switchboard/redact"
 	"github.com/switchboard-mcp/switchboard/search"
 	"github.com/switchboard-mcp/switchboard/telemetry"
@@ -35,6 +38,11 @@ const (
 // IsLoopback reports whether a listen address binds only the loopback interface
 // (gateway.IsLoopback): "" host (all interfaces) is not loopback; "localhost" is.
 func IsLoopback(addr string) bool { return gateway.IsLoopback(addr) }
+
+// IsLoopbackHost reports whether a URL's host (with or without its port) is the
+// loopback interface, "localhost" included (httpguard.IsLoopback): where a client
+// may look for the token of a service on this machine.
+func IsLoopbackHost(hostport string) bool { return httpguard.IsLoopback(hostport) }
 
 // CheckPublicURL reports an APIOptions.PublicURL that no sign-in callback can be
 // built on, as ServeAPI would (api.CheckPublicURL).
@@ -76,4 +84,18 @@ type Redactor = redact.Redactor
 // log gets the exporter's errors.
 func SetupTelemetry(ctx context.Context, log *slog.Logger) (shutdown func(context.Context) error, err error) {
 	return telemetry.Setup(ctx, log)
+}
+
+// LogOptions say where and how a program logs (logging.Options): the level, the
+// format, a rotated file or a writer, and the redactor every record is masked with.
+type LogOptions = logging.Options
+
+// NewLogger is the logger of opts (nil: text at info level on stderr), and the
+// closer of its file, if any (logging.New).
+func NewLogger(opts *LogOptions) (*slog.Logger, io.Closer, error) {
+	var o LogOptions
+	if opts != nil {
+		o = *opts
+	}
+	return logging.New(o)
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/gateway"
 	"github.com/switchboard-mcp/switchboard/identity"
+	"github.com/switchboard-mcp/switchboard/session"
+	"github.com/switchboard-mcp/switchboard/usage"
 )
 
 // Agent is an agent over the hub's catalog with the configured model, agent
@@ -229,6 +231,9 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	if o.RequestsPerMinute == 0 {
 		o.RequestsPerMinute = h.cfg.Settings.Serve.Limits.RequestsPerMinute
 	}
+	if r := h.usageRecorder(janitor.Store()); r != nil && o.Usage == nil {
+		o.Usage = r
+	}
 	// TODO(issue 37, profiles): o.Profiles, the names of the config's profiles (read
 	// live: the config reloads), once the config has them; until then an application
 	// key may name any profile.
@@ -239,6 +244,25 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 	// Every call through the hub, whoever makes it, from now on: "serve.audit".
 	h.hub.SetAudit(o.Logger, h.cfg.Settings.Serve.Audit.Arguments)
 	return srv, nil
+}
+
+// usageRecorder starts the recorder of every call's record (GET /v1/usage) in
+// store, and has the hub give it each call; nil when the store keeps no usage or
+// "serve": {"usage": {"retention": "0"}} turned it off. Host.Close stops it before
+// it closes the store.
+func (h *Host) usageRecorder(store session.Store) *usage.Recorder {
+	us, ok := store.(session.UsageStore)
+	keep := h.cfg.Settings.Serve.Usage.Retention
+	if !ok || keep < 0 {
+		return nil
+	}
+	r := usage.NewRecorder(us, &usage.Options{Retention: keep, Log: h.log})
+	h.hub.SetUsage(r)
+	h.onClose(func() {
+		h.hub.SetUsage(nil)
+		r.Close() //nolint:errcheck // it returns nil
+	})
+	return r
 }
 
 // Verifier is the identity.Verifier of auth, or of the config's "serve": {"auth"}

@@ -16,6 +16,23 @@ func (h *Host) StepUp(again func(ctx context.Context, server string) bool) tool.
 	return stepUpTools{Toolset: h.hub, h: h, again: again}
 }
 
+// NeedsStepUp reports whether the named server's last refusal was for want of a
+// scope (403 insufficient_scope, its handler's Challenge): a new sign-in may grant
+// it, so a StepUp caller's again may sign in and say so. False for a server that is
+// not the config's, or that Switchboard does not sign in to.
+func (h *Host) NeedsStepUp(server string) bool {
+	srv, ok := h.hub.Server(server)
+	if !ok {
+		return false
+	}
+	sh := h.signins.Handler(srv)
+	if sh == nil {
+		return false
+	}
+	ch := sh.Challenge()
+	return ch != nil && ch.StepUp()
+}
+
 type stepUpTools struct {
 	tool.Toolset
 	h     *Host

@@ -60,3 +60,17 @@ func TestStepUp(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedsStepUp: neither a server that is not the config's nor a stdio one (no
+// sign-in to make) asks for a new sign-in; the 403 insufficient_scope case is
+// cmd/switchboard's TestChatStepUp and TestCallSignsIn, against a real
+// authorization server.
+func TestNeedsStepUp(t *testing.T) {
+	h := host.New(&config.Config{Servers: []config.Server{testserver.Stdio(t, "s")}}, nil)
+	t.Cleanup(func() { h.Close() })
+	for _, name := range []string{"s", "nope"} {
+		if h.NeedsStepUp(name) {
+			t.Errorf("NeedsStepUp(%s) = true", name)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-mcp/switchboard/identity"
+	"github.com/switchboard-mcp/switchboard/session"
 )
 
 // MaxAuditArguments bounds the arguments an audit line quotes (SetAudit with
@@ -59,9 +60,32 @@ func WithAuditAttrs(ctx context.Context, attrs ...slog.Attr) context.Context {
 	return context.WithValue(ctx, auditAttrsKey{}, append(append(all, prev...), attrs...))
 }
 
-// auditCall logs one call's line when SetAudit asked for it. server and original
-// are "" for a call that found no tool.
+// UsageRecorder takes each call's record (package usage's Recorder): Record must
+// not wait, since the call's caller waits for it.
+type UsageRecorder interface {
+	Record(ctx context.Context, c session.Call)
+}
+
+// usageSink holds what SetUsage set.
+type usageSink struct{ r UsageRecorder }
+
+// SetUsage has the hub give r a record of every call from now on, whoever makes it,
+// as SetAudit logs them (its Person and Source left to r, which reads them from the
+// call's context). A nil r stops it.
+func (h *Hub) SetUsage(r UsageRecorder) {
+	if r == nil {
+		h.usage.Store(nil)
+		return
+	}
+	h.usage.Store(&usageSink{r})
+}
+
+// auditCall logs one call's line when SetAudit asked for it, and gives its record
+// to SetUsage's recorder. server and original are "" for a call that found no tool.
 func (h *Hub) auditCall(ctx context.Context, name, server, original string, args json.RawMessage, start time.Time, outcome string) {
+	if u := h.usage.Load(); u != nil {
+		u.r.Record(ctx, session.Call{Time: start, Tool: clip(name, 256), Server: server, Duration: time.Since(start), Outcome: outcome})
+	}
 	a := h.audit.Load()
 	if a == nil || !a.log.Enabled(ctx, slog.LevelInfo) {
 		return

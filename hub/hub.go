@@ -119,8 +119,9 @@ type Hub struct {
 	holdMu sync.Mutex
 	holds  map[tool.Key]int
 
-	callObs callObservers           // ObserveCalls
-	audit   atomic.Pointer[auditor] // SetAudit
+	callObs callObservers             // ObserveCalls
+	audit   atomic.Pointer[auditor]   // SetAudit
+	usage   atomic.Pointer[usageSink] // SetUsage
 
 	people *people // the persons' own connections (peruser.go); nil without Options.PerUser
 

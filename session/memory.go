@@ -25,6 +25,7 @@ type Memory struct {
 	keys     map[string]Key
 	closed   bool
 	turns    uint64 // numbers each turn, so that a stale release frees nothing
+	calls    []Call // usage (UsageStore), in time order
 }
 
 type memSession struct {

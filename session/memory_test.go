@@ -14,3 +14,11 @@ func TestMemory(t *testing.T) {
 		return st
 	})
 }
+
+func TestMemoryUsage(t *testing.T) {
+	sessiontest.RunUsage(t, func(t *testing.T) session.UsageStore {
+		st := session.NewMemory()
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	})
+}

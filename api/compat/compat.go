@@ -4,9 +4,13 @@
 //
 //   - POST /v1/chat/completions and GET /v1/models: OpenAI's Chat Completions
 //     (chat.go);
-//   - POST /v1/responses and GET /v1/responses/{id}: OpenAI's Responses, kept as
-//     sessions of the configured store (responses.go, responses_stream.go);
-//   - POST /v1/messages: Anthropic's Messages (messages.go, messages_stream.go).
+//   - POST /v1/responses, GET and DELETE /v1/responses/{id}, GET
+//     /v1/responses/{id}/input_items: OpenAI's Responses, kept as sessions of the
+//     configured store (responses.go, responses_stream.go, responses_items.go);
+//   - POST /v1/messages: Anthropic's Messages (messages.go, messages_stream.go), its
+//     message threads kept as sessions of the store too (messages_thread.go), and
+//     POST /v1/messages/count_tokens, counted by an Anthropic backend
+//     (messages_count.go).
 //
 // Each runs an unattended turn of a conversation.Runner over the request's own
 // messages (turn.go): the catalog's tools run here, the request's own tools are

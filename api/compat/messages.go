@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-mcp/switchboard/api/internal/httpx"
@@ -86,9 +87,14 @@ func anthropicErrorType(status int) string {
 }
 
 // anthropicError is the body of an error, and the data of a stream's error event:
-// {"type": "error", "error": {"type", "message"}}.
+// {"type": "error", "error": {"type", "message"}}, and "details": {"error_code"} for
+// the codes that are Anthropic's own (a thread that cannot be kept or continued).
 func anthropicError(e *apiError) map[string]any {
-	return map[string]any{"type": "error", "error": map[string]string{"type": anthropicErrorType(e.Status), "message": e.Message}}
+	body := map[string]any{"type": anthropicErrorType(e.Status), "message": e.Message}
+	if e.Code == apiwire.CodeThreadUnsupported || e.Code == apiwire.CodeThreadNotFound {
+		body["details"] = map[string]string{"error_code": e.Code}
+	}
+	return map[string]any{"type": "error", "error": body}
 }
 
 // WriteAnthropicError writes e in Anthropic's form, with its status.
@@ -108,7 +114,12 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 		WriteAnthropicError(w, e)
 		return
 	}
-	req, sess, client, e := parseMessagesRequest(raw)
+	th, prev, e := h.threadOf(r, raw)
+	if e != nil {
+		WriteAnthropicError(w, e)
+		return
+	}
+	req, sess, client, e := parseMessagesRequest(raw, prev)
 	if e != nil {
 		WriteAnthropicError(w, e)
 		return
@@ -120,6 +131,9 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 	if m.model == "" {
 		m.model = h.modelName()
 	}
+	if th != nil {
+		m.keep = func() *apiError { return h.keepThread(r.Context(), th, turn.InMemory) }
+	}
 	log := h.logOf(r.Context()).With("message", id)
 	log.Info("message started", "messages", len(sess.Messages), "client_tools", len(client), "stream", req.Stream)
 	if !req.Stream {
@@ -129,6 +143,11 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 			WriteAnthropicError(w, h.completionError(err))
 			return
 		}
+		if e := m.kept(); e != nil {
+			log.Info("message not kept", "error", e)
+			WriteAnthropicError(w, e)
+			return
+		}
 		log.Info("message done", "steps", len(res.Steps))
 		writeJSON(w, http.StatusOK, m.whole(res))
 		return
@@ -136,10 +155,11 @@ func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
 	h.streamMessage(w, r, m, turn)
 }
 
-// parseMessagesRequest reads the request into a session holding its messages, and the
-// client's tools. Its errors are Anthropic's for the same mistakes where they have one
-// ("max_tokens: Field required").
-func parseMessagesRequest(raw map[string]json.RawMessage) (*messagesRequest, *session.Session, []tool.Tool, *apiError) {
+// parseMessagesRequest reads the request into a session holding its messages (after
+// a copy of prev's history, the thread it continues, if any), and the client's tools.
+// Its errors are Anthropic's for the same mistakes where they have one ("max_tokens:
+// Field required").
+func parseMessagesRequest(raw map[string]json.RawMessage, prev *session.Session) (*messagesRequest, *session.Session, []tool.Tool, *apiError) {
 	var req messagesRequest
 	data, _ := json.Marshal(raw) // a map of raw values marshals
 	if err := json.Unmarshal(data, &req); err != nil {
@@ -184,7 +204,7 @@ func parseMessagesRequest(raw map[string]json.RawMessage) (*messagesRequest, *se
 	if e != nil {
 		return nil, nil, nil, e
 	}
-	sess, e := sessionOfMessages(req.Messages)
+	sess, e := sessionOfMessages(prev, req.Messages)
 	if e != nil {
 		return nil, nil, nil, e
 	}
@@ -192,15 +212,24 @@ func parseMessagesRequest(raw map[string]json.RawMessage) (*messagesRequest, *se
 	return &req, sess, client, nil
 }
 
-// sessionOfMessages turns the request's messages into a session's history: a user
-// message's tool_result blocks answer the tool_use blocks of the assistant message
-// before it, and its text follows them.
-func sessionOfMessages(msgs []anthropicMessage) (*session.Session, *apiError) {
+// sessionOfMessages turns the request's messages into a session's history, after a
+// copy of prev's (a thread continued; nil: none): a user message's tool_result blocks
+// answer the tool_use blocks of an assistant message before it, and its text follows
+// them.
+func sessionOfMessages(prev *session.Session, msgs []anthropicMessage) (*session.Session, *apiError) {
 	if len(msgs) == 0 {
 		return nil, errorf(http.StatusBadRequest, apiwire.CodeBadRequest, "messages: at least one message is required")
 	}
 	sess := &session.Session{}
 	names := map[string]string{} // tool_use id → tool name, for the tool results
+	if prev != nil {
+		sess.Messages, sess.Loaded, sess.Usage = slices.Clone(prev.Messages), slices.Clone(prev.Loaded), prev.Usage
+		for _, m := range prev.Messages {
+			for _, c := range m.Calls {
+				names[c.ID] = c.Name
+			}
+		}
+	}
 	for i, m := range msgs {
 		where := fmt.Sprintf("messages.%d", i)
 		blocks, e := contentBlocks(m.Content, where)
@@ -309,10 +338,20 @@ func blocksText(raw json.RawMessage, where string) (string, *apiError) {
 	return strings.Join(parts, "\n\n"), nil
 }
 
-// message is one response's identity: its id and the model it names.
+// message is one response's identity: its id and the model it names, and what keeps
+// its thread once the turn is done (nil: it has none).
 type message struct {
 	id    string
 	model string
+	keep  func() *apiError
+}
+
+// kept keeps the message's thread, if it has one.
+func (m *message) kept() *apiError {
+	if m.keep == nil {
+		return nil
+	}
+	return m.keep()
 }
 
 type anthropicUsage struct {

@@ -62,6 +62,16 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 		_ = sw.Flush()
 		return
 	}
+	if e := m.kept(); e != nil {
+		log.Info("message not kept", "error", e)
+		if !sw.Started() {
+			WriteAnthropicError(w, e)
+			return
+		}
+		_ = sw.Send("error", anthropicError(e))
+		_ = sw.Flush()
+		return
+	}
 	log.Info("message done", "steps", len(res.Steps))
 	if textOpen {
 		stop()

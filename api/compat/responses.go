@@ -415,7 +415,7 @@ func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
 
 // keep writes a response that is to be kept to the configured store: its session
 // (the turn's, held in memory), the turn's history included, with the response
-// object in its metadata.
+// object and the request's input items in its metadata.
 func (h *Handler) keep(ctx context.Context, rs *response, sess *session.Session, obj map[string]any) *apiError {
 	if !rs.stored {
 		return nil
@@ -425,6 +425,9 @@ func (h *Handler) keep(ctx context.Context, rs *response, sess *session.Session,
 		return errorf(http.StatusInternalServerError, apiwire.CodeInternal, "encoding the response: %v", err)
 	}
 	sess.Metadata = map[string]string{responseKey: string(b)}
+	if in, err := json.Marshal(rs.inputList()); err == nil {
+		sess.Metadata[inputKey] = string(in) // input_items' (responses_items.go)
+	}
 	if err := h.opts.Sessions.Create(ctx, sess); err != nil {
 		return errorf(http.StatusInternalServerError, apiwire.CodeStoreFailed, "keeping the response: %v", err)
 	}

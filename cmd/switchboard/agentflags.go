@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -63,7 +62,7 @@ func (f *agentFlags) changed(name string) bool {
 }
 
 // model is the config's model settings with the flags applied, checked.
-func (f *agentFlags) model(cfg *config.Config) (config.ModelSettings, error) {
+func (f *agentFlags) model(cfg *host.Config) (host.ModelSettings, error) {
 	ms := cfg.Settings.Model
 	if f.provider != "" {
 		p := strings.ToLower(f.provider)
@@ -88,7 +87,7 @@ func (f *agentFlags) model(cfg *config.Config) (config.ModelSettings, error) {
 		ms.APIKeyEnv = f.apiKeyEnv
 	}
 	if ms.APIKeyEnv == "" {
-		ms.APIKeyEnv = config.DefaultAPIKeyEnv(ms.Provider)
+		ms.APIKeyEnv = host.DefaultAPIKeyEnv(ms.Provider)
 	}
 	if f.changed("max-tokens") {
 		if f.maxTokens < 1 {
@@ -109,7 +108,7 @@ func (f *agentFlags) model(cfg *config.Config) (config.ModelSettings, error) {
 // apply sets opts' model, agent and session settings: the config's with the flags
 // applied, checked. A missing model name is the host's to report (host.ErrNoModel),
 // when the command needs a model. The DSN of --dsn is registered with red.
-func (f *agentFlags) apply(cfg *config.Config, opts *host.Options, red *host.Redactor) error {
+func (f *agentFlags) apply(cfg *host.Config, opts *host.Options, red *host.Redactor) error {
 	ms, err := f.model(cfg)
 	if err != nil {
 		return err
@@ -128,7 +127,7 @@ func (f *agentFlags) apply(cfg *config.Config, opts *host.Options, red *host.Red
 }
 
 // agent is the config's agent settings with the flags applied, checked.
-func (f *agentFlags) agent(cfg *config.Config) (config.AgentSettings, error) {
+func (f *agentFlags) agent(cfg *host.Config) (host.AgentSettings, error) {
 	as := cfg.Settings.Agent
 	for _, c := range []struct {
 		flag string
@@ -152,7 +151,7 @@ func (f *agentFlags) agent(cfg *config.Config) (config.AgentSettings, error) {
 		d = *as.Deferred
 	}
 	if f.changed("deferred") {
-		m, err := config.ParseDeferredMode(f.deferred)
+		m, err := host.ParseDeferredMode(f.deferred)
 		if err != nil {
 			return as, commandLineError("--deferred %s: %v", f.deferred, err)
 		}
@@ -167,7 +166,7 @@ func (f *agentFlags) agent(cfg *config.Config) (config.AgentSettings, error) {
 
 // sessions is the config's session settings with the flags applied, checked.
 // The DSN of --dsn is registered with red: it may hold a password.
-func (f *agentFlags) sessions(cfg *config.Config, red *host.Redactor) (config.SessionSettings, error) {
+func (f *agentFlags) sessions(cfg *host.Config, red *host.Redactor) (host.SessionSettings, error) {
 	ss := cfg.Settings.Sessions
 	if f.store != "" {
 		s := strings.ToLower(f.store)

@@ -11,11 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/agent"
-	"github.com/switchboard-mcp/switchboard/conversation"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -95,7 +92,7 @@ cannot hold the sessions too), 130 interrupted.`,
 			// What the servers ask their client during a call: sampling by the model
 			// for the servers whose config allows it, elicitation on the terminal (a
 			// turn's questions come in its stream: render).
-			var elicit func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+			var elicit func(context.Context, string, *host.ElicitParams) (*host.ElicitResult, error)
 			if stdinIsTerminal() {
 				elicit = out.elicit
 			}
@@ -110,14 +107,13 @@ cannot hold the sessions too), 130 interrupted.`,
 			// when a person is there to ask; else they stay out of the catalog. A
 			// call that needs more access is signed in for during the turn.
 			a.signInWaiting(ctx, s.Host)
-			ag, err := s.Agent(ctx, &agent.Options{Tools: s.StepUp(a.signInAgain(s.Host))})
+			// The person at the terminal takes their time: no bound but the call's.
+			conv, err := s.Attended(ctx, a.signInAgain(s.Host))
 			if err != nil {
 				return settingsError(err, flags.dataDir, false)
 			}
-			// The person at the terminal takes their time: no bound but the call's.
-			conv := s.Conversations(ag, &conversation.Options{ApprovalTimeout: -1, InputTimeout: -1})
 			turn := func(text string) error {
-				t := conv.Start(ctx, &conversation.Request{Session: id, User: text})
+				t := conv.Start(ctx, &host.TurnRequest{Session: id, User: text})
 				for e := range t.Events() {
 					out.render(ctx, t, e)
 				}
@@ -260,14 +256,14 @@ func (o *chatOutput) askApproval(ctx context.Context, name, args string) (allow 
 // render shows one event of a local turn (t): the agent's as event does, a call
 // that needs approval asked on the terminal (askApproval), a server's question as
 // elicit does; their answers go back to the turn.
-func (o *chatOutput) render(ctx context.Context, t *conversation.Turn, e conversation.Event) {
+func (o *chatOutput) render(ctx context.Context, t *host.Turn, e host.TurnEvent) {
 	switch e.Kind {
-	case conversation.ApprovalRequired:
+	case host.ApprovalRequired:
 		allow, reason, _ := o.askApproval(ctx, e.Name, string(e.Approval.Arguments))
 		_, _ = t.Decide(e.CallID, allow, reason) // an interrupted dialogue denies it
-	case conversation.QuestionAsked:
+	case host.QuestionAsked:
 		o.answer(ctx, t, e.Question)
-	case conversation.QuestionClosed:
+	case host.QuestionClosed:
 	default:
 		o.event(e.Event)
 	}
@@ -276,7 +272,7 @@ func (o *chatOutput) render(ctx context.Context, t *conversation.Turn, e convers
 // answer asks a server's question on the terminal (no terminal: declined) while it
 // waits, and gives the turn the answer; one the form does not take is said and
 // asked again.
-func (o *chatOutput) answer(ctx context.Context, t *conversation.Turn, q *conversation.Question) {
+func (o *chatOutput) answer(ctx context.Context, t *host.Turn, q *host.Question) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -287,7 +283,7 @@ func (o *chatOutput) answer(ctx context.Context, t *conversation.Turn, q *conver
 		}
 	}()
 	for {
-		res := &mcp.ElicitResult{Action: "decline"}
+		res := &host.ElicitResult{Action: "decline"}
 		switch {
 		case !stdinIsTerminal():
 		case q.Mode == "url":
@@ -297,11 +293,11 @@ func (o *chatOutput) answer(ctx context.Context, t *conversation.Turn, q *conver
 		default:
 			res = o.elicitForm(ctx, q.Server, q.Message, q.Form)
 		}
-		rep := conversation.Reply{Action: res.Action}
+		rep := host.Reply{Action: res.Action}
 		if res.Action == "accept" && res.Content != nil {
 			rep.Content, _ = json.Marshal(res.Content)
 		}
-		var ce *conversation.ContentError
+		var ce *host.ContentError
 		if err := t.Answer(q.ID, rep); errors.As(err, &ce) && stdinIsTerminal() && ctx.Err() == nil {
 			fmt.Fprintf(o.stderr, "  (%s)\n", termText(ce.Error()))
 			continue
@@ -324,7 +320,7 @@ type chatOutput struct {
 	term sync.Mutex
 }
 
-func (o *chatOutput) event(e agent.Event) {
+func (o *chatOutput) event(e host.StepEvent) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.json {
@@ -332,13 +328,13 @@ func (o *chatOutput) event(e agent.Event) {
 		return
 	}
 	switch e.Kind {
-	case agent.TextDelta:
+	case host.TextDelta:
 		fmt.Fprint(o.stdout, e.Text)
 		o.midLine = e.Text != "" && !strings.HasSuffix(e.Text, "\n")
-	case agent.ToolStarted:
+	case host.ToolStarted:
 		o.breakLine()
 		fmt.Fprintf(o.stderr, "→ %s %s\n", e.Name, e.Arguments)
-	case agent.ToolFinished:
+	case host.ToolFinished:
 		status := "ok"
 		switch {
 		case e.IsError && o.ctx != nil && o.ctx.Err() != nil:
@@ -393,13 +389,13 @@ type eventJSON struct {
 	Usage      *host.Usage `json:"usage,omitempty"`
 }
 
-func writeEventJSON(w io.Writer, e agent.Event) {
+func writeEventJSON(w io.Writer, e host.StepEvent) {
 	j := eventJSON{Type: string(e.Kind), Session: e.Session, Step: e.Step, Text: e.Text, CallID: e.CallID, Name: e.Name, Arguments: e.Arguments}
 	switch e.Kind {
-	case agent.ToolFinished:
+	case host.ToolFinished:
 		ms := float64(e.Duration.Microseconds()) / 1000
 		j.DurationMs, j.IsError, j.Result = &ms, e.IsError, &e.Result
-	case agent.StepUsage, agent.TurnUsage:
+	case host.StepUsage, host.TurnUsage:
 		j.Usage = &e.Usage
 	}
 	b, _ := json.Marshal(j)

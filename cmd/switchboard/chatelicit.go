@@ -12,9 +12,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/switchboard-mcp/switchboard/conversation"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // A server's question during a call (elicitation/create, MCP 2025-11-25) is asked
@@ -26,37 +24,37 @@ import (
 // elicit asks the person at the terminal what a server wants (p): a URL to open, or
 // whether to answer at all and then each field of the form (required ones first).
 // An answer of no is declined; an interrupted one cancelled.
-func (o *chatOutput) elicit(ctx context.Context, server string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+func (o *chatOutput) elicit(ctx context.Context, server string, p *host.ElicitParams) (*host.ElicitResult, error) {
 	if p.Mode == "url" {
 		o.term.Lock()
 		defer o.term.Unlock()
 		return o.elicitURL(ctx, server, p.Message, p.URL), nil
 	}
-	form, err := conversation.ReadForm(p.RequestedSchema)
+	form, err := host.ReadForm(p.RequestedSchema)
 	if err != nil {
-		form = &conversation.Form{} // asked whether to answer, with no field
+		form = &host.Form{} // asked whether to answer, with no field
 	}
 	return o.elicitForm(ctx, server, p.Message, form), nil
 }
 
 // elicitForm asks whether to answer a server's question at all, then each field of
 // its form (required ones first), each value checked against the field's schema.
-func (o *chatOutput) elicitForm(ctx context.Context, server, message string, form *conversation.Form) *mcp.ElicitResult {
+func (o *chatOutput) elicitForm(ctx context.Context, server, message string, form *host.Form) *host.ElicitResult {
 	o.term.Lock()
 	defer o.term.Unlock()
 	answer, err := o.ask(ctx, fmt.Sprintf("%s asks: %s\nAnswer? [y/N] ", termText(server), termText(message)))
 	if err != nil {
-		return &mcp.ElicitResult{Action: "cancel"}
+		return &host.ElicitResult{Action: "cancel"}
 	}
 	if !strings.HasPrefix(strings.ToLower(answer), "y") {
-		return &mcp.ElicitResult{Action: "decline"}
+		return &host.ElicitResult{Action: "decline"}
 	}
 	content := map[string]any{}
 	for _, f := range form.Fields {
 		for {
 			line, err := o.ask(ctx, fieldQuestion(f))
 			if err != nil {
-				return &mcp.ElicitResult{Action: "cancel"}
+				return &host.ElicitResult{Action: "cancel"}
 			}
 			if line == "" {
 				if f.Default != nil {
@@ -81,7 +79,7 @@ func (o *chatOutput) elicitForm(ctx context.Context, server, message string, for
 			break
 		}
 	}
-	return &mcp.ElicitResult{Action: "accept", Content: content}
+	return &host.ElicitResult{Action: "accept", Content: content}
 }
 
 // asJSON is v as JSON decodes it (an int64 as a float64, []string as []any), as a
@@ -100,7 +98,7 @@ func asJSON(v any) any {
 
 // fieldQuestion is the line that asks for one field: its title (or name), what it
 // is, its choices and its default, which Enter takes.
-func fieldQuestion(f *conversation.Field) string {
+func fieldQuestion(f *host.FormField) string {
 	q := f.Name
 	if f.Title != "" {
 		q = f.Title
@@ -135,34 +133,34 @@ func fieldQuestion(f *conversation.Field) string {
 // elicitURL shows a URL-mode question: the server, its message, the page's host and
 // whole address; Enter says the person opens it (accept), n declines. The end of
 // input, or an interruption, cancels.
-func (o *chatOutput) elicitURL(ctx context.Context, server, message, address string) *mcp.ElicitResult {
-	host := "?"
+func (o *chatOutput) elicitURL(ctx context.Context, server, message, address string) *host.ElicitResult {
+	site := "?"
 	if u, err := url.Parse(address); err == nil && u.Host != "" {
-		host = u.Host
+		site = u.Host
 	}
 	warn := ""
-	if strings.Contains(host, "xn--") {
+	if strings.Contains(site, "xn--") {
 		warn = "  (the address has international characters, as punycode: check it is the site you expect)\n"
 	}
 	o.mu.Lock()
 	o.breakLine()
 	fmt.Fprintf(o.stderr, "%s asks you to open a page on %s: %s\n  %s\n%sOpen it in your browser, then press Enter (n to decline): ",
-		termText(server), termText(host), termText(message), termText(address), warn)
+		termText(server), termText(site), termText(message), termText(address), warn)
 	o.mu.Unlock()
 	line, err := readLineCtx(ctx, os.Stdin)
 	switch {
 	case ctx.Err() != nil, errors.Is(err, io.EOF):
-		return &mcp.ElicitResult{Action: "cancel"}
+		return &host.ElicitResult{Action: "cancel"}
 	case strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "n"):
-		return &mcp.ElicitResult{Action: "decline"}
+		return &host.ElicitResult{Action: "decline"}
 	}
-	return &mcp.ElicitResult{Action: "accept"}
+	return &host.ElicitResult{Action: "accept"}
 }
 
 // elicitValue converts what was typed to the field's type: one of its choices (by
 // value or title), several of them separated by commas, a number, a boolean (y/n,
 // true/false) or the text.
-func elicitValue(f *conversation.Field, s string) (any, error) {
+func elicitValue(f *host.FormField, s string) (any, error) {
 	cs := f.Choices
 	pick := func(s string) (string, error) {
 		for _, c := range cs {

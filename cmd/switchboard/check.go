@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -28,7 +27,7 @@ directory, where a server without "cwd" runs.`,
 			// would print each twice.
 			cfg, err := a.loadConfigFor(loadOptions{})
 			if err != nil {
-				var errs config.Errors
+				var errs host.ConfigErrors
 				if errors.As(err, &errs) {
 					for _, e := range errs {
 						fmt.Fprintln(a.stderr, e)
@@ -49,7 +48,7 @@ directory, where a server without "cwd" runs.`,
 	return cmd
 }
 
-func (a *app) printCheck(cfg *config.Config) {
+func (a *app) printCheck(cfg *host.Config) {
 	fmt.Fprintf(a.stdout, "config: %s (%s)\n", cfg.Source, cfg.Shape)
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SERVER\tTRANSPORT\tSTATE\tTARGET")
@@ -79,9 +78,9 @@ func (a *app) printCheck(cfg *config.Config) {
 }
 
 // checkWarnings are the config's warnings, then what of its enabled stdio servers'
-// files is not on this machine (config.Server.PathProblems): check starts nothing,
+// files is not on this machine (host.ConfigServer.PathProblems): check starts nothing,
 // so it says where a server would not start.
-func checkWarnings(cfg *config.Config, red *host.Redactor) []string {
+func checkWarnings(cfg *host.Config, red *host.Redactor) []string {
 	out := append([]string(nil), cfg.Warnings...)
 	for i := range cfg.Servers {
 		s := &cfg.Servers[i]
@@ -103,7 +102,7 @@ type checkServer struct {
 	Required  bool   `json:"required"`
 }
 
-func (a *app) printCheckJSON(cfg *config.Config) error {
+func (a *app) printCheckJSON(cfg *host.Config) error {
 	out := struct {
 		Source   string        `json:"source"`
 		Shape    string        `json:"shape"`

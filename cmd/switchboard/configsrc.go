@@ -6,16 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/demo"
 )
 
 // discoverConfig finds the config file: --config (a path, or claude, cursor or vscode),
 // $SWITCHBOARD_CONFIG, then the files hosts keep in the working directory and the
-// user's home (config.Discover has the order). No Found means the built-in demo.
-func (a *app) discoverConfig() (*config.Discovery, error) {
-	return config.Discover(&config.DiscoverOptions{Flag: a.configPath})
+// user's home (host.FindConfig has the order). No Found means the built-in demo.
+func (a *app) discoverConfig() (*host.Discovery, error) {
+	return host.FindConfig(a.configPath)
 }
 
 // configSource is the path of the config file to load; "" means the built-in demo (or a
@@ -30,8 +28,8 @@ func (a *app) configSource() string {
 
 // configOptions are the options every load of the config file uses: ${input:...}
 // values the environment does not give are asked on the terminal.
-func (a *app) configOptions() *config.Options {
-	return &config.Options{Prompt: a.promptInput}
+func (a *app) configOptions() *host.ConfigOptions {
+	return &host.ConfigOptions{Prompt: a.promptInput}
 }
 
 // loadConfig loads the config for a command. Config problems are usage errors (exit 2).
@@ -40,7 +38,7 @@ func (a *app) configOptions() *config.Options {
 // a warning of serve and mcp, and a line of the output of tools, status and check
 // (a.demoNote): a config kept where it is not looked for would otherwise go unnoticed.
 // Secret values are registered for redaction.
-func (a *app) loadConfig() (*config.Config, error) {
+func (a *app) loadConfig() (*host.Config, error) {
 	return a.loadConfigFor(loadOptions{report: true})
 }
 
@@ -56,22 +54,22 @@ type loadOptions struct {
 }
 
 // loadConfigFor is loadConfig with o.
-func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
+func (a *app) loadConfigFor(o loadOptions) (*host.Config, error) {
 	d, err := a.discoverConfig()
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	var cfg *config.Config
+	var cfg *host.Config
 	switch {
 	case d.Found == nil && o.settingsOnly:
-		cfg = &config.Config{Source: "<none>"}
+		cfg = &host.Config{Source: "<none>"}
 		a.log.Debug("no config found: the default settings hold")
 	case d.Found == nil:
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, &exitError{code: exitFailed, err: err}
 		}
-		cfg = demo.Config(exe)
+		cfg = host.DemoConfig(exe)
 		a.log.Debug("no config given: using the built-in demo servers", "source", cfg.Source)
 		// A newcomer should learn where a config would be found: in the log of a
 		// command that runs on, else in what tools, status and check print.
@@ -80,7 +78,7 @@ func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
 			a.log.Warn(a.demoNote)
 		}
 	default:
-		cfg, err = config.Load(d.Found.Path, a.configOptions())
+		cfg, err = host.LoadConfig(d.Found.Path, a.configOptions())
 		if err != nil {
 			return nil, &exitError{code: exitUsage, err: err}
 		}
@@ -99,7 +97,7 @@ func (a *app) loadConfigFor(o loadOptions) (*config.Config, error) {
 
 // loadedNotice says which file was loaded: "config: .vscode/mcp.json (servers shape, 3
 // servers)", naming the host for a user-level file, which may surprise.
-func loadedNotice(c *config.Candidate, cfg *config.Config) string {
+func loadedNotice(c *host.ConfigCandidate, cfg *host.Config) string {
 	what := cfg.Shape + " shape, " + plural(len(cfg.Servers), "server")
 	if c.From == "user" {
 		what = c.Host + "'s user config, " + what
@@ -115,13 +113,13 @@ func (a *app) printDemoNote() {
 }
 
 // demoNotice says that no config was found, where one was looked for, and what to do.
-func demoNotice(d *config.Discovery) string {
+func demoNotice(d *host.Discovery) string {
 	looked := make([]string, len(d.Candidates))
 	for i, c := range d.Candidates {
 		looked[i] = tildePath(c.Path)
 	}
 	return fmt.Sprintf("no config found (looked in %s); using the built-in demo servers %s — point --config at your mcp.json",
-		strings.Join(looked, ", "), strings.Join(demo.Names(), " and "))
+		strings.Join(looked, ", "), strings.Join(host.DemoServers(), " and "))
 }
 
 // tildePath shortens a path in the home directory to ~/...
@@ -144,8 +142,8 @@ func plural(n int, noun string) string {
 }
 
 // target describes where a server runs or listens, with secrets masked.
-func target(s *config.Server, red *host.Redactor) string {
-	if s.Transport != config.Stdio {
+func target(s *host.ConfigServer, red *host.Redactor) string {
+	if s.Transport != host.Stdio {
 		return red.URL(s.URL)
 	}
 	parts := append([]string{s.Command}, s.Args...)
@@ -159,11 +157,11 @@ func target(s *config.Server, red *host.Redactor) string {
 
 // searchPlaces are the files looked for when neither --config nor $SWITCHBOARD_CONFIG
 // names one, in order, as this machine has them: "./mcp.json", …,
-// "~/.config/Claude/claude_desktop_config.json (Claude Desktop)". config.SearchPlaces
+// "~/.config/Claude/claude_desktop_config.json (Claude Desktop)". host.SearchPlaces
 // is the list; help and messages show it, so they cannot fall behind discovery.
 func searchPlaces() []string {
 	var out []string
-	for _, c := range config.SearchPlaces(nil) {
+	for _, c := range host.SearchPlaces() {
 		p := tildePath(c.Path)
 		if c.From == "project" {
 			p = "." + string(filepath.Separator) + p
@@ -178,7 +176,7 @@ func searchPlaces() []string {
 // configPlacesHelp is the paragraph of the root command's help on where the config
 // comes from, wrapped at width; a place is never broken across lines.
 func configPlacesHelp(width int) string {
-	units := strings.Fields("The config is --config FILE (or claude, cursor or vscode: that host's config), else $" + config.EnvConfig + ", else the first file found of")
+	units := strings.Fields("The config is --config FILE (or claude, cursor or vscode: that host's config), else $" + host.EnvConfig + ", else the first file found of")
 	places := searchPlaces()
 	for i, p := range places {
 		sep := ","
@@ -192,7 +190,7 @@ func configPlacesHelp(width int) string {
 			units = append(units, strings.Fields("("+host)...)
 		}
 	}
-	units = append(units, strings.Fields("else the built-in demo servers ("+strings.Join(demo.Names(), " and ")+"), so that every command works on a fresh machine.")...)
+	units = append(units, strings.Fields("else the built-in demo servers ("+strings.Join(host.DemoServers(), " and ")+"), so that every command works on a fresh machine.")...)
 	var b strings.Builder
 	line := 0
 	for _, u := range units {
@@ -212,6 +210,6 @@ func configPlacesHelp(width int) string {
 
 // configFlagHelp is the --config flag's help: the same places as configPlacesHelp.
 func configFlagHelp() string {
-	return "config file, or claude, cursor or vscode for that host's config (default $" + config.EnvConfig +
+	return "config file, or claude, cursor or vscode for that host's config (default $" + host.EnvConfig +
 		", then the first of " + strings.Join(searchPlaces(), ", ") + ", else the built-in demo servers)"
 }

@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/demo"
+	"github.com/switchboard-mcp/switchboard/host"
+	"github.com/switchboard-mcp/switchboard/host/devtools"
 )
 
 // demoServerCommand runs a built-in demo MCP server over stdio. It is hidden from the
@@ -16,14 +17,14 @@ func (a *app) demoServerCommand() *cobra.Command {
 	var notesFile string
 	cmd := &cobra.Command{
 		Use:    "demo-server NAME",
-		Short:  "Run a built-in demo MCP server over stdio (" + strings.Join(demo.Names(), ", ") + ")",
+		Short:  "Run a built-in demo MCP server over stdio (" + strings.Join(host.DemoServers(), ", ") + ")",
 		Hidden: true,
-		Args:   exactArgs(1, "a server name ("+strings.Join(demo.Names(), ", ")+")"),
+		Args:   exactArgs(1, "a server name ("+strings.Join(host.DemoServers(), ", ")+")"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !slices.Contains(demo.Names(), args[0]) {
-				return usageError("unknown demo server %q (want %s)", args[0], strings.Join(demo.Names(), " or "))
+			if !slices.Contains(host.DemoServers(), args[0]) {
+				return usageError("unknown demo server %q (want %s)", args[0], strings.Join(host.DemoServers(), " or "))
 			}
-			if err := demo.Run(cmd.Context(), args[0], &demo.Options{NotesFile: notesFile}); err != nil {
+			if err := devtools.RunDemo(cmd.Context(), args[0], notesFile); err != nil {
 				return fmt.Errorf("demo server %s: %w", args[0], err)
 			}
 			return nil

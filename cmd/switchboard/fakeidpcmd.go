@@ -7,11 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/fakeidp"
+	"github.com/switchboard-mcp/switchboard/host/devtools"
 )
 
 // fakeIdPCommand serves a fake OpenID provider and OAuth authorization server on
-// loopback (fakeidp with People), so that team mode and the sign-ins of MCP hosts
+// loopback (devtools.StartIdP with people), so that team mode and the sign-ins of MCP hosts
 // can be tried on one machine. Hidden, as fake-llm: a development stand-in, not a
 // feature; docs/deploy.md walks through it.
 func (a *app) fakeIdPCommand() *cobra.Command {
@@ -36,19 +36,19 @@ default alice and bob:admins): serve's "adminClaim": "groups=admins" makes bob a
 admin. The keys are made at each start: tokens of an earlier run are refused.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts := &fakeidp.Options{Audience: audience, TokenTTL: ttl, Listen: listen}
+			opts := &devtools.IdPOptions{Audience: audience, TokenTTL: ttl, Listen: listen}
 			for _, p := range people {
 				name, groups, _ := strings.Cut(p, ":")
 				if name == "" || strings.ContainsAny(name, "/?#% ") {
 					return commandLineError("--person %q: want NAME or NAME:GROUP,GROUP (a name without /, ?, #, %% or spaces)", p)
 				}
-				person := fakeidp.Person{Name: name}
+				person := devtools.IdPPerson{Name: name}
 				if groups != "" {
 					person.Groups = strings.Split(groups, ",")
 				}
 				opts.People = append(opts.People, person)
 			}
-			idp, err := fakeidp.Start(opts)
+			idp, err := devtools.StartIdP(opts)
 			if err != nil {
 				return usageError("--listen %s: %v", listen, err)
 			}
@@ -68,7 +68,7 @@ admin. The keys are made at each start: tokens of an earlier run are refused.`,
 
 // printFakeIdP says where the provider is, who may sign in, how to get a token of
 // theirs and how to point serve at it.
-func (a *app) printFakeIdP(idp *fakeidp.Provider, opts *fakeidp.Options) {
+func (a *app) printFakeIdP(idp *devtools.IdP, opts *devtools.IdPOptions) {
 	w := a.stdout
 	fmt.Fprintf(w, "fake OpenID provider at %s, tokens for the audience %q\n", idp.Issuer, opts.Audience)
 	fmt.Fprintln(w, "a development stand-in: anyone who reaches it signs in as anyone below; never use it for anything real")

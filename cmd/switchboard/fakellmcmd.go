@@ -1,14 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/internal/fakellm"
+	"github.com/switchboard-mcp/switchboard/host/devtools"
 )
 
-// fakeLLMCommand serves a fake model (fakellm.Rules) on loopback, so that chat can be
+// fakeLLMCommand serves a fake model (devtools.NewFakeModel) on loopback, so that chat can be
 // tried, and the README's turn shown, with no API key. Hidden: it is a demo and test
 // aid, not a feature.
 func (a *app) fakeLLMCommand() *cobra.Command {
@@ -23,16 +24,9 @@ it call TOOL with those arguments; after the tools' results it answers with thei
 texts; anything else it echoes.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var (
-				srv *fakellm.Server
-				err error
-			)
-			switch provider {
-			case "openai":
-				srv, err = fakellm.NewOpenAI(listen, fakellm.Rules())
-			case "anthropic":
-				srv, err = fakellm.NewAnthropic(listen, fakellm.Rules())
-			default:
+			srv, err := devtools.NewFakeModel(provider, listen)
+			var unknown *devtools.UnknownProviderError
+			if errors.As(err, &unknown) {
 				return commandLineError("--provider %s: want openai or anthropic", provider)
 			}
 			if err != nil {

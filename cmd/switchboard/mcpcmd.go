@@ -13,10 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -91,7 +89,7 @@ gateway (with --listen: the HTTP form) and exits.`,
 			if listen != "" && !host.IsLoopback(listen) && token == "" {
 				return usageError("--listen %s is not a loopback address: set a bearer token in $%s (or --token)", listen, tokenEnv)
 			}
-			var gwDeferred *config.DeferredSettings
+			var gwDeferred *host.DeferredSettings
 			if deferred.set {
 				gwDeferred = &deferred.d
 			}
@@ -137,18 +135,18 @@ gateway (with --listen: the HTTP form) and exits.`,
 	a.addDataDir(cmd)
 	f.Var(&maxRequest, "max-request-size", "largest HTTP request body accepted, in bytes or with a KiB, MiB or GiB suffix (larger ones get 413)")
 	f.Var(&deferred, "deferred", `show clients search tools instead of the catalog: always (bare --deferred), auto, auto:N% or never (default: the config's "deferred", else never)`)
-	f.Lookup("deferred").NoOptDefVal = config.DeferredAlways
+	f.Lookup("deferred").NoOptDefVal = host.DeferredAlways
 	return cmd
 }
 
-// deferredFlag is --deferred[=MODE], a mode as config.ParseDeferredMode reads it.
+// deferredFlag is --deferred[=MODE], a mode as host.ParseDeferredMode reads it.
 type deferredFlag struct {
 	set bool
-	d   config.DeferredSettings
+	d   host.DeferredSettings
 }
 
 func (f *deferredFlag) Set(s string) error {
-	d, err := config.ParseDeferredMode(s)
+	d, err := host.ParseDeferredMode(s)
 	if err != nil {
 		return err
 	}
@@ -230,7 +228,7 @@ func (b *byteSize) Type() string { return "size" }
 func (a *app) serveStdio(ctx context.Context, s *service) error {
 	// Written by the start, read once ServeMCPStdio has waited for it.
 	var startErr error
-	err := s.ServeMCPStdio(ctx, func(startCtx context.Context, caps *mcp.ClientCapabilities) error {
+	err := s.ServeMCPStdio(ctx, func(startCtx context.Context, caps *host.ClientCapabilities) error {
 		if err := s.start(startCtx, caps); err != nil {
 			startErr = err
 			return err
@@ -246,7 +244,7 @@ func (a *app) serveStdio(ctx context.Context, s *service) error {
 
 // printGatewayConfig prints what a host needs to use this gateway. The token itself is
 // never printed: the snippets reference $SWITCHBOARD_TOKEN.
-func (a *app) printGatewayConfig(host, listen string, withToken bool, extra ...string) error {
+func (a *app) printGatewayConfig(client, listen string, withToken bool, extra ...string) error {
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -267,7 +265,7 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool, extra ...s
 		}
 		args = append(args, "--config", abs)
 	} else {
-		warn("no config file (--config, $%s, %s): the snippet runs the built-in demo servers", config.EnvConfig, strings.Join(searchPlaces(), ", "))
+		warn("no config file (--config, $%s, %s): the snippet runs the built-in demo servers", host.EnvConfig, strings.Join(searchPlaces(), ", "))
 	}
 	args = append(args, extra...)
 	url := ""
@@ -300,7 +298,7 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool, extra ...s
 		}
 		return entry
 	}
-	switch host {
+	switch client {
 	case "claude":
 		entry := jsonEntry(map[string]any{"command": exe, "args": args}, "${"+tokenEnv+"}")
 		return writeJSON(a.stdout, map[string]any{"mcpServers": map[string]any{name: entry}})
@@ -325,7 +323,7 @@ func (a *app) printGatewayConfig(host, listen string, withToken bool, extra ...s
 		_, err := fmt.Fprint(a.stdout, b.String())
 		return err
 	}
-	return commandLineError("--print-config: unknown host %q (want claude, codex or vscode)", host)
+	return commandLineError("--print-config: unknown host %q (want claude, codex or vscode)", client)
 }
 
 // tomlString quotes s as a TOML basic string (JSON string escaping is valid TOML).

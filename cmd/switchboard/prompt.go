@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/switchboard-mcp/switchboard/config"
+	"github.com/switchboard-mcp/switchboard/host"
 )
 
 // A VS Code config's ${input:ID} values come from $SWITCHBOARD_INPUT_<ID> (read by the
@@ -25,7 +25,7 @@ var errNotTerminal = errors.New("stdin is not a terminal to ask on")
 // promptInput asks for one input on the terminal, on stderr so that stdout stays the
 // command's (or an MCP client's) own. Typed text is echoed, password inputs included:
 // hiding it needs golang.org/x/term, which the module does not use; the prompt says so.
-func (a *app) promptInput(in config.Input) (string, error) {
+func (a *app) promptInput(in host.ConfigInput) (string, error) {
 	answersMu.Lock()
 	defer answersMu.Unlock()
 	if v, ok := answers[in.ID]; ok {

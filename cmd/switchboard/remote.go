@@ -18,7 +18,6 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/httpguard"
 )
 
 // With --server URL (or $SWITCHBOARD_SERVER) the commands that read the catalog or the
@@ -147,7 +146,7 @@ func (a *app) newRemote(raw, dataDir string) (*remote, error) {
 		return nil, err
 	}
 	file, look := "", ""
-	if token == "" && httpguard.IsLoopback(u.Host) {
+	if token == "" && host.IsLoopbackHost(u.Host) {
 		if token, err = host.ReadServeToken(dataDir); err != nil {
 			return nil, usageError("--server %s: %v", raw, err)
 		}

@@ -13,10 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/agent"
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
 )
@@ -206,19 +204,19 @@ func (t *remoteTurnState) event(ctx context.Context, name string, data []byte) (
 		})
 	case apiwire.EventText:
 		return decoded(t, name, data, func(e apiwire.TextEvent) (bool, error) {
-			t.out.event(agent.Event{Kind: agent.TextDelta, Session: t.id, Step: e.Step, Text: e.Text})
+			t.out.event(host.StepEvent{Kind: host.TextDelta, Session: t.id, Step: e.Step, Text: e.Text})
 			return false, nil
 		})
 	case apiwire.EventToolCall:
 		return decoded(t, name, data, func(e apiwire.ToolCallEvent) (bool, error) {
 			args := argumentsText(e.Arguments)
 			t.args[e.CallID] = args
-			t.out.event(agent.Event{Kind: agent.ToolStarted, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: args})
+			t.out.event(host.StepEvent{Kind: host.ToolStarted, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: args})
 			return false, nil
 		})
 	case apiwire.EventToolResult:
 		return decoded(t, name, data, func(e apiwire.ToolResultEvent) (bool, error) {
-			t.out.event(agent.Event{Kind: agent.ToolFinished, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: t.args[e.CallID],
+			t.out.event(host.StepEvent{Kind: host.ToolFinished, Session: t.id, Step: e.Step, CallID: e.CallID, Name: e.Name, Arguments: t.args[e.CallID],
 				Duration: time.Duration(e.DurationMs * float64(time.Millisecond)), IsError: e.IsError, Result: e.Result})
 			return false, nil
 		})
@@ -246,10 +244,10 @@ func decoded[T any](t *remoteTurnState, name string, data []byte, fn func(T) (la
 func (t *remoteTurnState) done(rp apiwire.Reply) (bool, error) {
 	// The stream tells no step's usage as it happens: the reply has them.
 	for i, st := range rp.Steps {
-		t.out.event(agent.Event{Kind: agent.StepUsage, Session: t.id, Step: i + 1, Usage: usageOf(st.Usage)})
+		t.out.event(host.StepEvent{Kind: host.StepUsage, Session: t.id, Step: i + 1, Usage: usageOf(st.Usage)})
 	}
-	t.out.event(agent.Event{Kind: agent.TurnUsage, Session: t.id, Step: len(rp.Steps), Usage: usageOf(rp.Usage)})
-	t.out.event(agent.Event{Kind: agent.Answer, Session: t.id, Step: len(rp.Steps), Text: rp.Answer})
+	t.out.event(host.StepEvent{Kind: host.TurnUsage, Session: t.id, Step: len(rp.Steps), Usage: usageOf(rp.Usage)})
+	t.out.event(host.StepEvent{Kind: host.Answered, Session: t.id, Step: len(rp.Steps), Text: rp.Answer})
 	return true, nil
 }
 
@@ -305,7 +303,7 @@ func (t *remoteTurnState) gone(err error, what string) error {
 // terminal: declined) and sends the answer; an answer the service finds does not fit
 // the form is said and asked again.
 func (t *remoteTurnState) answer(ctx context.Context, e apiwire.Question) error {
-	p := &mcp.ElicitParams{Mode: e.Mode, Message: e.Message, URL: e.URL}
+	p := &host.ElicitParams{Mode: e.Mode, Message: e.Message, URL: e.URL}
 	if len(e.Schema) > 0 {
 		var schema map[string]any
 		if err := json.Unmarshal(e.Schema, &schema); err == nil {
@@ -314,7 +312,7 @@ func (t *remoteTurnState) answer(ctx context.Context, e apiwire.Question) error 
 	}
 	path := "/v1/sessions/" + url.PathEscape(t.id) + "/inputs/" + url.PathEscape(e.RequestID)
 	for {
-		res := &mcp.ElicitResult{Action: "decline"}
+		res := &host.ElicitResult{Action: "decline"}
 		if stdinIsTerminal() {
 			var err error
 			if res, err = t.out.elicit(ctx, e.Server, p); err != nil {

@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/switchboard-mcp/switchboard/apiwire"
 	"github.com/switchboard-mcp/switchboard/host"
 )
@@ -112,7 +110,7 @@ func (a *app) remoteCall(ctx context.Context, name string, args json.RawMessage,
 		return a.remote.lost(ctx, err)
 	}
 	// The MCP result as MCP encodes it, the same value the local command prints.
-	var result mcp.CallToolResult
+	var result host.CallToolResult
 	if err := a.remote.decode("/v1/tools/"+name+"/call", raw, &result); err != nil {
 		return err
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/switchboard-mcp/switchboard/host"
-	"github.com/switchboard-mcp/switchboard/internal/logging"
 )
 
 // app holds what every subcommand shares: global flags, output streams and the logger.
@@ -143,6 +142,9 @@ Exit codes: 0 ok, 1 the operation failed, 2 usage or configuration error.`,
 		a.serveCommand(),
 		a.chatCommand(),
 		a.sessionsCommand(),
+		a.addCommand(),
+		a.removeCommand(),
+		a.importCommand(),
 		a.loginCommand(),
 		a.logoutCommand(),
 		a.versionCommand(),
@@ -173,7 +175,7 @@ func (a *app) setupLogging(cmd *cobra.Command) error {
 	if level == "" {
 		level = defaultLogLevel(cmd)
 	}
-	log, closer, err := logging.New(logging.Options{
+	log, closer, err := host.NewLogger(&host.LogOptions{
 		Redactor: a.red,
 		Level:    level,
 		Format:   a.logFormat,

@@ -8,9 +8,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -42,7 +39,7 @@ type service struct {
 // for any client that leaves. It catches SIGHUP from now on, so that one sent before
 // the servers are up waits for them instead of ending the process. Close undoes it
 // all.
-func (a *app) openService(watch time.Duration, flags *agentFlags, gwDeferred *config.DeferredSettings) (*service, error) {
+func (a *app) openService(watch time.Duration, flags *agentFlags, gwDeferred *host.DeferredSettings) (*service, error) {
 	signal.Ignore(syscall.SIGPIPE)
 	s := &service{a: a, watch: watch}
 	s.hup, s.stopSignals = reloadSignals()
@@ -83,7 +80,7 @@ func (a *app) hostOptions(opts *host.Options) *host.Options {
 // servers offer tools according to them), and from then on follows the config file. A
 // failed start is an exitError: 2 for a naming collision (the config's fault), 1 for a
 // required server that did not come up.
-func (s *service) start(ctx context.Context, caps *mcp.ClientCapabilities) error {
+func (s *service) start(ctx context.Context, caps *host.ClientCapabilities) error {
 	return s.started(s.Host.Start(ctx, caps))
 }
 
@@ -129,7 +126,7 @@ func (s *service) deferredMode() string {
 	if d := s.GatewayDeferred(); d != nil {
 		return d.String()
 	}
-	return config.DeferredNever
+	return host.DeferredNever
 }
 
 // Close stops following the config (waiting for a reload under way) and every

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -31,7 +30,7 @@ func (a *app) sessionsCommand() *cobra.Command {
 			return err
 		}
 		// The settings alone: a host of no server, for its store.
-		h := host.New(&config.Config{Source: cfg.Source, Settings: cfg.Settings}, a.hostOptions(&host.Options{Sessions: &ss}))
+		h := host.New(&host.Config{Source: cfg.Source, Settings: cfg.Settings}, a.hostOptions(&host.Options{Sessions: &ss}))
 		defer h.Close()
 		st, err := h.OpenStore(ctx)
 		if err != nil {

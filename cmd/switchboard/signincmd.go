@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-mcp/switchboard/apiwire"
-	"github.com/switchboard-mcp/switchboard/config"
 	"github.com/switchboard-mcp/switchboard/host"
 )
 
@@ -73,15 +72,7 @@ func (a *app) signIn(ctx context.Context, hs *host.Host, name string, noBrowser 
 // scope (403 insufficient_scope), when a person can be asked: true when the call is
 // worth making again.
 func (a *app) stepUp(ctx context.Context, hs *host.Host, server string) bool {
-	srv, ok := hs.Hub().Server(server)
-	if !ok || !a.canPrompt() {
-		return false
-	}
-	h := hs.SignIns().Handler(srv)
-	if h == nil {
-		return false
-	}
-	if ch := h.Challenge(); ch == nil || !ch.StepUp() {
+	if !a.canPrompt() || !hs.NeedsStepUp(server) {
 		return false
 	}
 	return a.signIn(ctx, hs, server, false)
@@ -97,17 +88,17 @@ func (a *app) signInAgain(hs *host.Host) func(context.Context, string) bool {
 
 // remoteServer finds the server a login or logout names: a remote one that
 // Switchboard signs in to, else a usage error that says why not.
-func (a *app) remoteServer(cfg *config.Config, cmd *cobra.Command, name string) (config.Server, error) {
+func (a *app) remoteServer(cfg *host.Config, cmd *cobra.Command, name string) (host.ConfigServer, error) {
 	s := cfg.Server(name)
 	if s == nil {
 		var names []string
 		for _, s := range cfg.Servers {
 			names = append(names, s.Name)
 		}
-		return config.Server{}, usageError("%s: no server %q in the config (%s); its servers: %s", cmd.CommandPath(), name, cfg.Source, strings.Join(names, ", "))
+		return host.ConfigServer{}, usageError("%s: no server %q in the config (%s); its servers: %s", cmd.CommandPath(), name, cfg.Source, strings.Join(names, ", "))
 	}
 	switch {
-	case s.Transport == config.Stdio:
+	case s.Transport == host.Stdio:
 		return *s, usageError("%s: %s is a stdio server (a program on this machine): there is no sign-in to make", cmd.CommandPath(), name)
 	case !host.SignsIn(*s):
 		return *s, usageError(`%s: %s has an "Authorization" header in its "headers": Switchboard sends that and signs in to nothing; remove it to sign in with OAuth`, cmd.CommandPath(), name)
@@ -152,7 +143,7 @@ usage or configuration error (an unknown server, a stdio server).`,
 			// That server alone: the others have nothing to do with the sign-in.
 			srv.Required = false
 			one := *cfg
-			one.Servers = []config.Server{srv}
+			one.Servers = []host.ConfigServer{srv}
 			hs := host.New(&one, a.hostOptions(nil))
 			defer hs.Close()
 			if err := hs.SignInError(); err != nil {
@@ -174,7 +165,7 @@ usage or configuration error (an unknown server, a stdio server).`,
 			case st.State == apiwire.Ready && had:
 				fmt.Fprintf(a.stdout, "Already signed in to %s (%s). 'switchboard logout %s' forgets the sign-in.\n", srv.Name, count(st.Tools, "tool"), srv.Name)
 				return nil
-			case st.State == apiwire.Ready && srv.OAuth.GrantType() == config.GrantClientCredentials:
+			case st.State == apiwire.Ready && srv.OAuth.GrantType() == host.GrantClientCredentials:
 				fmt.Fprintf(a.stdout, "Signed in to %s with its client credentials (%s).\n", srv.Name, count(st.Tools, "tool"))
 				return nil
 			case st.State == apiwire.Ready:

@@ -63,10 +63,14 @@ import (
 // tool_result block into its own Message{Role: "tool"} (before the text of the same
 // user message), its text blocks joined by newlines and each image written
 // "[image MEDIA_TYPE]"; image blocks of a user message likewise.
+//
+// POST /v1/messages/count_tokens is answered too, without the script
+// (anthropic_count.go).
 func NewAnthropic(addr string, script Script) (*Server, error) {
 	return serve(addr, "", script, func(s *Server) http.Handler {
 		mux := http.NewServeMux()
 		mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
+		mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCountTokens)
 		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 			anthropicError(w, http.StatusNotFound, "", "Not found")
 		})

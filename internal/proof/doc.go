@@ -25,7 +25,14 @@
 //     2026-07-28 server), and lists and calls the demo tools;
 //     TestMCPRemoteInputRequestsAndListChanges has a server's elicitations in the
 //     middle of a call and a tool-list change reach a 2025-11-25 client behind it.
+//   - TestJSClients runs testdata/clients' suite with node's test runner: the JS client
+//     libraries people point at Switchboard (openai, @anthropic-ai/sdk, @openai/agents,
+//     @modelcontextprotocol/sdk, Vercel's ai with @ai-sdk/openai and @ai-sdk/mcp,
+//     @langchain/mcp-adapters), each in its documented way, against a serve that the
+//     suite starts with fake-llm as its model (and fake-idp for the OAuth sign-ins);
+//     TestClientsDocSnippets checks that docs/clients.md shows the code it runs.
 //
 // These tools need node 22, which `make deps` installs with them in testdata/node22 (see
-// testenv.Node22). Without that install the tests are skipped, or fail when CI=true.
+// testenv.Node22), and the client libraries in testdata/clients. Without that install
+// the tests are skipped, or fail when CI=true.
 package proof

@@ -282,11 +282,20 @@ func Cleanup() {
 	}
 }
 
-// Main runs a package's tests, removes the binaries built for them, and — when they
-// all passed — fails the run if any goroutine outlived them. Use it as TestMain's body:
+// Main runs a package's tests with a temporary data directory ($XDG_STATE_HOME),
+// removes the binaries built for them, and — when they all passed — fails the run if
+// any goroutine outlived them. Use it as TestMain's body:
 //
 //	func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 func Main(m *testing.M) int {
+	// The data directory a store or a made token defaults to (sqlite.DefaultDir) is a
+	// temporary one: no test reads or writes the person's own (a test that wants a
+	// directory of its own sets these itself).
+	if state, err := os.MkdirTemp("", "switchboard-test-state-"); err == nil {
+		os.Setenv("XDG_STATE_HOME", state)
+		os.Setenv("LocalAppData", state)
+		defer os.RemoveAll(state)
+	}
 	code := m.Run()
 	Cleanup()
 	if code == 0 {

@@ -119,7 +119,9 @@ var migrations = []string{
 	// for the sessions made before, whose List makes it from their first user
 	// message.
 	`ALTER TABLE switchboard_sessions ADD COLUMN title text`,
-	// 4: the application keys (session.KeyStore, keys.go): the hash of each secret,
+	// 4: tool calls' records for usage over time (session.UsageStore, usage.go).
+	usageSchema,
+	// 5: the application keys (session.KeyStore, keys.go): the hash of each secret,
 	// never the secret.
 	`CREATE TABLE switchboard_keys (
 		id        text PRIMARY KEY,

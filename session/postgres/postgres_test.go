@@ -116,3 +116,10 @@ func TestDSNPasswordNotInErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	sessiontest.RunUsage(t, func(t *testing.T) session.UsageStore {
+		return open(t, testenv.Postgres(t))
+	})
+}

@@ -136,7 +136,9 @@ var migrations = []string{
 	// for the sessions made before, whose List makes it from their first user
 	// message.
 	`ALTER TABLE sessions ADD COLUMN title TEXT`,
-	// 4: the application keys (session.KeyStore, keys.go): the hash of each secret,
+	// 4: tool calls' records for usage over time (session.UsageStore, usage.go).
+	usageSchema,
+	// 5: the application keys (session.KeyStore, keys.go): the hash of each secret,
 	// never the secret.
 	`CREATE TABLE keys (
 		id        TEXT PRIMARY KEY,

@@ -307,3 +307,10 @@ func TestDefaultPath(t *testing.T) {
 		}
 	}
 }
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	sessiontest.RunUsage(t, func(t *testing.T) session.UsageStore {
+		return open(t, filepath.Join(t.TempDir(), "sessions.db"))
+	})
+}
