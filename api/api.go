@@ -78,9 +78,16 @@ type Options struct {
 	// context, and owns what the request creates; an error is a 401 whose message
 	// is the error's (it must never quote the credentials) with a WWW-Authenticate
 	// challenge naming IdentifyChallenge's parameters. A request whose bearer token
-	// is Token is an admin without a subject, and Identify is not asked. nil: no
-	// identities, everything is everyone's (Token alone guards the service).
+	// is Token is an admin without a subject, and one whose token is an application
+	// key (apiwire.KeyPrefix, made by POST /v1/keys and kept in the store of
+	// Sessions) is that key's person: Identify is not asked for either. nil: no
+	// identities, everything is everyone's (Token alone guards the service, and
+	// application keys beside it).
 	Identify func(*http.Request) (identity.Person, error)
+	// Profiles, when set, names the config's profiles, asked each time an
+	// application key is made (POST /v1/keys): a key may name only those. nil: any
+	// non-empty name is taken.
+	Profiles func() []string
 	// IdentifyChallenge is what follows "Bearer " in a refused request's
 	// WWW-Authenticate (e.g. resource_metadata="https://sb.example.com/.well-known/oauth-protected-resource");
 	// "" sends realm="switchboard", or, with Issuer set, resource_metadata= the URL

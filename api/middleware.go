@@ -261,11 +261,15 @@ func (s *Server) requireToken(next http.Handler) http.Handler {
 }
 
 // caller is the person whose token r carries: an admin for the static token (the
-// one-person set-up's, whatever Identify would say), else Identify's person; an
-// error saying why when r carries neither.
+// one-person set-up's, whatever Identify would say), a key's person for an
+// application key (apiwire.KeyPrefix: keys.go), else Identify's person; an error
+// saying why when r carries none of them.
 func (s *Server) caller(r *http.Request) (identity.Person, error) {
 	if s.opts.Token != "" && httpguard.Bearer(r, s.opts.Token) {
 		return identity.Person{Admin: true}, nil
+	}
+	if tok, ok := httpguard.BearerToken(r); ok && strings.HasPrefix(tok, apiwire.KeyPrefix) {
+		return s.keyPerson(r.Context(), tok) // an application key (keys.go)
 	}
 	if s.opts.Identify == nil {
 		return identity.Person{}, errors.New("missing or wrong bearer token (Authorization: Bearer TOKEN)")

@@ -49,6 +49,9 @@ const (
 	anthropicErrors
 )
 
+// keysAdmins is why a person who is not an admin is refused the keys' endpoints.
+const keysAdmins = "only an admin makes, lists and revokes application keys"
+
 // routes is the table of every endpoint, in one place: the middleware wraps each
 // (see buildHandler), and what counts requests by route reads the pattern.
 func (s *Server) routes() []route {
@@ -91,6 +94,12 @@ func (s *Server) routes() []route {
 		// Where the dashboard signs its person in at that provider (dashsignin.go;
 		// 404 without a client id): nothing secret, asked before any token.
 		{pattern: "GET /v1/dashboard/signin", handler: s.dashboardSignIn, public: true},
+
+		// Application keys (keys.go): credentials, made and revoked by admins from the
+		// service's own pages.
+		{pattern: "POST /v1/keys", handler: s.createKey, admin: keysAdmins, ownOrigin: true},
+		{pattern: "GET /v1/keys", handler: s.listKeys, admin: keysAdmins, ownOrigin: true},
+		{pattern: "DELETE /v1/keys/{id}", handler: s.deleteKey, admin: keysAdmins, ownOrigin: true},
 
 		{pattern: "GET /v1/tools", handler: s.listTools},
 		{pattern: "POST /v1/tools/{name}/call", handler: s.callTool},

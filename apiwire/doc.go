@@ -1,8 +1,8 @@
 // Package apiwire holds the JSON of Switchboard's HTTP API (docs/api.md) that a
 // client decodes: a server's status and state (and its events), the health reports,
 // the tool catalog, a search's results, a call's result, a server's log, a session's
-// turn (the events of its stream and its reply), the models of GET /v1/models, and
-// the one error body with its codes. The service (package api) encodes these types and the
+// turn (the events of its stream and its reply), the models of GET /v1/models, the
+// application keys of /v1/keys, and the one error body with its codes. The service (package api) encodes these types and the
 // CLI's client of a running service decodes them, so the two cannot drift apart; a
 // program that talks to the API imports this package alone, which imports nothing of
 // Switchboard's and nothing outside the standard library.

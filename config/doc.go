@@ -46,7 +46,9 @@
 // postgres, path, dsn, timeout). A server's "approve" (a list of tool globs, "always" or
 // "never") says which of its tools need the user's approval before an agent calls them
 // ([Server.NeedsApproval]); "sampling": true lets the configured model answer its
-// sampling requests.
+// sampling requests; "forwardIdentity": true (HTTP and SSE servers) tells it, in
+// headers of each request made for a person's call, who that person is
+// ([Server.ForwardIdentity]).
 //
 // Every problem is reported at once, each naming its place:
 //

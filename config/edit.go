@@ -141,7 +141,7 @@ func ServerNames(data []byte) ([]string, error) {
 func EntryOf(s Server) json.RawMessage {
 	e := fileEntry{
 		Type: string(s.Transport), Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-		URL: s.URL, Headers: s.Headers, Disabled: s.Disabled, Description: s.Description,
+		URL: s.URL, Headers: s.Headers, ForwardIdentity: s.ForwardIdentity, Disabled: s.Disabled, Description: s.Description,
 		Timeout: durationText(s.InitTimeout), ToolTimeout: durationText(s.ToolTimeout),
 		Prefix: s.Prefix, Required: s.Required, Approve: s.Approve, Sampling: s.Sampling, Pinned: s.Pinned,
 	}
@@ -163,25 +163,27 @@ func EntryOf(s Server) json.RawMessage {
 
 // fileEntry is a server entry as a file has it (EntryOf).
 type fileEntry struct {
-	Type        string            `json:"type,omitempty"`
-	Command     string            `json:"command,omitempty"`
-	Args        []string          `json:"args,omitempty"`
-	Env         map[string]string `json:"env,omitempty"`
-	Cwd         string            `json:"cwd,omitempty"`
-	InheritEnv  *bool             `json:"inheritEnv,omitempty"`
-	URL         string            `json:"url,omitempty"`
-	Headers     map[string]string `json:"headers,omitempty"`
-	Disabled    bool              `json:"disabled,omitempty"`
-	Description string            `json:"description,omitempty"`
-	Timeout     string            `json:"timeout,omitempty"`
-	ToolTimeout string            `json:"toolTimeout,omitempty"`
-	Heartbeat   any               `json:"heartbeat,omitempty"`
-	Tools       *fileTools        `json:"tools,omitempty"`
-	Prefix      string            `json:"prefix,omitempty"`
-	Required    bool              `json:"required,omitempty"`
-	Approve     []string          `json:"approve,omitempty"`
-	Sampling    bool              `json:"sampling,omitempty"`
-	Pinned      []string          `json:"pinned,omitempty"`
+	Type       string            `json:"type,omitempty"`
+	Command    string            `json:"command,omitempty"`
+	Args       []string          `json:"args,omitempty"`
+	Env        map[string]string `json:"env,omitempty"`
+	Cwd        string            `json:"cwd,omitempty"`
+	InheritEnv *bool             `json:"inheritEnv,omitempty"`
+	URL        string            `json:"url,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	// ForwardIdentity: "forwardIdentity".
+	ForwardIdentity bool       `json:"forwardIdentity,omitempty"`
+	Disabled        bool       `json:"disabled,omitempty"`
+	Description     string     `json:"description,omitempty"`
+	Timeout         string     `json:"timeout,omitempty"`
+	ToolTimeout     string     `json:"toolTimeout,omitempty"`
+	Heartbeat       any        `json:"heartbeat,omitempty"`
+	Tools           *fileTools `json:"tools,omitempty"`
+	Prefix          string     `json:"prefix,omitempty"`
+	Required        bool       `json:"required,omitempty"`
+	Approve         []string   `json:"approve,omitempty"`
+	Sampling        bool       `json:"sampling,omitempty"`
+	Pinned          []string   `json:"pinned,omitempty"`
 }
 
 type fileTools struct {

@@ -36,6 +36,7 @@ type entryState struct {
 	disabled, enabled   bool
 	stdioOnly, httpOnly []string        // fields that only make sense for one kind of transport
 	oauthV              *hujson.Value   // "oauth", when present
+	forwardV            *hujson.Value   // "forwardIdentity", when true
 	unknown             []string        // fields that field did not know, for unknownFields
 	meant               map[string]bool // fields a near miss was taken for (see unknownFields)
 }
@@ -110,6 +111,10 @@ func (st *entryState) field(s *Server, key, fp string, m *hujson.ObjectMember) {
 		st.oauthV = v
 		s.OAuth = st.oauth(v, fp)
 		st.httpOnly = append(st.httpOnly, key)
+	case "forwardIdentity":
+		if b, ok := p.boolean(v, fp); ok && b {
+			s.ForwardIdentity, st.forwardV = true, v
+		}
 	case "type", "transport":
 		st.transport(s, key, fp, v)
 	case "disabled":
@@ -242,6 +247,11 @@ func (st *entryState) finish(s *Server, v *hujson.Value) {
 			}
 		}
 	}
+	if st.forwardV != nil && s.Transport == Stdio {
+		// Not a warning: a server that counts on knowing its caller must not run
+		// thinking it does.
+		p.errAt(st.forwardV, st.path+".forwardIdentity", "only an HTTP or SSE server is sent its caller's identity (in headers of its requests); a stdio server has none")
+	}
 	// Fields for the other kind of transport are harmless but probably a mistake.
 	unused := st.httpOnly
 	if s.Transport != Stdio {
@@ -316,6 +326,10 @@ func (st *entryState) stringMap(v *hujson.Value, fp string, isEnv bool) map[stri
 		}
 		if !isEnv && !validHeaderName(key) {
 			p.errAt(&m.Name, fp, "invalid header name %q", key)
+			continue
+		}
+		if !isEnv && IsIdentityHeader(key) {
+			p.warnAt(&m.Name, kp, `dropped: only Switchboard sets %s, from the person of each call of a server with "forwardIdentity": true`, key)
 			continue
 		}
 		lit, _ := m.Value.Value.(hujson.Literal)

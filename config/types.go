@@ -2,6 +2,7 @@ package config
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/switchboard-mcp/switchboard/tool"
@@ -52,6 +53,11 @@ type Server struct {
 	// OAuth says how to sign in to the server ("oauth"); nil: a sign-in the server
 	// asks for is discovered from its 401 (see [OAuth]).
 	OAuth *OAuth `json:"oauth,omitempty"`
+	// ForwardIdentity ("forwardIdentity": true; HTTP and SSE servers only) sends the
+	// server, on each request made for a person's call, who that person is:
+	// [HeaderUser], [HeaderGroups] and [HeaderEmail]. Headers of those names are
+	// never sent from anywhere else (the entry's own headers are dropped).
+	ForwardIdentity bool `json:"forwardIdentity,omitempty"`
 
 	Disabled    bool   `json:"disabled,omitempty"`
 	Description string `json:"description,omitempty"`
@@ -89,6 +95,21 @@ type Server struct {
 	// "2025-11-25" keeps a server that negotiates 2026-07-28 but still sends its
 	// client requests in the middle of a call on the version that allows them.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
+}
+
+// The headers of a server with ForwardIdentity: the subject of the person a request is
+// made for, their groups (the provider's groups claim, comma-separated) and their
+// email, when the token has one.
+const (
+	HeaderUser   = "X-Switchboard-User"
+	HeaderGroups = "X-Switchboard-Groups"
+	HeaderEmail  = "X-Switchboard-Email"
+)
+
+// IsIdentityHeader reports whether name is one of the headers of ForwardIdentity (in
+// any case): only Switchboard sets them, from the person of a call.
+func IsIdentityHeader(name string) bool {
+	return strings.EqualFold(name, HeaderUser) || strings.EqualFold(name, HeaderGroups) || strings.EqualFold(name, HeaderEmail)
 }
 
 // ProtocolVersions are the MCP versions a server's "protocolVersion" may name, newest

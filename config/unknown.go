@@ -12,7 +12,7 @@ import (
 // entryFields are a server entry's fields, for did-you-mean; the entry's reader
 // (entryState.field) is what decides whether a field is known.
 var entryFields = []string{
-	"command", "args", "env", "cwd", "inheritEnv", "url", "headers", "oauth", "type", "transport",
+	"command", "args", "env", "cwd", "inheritEnv", "url", "headers", "oauth", "forwardIdentity", "type", "transport",
 	"disabled", "enabled", "description", "timeout", "toolTimeout", "heartbeat", "tools", "prefix",
 	"required", "approve", "sampling", "pinned", "protocolVersion", "envFile",
 }

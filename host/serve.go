@@ -240,6 +240,10 @@ func (h *Host) API(ctx context.Context, opts *api.Options) (*api.Server, error) 
 		// Who sees which servers and tools: the config's profiles, followed.
 		o.Access = h.access
 	}
+	if o.Profiles == nil {
+		// The profiles an application key may name: the config's, read live.
+		o.Profiles = h.access.Names
+	}
 	srv, err := api.New(h.hub, &o)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 type Memory struct {
 	mu       sync.Mutex
 	sessions map[string]*memSession
+	keys     map[string]Key
 	closed   bool
 	turns    uint64 // numbers each turn, so that a stale release frees nothing
 	calls    []Call // usage (UsageStore), in time order
@@ -36,7 +37,7 @@ type memSession struct {
 
 // NewMemory returns an empty in-memory store.
 func NewMemory() *Memory {
-	return &Memory{sessions: map[string]*memSession{}}
+	return &Memory{sessions: map[string]*memSession{}, keys: map[string]Key{}}
 }
 
 var (
@@ -221,6 +222,85 @@ func (m *Memory) Close() error {
 	defer m.mu.Unlock()
 	m.closed = true
 	m.sessions = nil
+	m.keys = nil
+	return nil
+}
+
+func (m *Memory) CreateKey(_ context.Context, k *Key) error {
+	if err := CheckKey(k, time.Now()); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return fmt.Errorf("application key %s: %w", k.ID, ErrClosed)
+	}
+	if _, ok := m.keys[k.ID]; ok {
+		return KeyExists(k.ID)
+	}
+	c := *k
+	c.Profiles, c.Hash = slices.Clone(k.Profiles), slices.Clone(k.Hash)
+	m.keys[k.ID] = c
+	return nil
+}
+
+// key is key id under m.mu, or the error every key method gives.
+func (m *Memory) key(id string) (Key, error) {
+	if m.closed {
+		return Key{}, fmt.Errorf("application key %s: %w", id, ErrClosed)
+	}
+	k, ok := m.keys[id]
+	if !ok {
+		return Key{}, KeyNotFound(id)
+	}
+	return k, nil
+}
+
+func (m *Memory) Key(_ context.Context, id string) (*Key, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, err := m.key(id)
+	if err != nil {
+		return nil, err
+	}
+	k.Profiles, k.Hash = slices.Clone(k.Profiles), slices.Clone(k.Hash)
+	return &k, nil
+}
+
+func (m *Memory) Keys(_ context.Context) ([]Key, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, fmt.Errorf("application keys: %w", ErrClosed)
+	}
+	out := make([]Key, 0, len(m.keys))
+	for _, k := range m.keys {
+		k.Profiles, k.Hash = slices.Clone(k.Profiles), nil
+		out = append(out, k)
+	}
+	SortKeys(out)
+	return out, nil
+}
+
+func (m *Memory) DeleteKey(_ context.Context, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.key(id); err != nil {
+		return err
+	}
+	delete(m.keys, id)
+	return nil
+}
+
+func (m *Memory) TouchKey(_ context.Context, id string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k, err := m.key(id)
+	if err != nil {
+		return err
+	}
+	k.LastUsed = at
+	m.keys[id] = k
 	return nil
 }
 

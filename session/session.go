@@ -94,4 +94,6 @@ type Store interface {
 	Stale(ctx context.Context, before time.Time) ([]string, error)
 	// Close releases the store's resources; the store is unusable after.
 	Close() error
+	// KeyStore: the application keys are kept beside the sessions (keys.go).
+	KeyStore
 }

@@ -175,7 +175,8 @@ func (t *connScoped) Connect(ctx context.Context) (mcp.Connection, error) {
 // httpClient is the HTTP client of connection notes, which counts the ordered
 // notifications in its event streams (see order.go).
 func (s *Supervisor) httpClient(notes *conn) *http.Client {
-	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase, notes: notes, oauth: s.oauth != nil}}
+	return &http.Client{Transport: &headerTransport{headers: s.cfg.Headers, base: s.httpBase, notes: notes, oauth: s.oauth != nil,
+		forward: s.cfg.ForwardIdentity}}
 }
 
 // newHTTPBase is a server's own connection pool. It keeps up to 64 idle
@@ -197,13 +198,20 @@ type headerTransport struct {
 	// oauth: the server has a sign-in handler, which takes the refusals that name
 	// an OAuth sign-in (a Bearer challenge).
 	oauth bool
+	// forward: the server's "forwardIdentity" (forward.go).
+	forward bool
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.headers) > 0 || telemetry.Enabled() {
+	if len(t.headers) > 0 || t.forward || telemetry.Enabled() {
 		r = r.Clone(r.Context())
 		for k, v := range t.headers {
-			r.Header.Set(k, v)
+			if !config.IsIdentityHeader(k) { // only forwardIdentity sets those
+				r.Header.Set(k, v)
+			}
+		}
+		if t.forward {
+			forwardIdentity(r)
 		}
 		telemetry.Inject(r.Context(), r.Header) // the tools/call span's, for a request that carries a call
 	}

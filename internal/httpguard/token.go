@@ -13,12 +13,18 @@ import (
 // token are one or more (RFC 7235's 1*SP). The token itself is compared in constant
 // time (its length aside).
 func Bearer(r *http.Request, token string) bool {
+	got, ok := BearerToken(r)
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+}
+
+// BearerToken is the token of r's "Authorization: Bearer TOKEN", read as Bearer
+// reads it; false when r carries none.
+func BearerToken(r *http.Request) (string, bool) {
 	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+		return "", false
 	}
-	got = strings.TrimLeft(got, " ")
-	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
+	return strings.TrimLeft(got, " "), true
 }
 
 // Unread prepares w for a response sent without reading the request's body (a 401,

@@ -121,6 +121,17 @@ var migrations = []string{
 	`ALTER TABLE switchboard_sessions ADD COLUMN title text`,
 	// 4: tool calls' records for usage over time (session.UsageStore, usage.go).
 	usageSchema,
+	// 5: the application keys (session.KeyStore, keys.go): the hash of each secret,
+	// never the secret.
+	`CREATE TABLE switchboard_keys (
+		id        text PRIMARY KEY,
+		name      text NOT NULL,
+		profiles  text[] NOT NULL,
+		hash      bytea NOT NULL, -- SHA-256 of the secret
+		created   timestamptz NOT NULL,
+		expires   timestamptz,    -- NULL: never
+		last_used timestamptz     -- NULL: never used
+	)`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

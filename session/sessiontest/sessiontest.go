@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) session.Store) {
 		{"NotFound", testNotFound},
 		{"Ping", testPing},
 		{"Closed", testClosed},
+		{"Keys", testKeys},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -132,6 +133,7 @@ func RunShared(t *testing.T, open func(t *testing.T) (a, b session.Store)) {
 		}
 		release()
 	})
+	t.Run("SharedKeys", func(t *testing.T) { t.Parallel(); testSharedKeys(t, open) })
 }
 
 // History is a conversation with every kind of content a store must keep exactly:
@@ -195,17 +197,6 @@ func wantErr(t *testing.T, what string, err, target error, id string) {
 	if id != "" && !strings.Contains(err.Error(), id) {
 		t.Errorf("%s: %q does not name the session %q", what, err, id)
 	}
-}
-
-// sameTime compares to the microsecond.
-func sameTime(a, b time.Time) bool {
-	d := a.Sub(b)
-	return d < time.Microsecond && d > -time.Microsecond
-}
-
-// within reports whether t lies in [from, to], to the microsecond.
-func within(t, from, to time.Time) bool {
-	return !t.Before(from.Add(-time.Microsecond)) && !t.After(to.Add(time.Microsecond))
 }
 
 func equalMessages(t *testing.T, what string, got, want []llm.Message) {
@@ -631,6 +622,7 @@ func testClosed(t *testing.T, st session.Store) {
 	if p, ok := st.(session.Pinger); ok {
 		wantErr(t, "Ping", p.Ping(ctx), session.ErrClosed, "")
 	}
+	keysClosed(t, st)
 }
 
 // testPing: a store that can be pinged answers while it is open, empty or not.

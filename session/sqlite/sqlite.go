@@ -138,6 +138,17 @@ var migrations = []string{
 	`ALTER TABLE sessions ADD COLUMN title TEXT`,
 	// 4: tool calls' records for usage over time (session.UsageStore, usage.go).
 	usageSchema,
+	// 5: the application keys (session.KeyStore, keys.go): the hash of each secret,
+	// never the secret.
+	`CREATE TABLE keys (
+		id        TEXT PRIMARY KEY,
+		name      TEXT NOT NULL,
+		profiles  TEXT NOT NULL,        -- JSON array
+		hash      BLOB NOT NULL,        -- SHA-256 of the secret
+		created   INTEGER NOT NULL,     -- Unix nanoseconds
+		expires   INTEGER,              -- NULL: never
+		last_used INTEGER               -- NULL: never used
+	)`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
