@@ -43,12 +43,8 @@ type profilesEnv struct {
 	*env
 	idp                       *fakeidp.Provider
 	alice, bob, root, mallory string // timekeeper, writer, admin, in no profile
-	key                       string // an application key of the notes profile, whose person is an admin in the timekeepers' group
+	key                       string // an application key of the notes profile (POST /v1/keys)
 }
-
-// appKey is the bearer token of profilesEnv.key: the Person an application key
-// makes (package identity: KeyID, Profiles), as the keys' own verifier will.
-const appKey = "sbk_test_notes"
 
 func startProfiles(t *testing.T, pol *access.Policy) *profilesEnv {
 	t.Helper()
@@ -73,18 +69,21 @@ func startProfilesAgent(t *testing.T, pol *access.Policy, agentOpts func(*agent.
 	notes.Env = map[string]string{demo.NotesFileEnv: filepath.Join(t.TempDir(), "notes.json")}
 	notes.InheritEnv = true
 	e := start(t, setup{servers: []config.Server{clock, notes}, model: true, gateway: true, agent: agentOpts,
-		opts: api.Options{Identify: func(r *http.Request) (identity.Person, error) {
-			if r.Header.Get("Authorization") == "Bearer "+appKey {
-				return identity.Person{Subject: "ci-bot", KeyID: "k1", Profiles: []string{"notes"}, Admin: true, Groups: []string{"timekeepers"}}, nil
-			}
-			return v.Identify(r)
-		}, Issuer: idp.Issuer, Access: pol}})
+		opts: api.Options{Identify: v.Identify, Issuer: idp.Issuer, Access: pol, Profiles: pol.Names}})
 	e.token = ""
 	mint := func(sub string, groups ...string) string {
 		return idp.Mint(map[string]any{"sub": sub, "groups": groups})
 	}
+	root := mint("root")
+	var key apiwire.NewKey
+	if slices.Contains(pol.Names(), "notes") {
+		// An application key of the notes profile, made as an admin makes one.
+		r := e.do("POST", "/v1/keys", `{"name": "ci-bot", "profiles": ["notes"]}`, bearer(root))
+		r.want(t, 201)
+		r.decode(t, &key)
+	}
 	return &profilesEnv{env: e, idp: idp, alice: mint("alice", "timekeepers", "staff"), bob: mint("bob", "writers"),
-		root: mint("root"), mallory: mint("mallory", "staff"), key: appKey}
+		root: root, mallory: mint("mallory", "staff"), key: key.Secret}
 }
 
 func containsAll(s string, subs ...string) bool {
