@@ -232,6 +232,9 @@ var (
 //     {}, or says that nothing matched;
 //   - when the last messages are tool results, it answers with their texts, one line
 //     each ("TOOL: text", errors as "TOOL failed: text");
+//   - when the request asks for structured output (Request.Format) and the user's
+//     message is a JSON object, it answers with that JSON, as a model following the
+//     format would;
 //   - otherwise it answers "You said: TEXT" and names the tools it was given.
 func Rules() Script {
 	return func(r Request) Reply {
@@ -279,6 +282,9 @@ func Rules() Script {
 				}
 				return rep
 			}
+			if r.Format != nil && isJSONObject(last.Text) {
+				return Reply{Text: strings.TrimSpace(last.Text)} // the JSON the format asks for
+			}
 			names := make([]string, len(r.Tools))
 			for i, t := range r.Tools {
 				names[i] = t.Name
@@ -308,6 +314,12 @@ func Rules() Script {
 		}
 		return Reply{Text: "You said: " + last.Text}
 	}
+}
+
+// isJSONObject reports whether s is one JSON object.
+func isJSONObject(s string) bool {
+	s = strings.TrimSpace(s)
+	return strings.HasPrefix(s, "{") && json.Valid([]byte(s))
 }
 
 func callID(step, i int) string {

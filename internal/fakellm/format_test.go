@@ -86,3 +86,26 @@ func TestFormats(t *testing.T) {
 	}
 	http.DefaultClient.CloseIdleConnections()
 }
+
+// TestRulesStructured: with a format asked, a user's JSON object is the answer;
+// without one, or when the message is no JSON object, the answer is the usual echo.
+func TestRulesStructured(t *testing.T) {
+	rules := fakellm.Rules()
+	user := func(text string, f *fakellm.Format) fakellm.Request {
+		return fakellm.Request{Messages: []fakellm.Message{{Role: "user", Text: text}}, Format: f}
+	}
+	asked := &fakellm.Format{Param: "response_format", Type: "json_schema", Name: "time"}
+	for _, c := range []struct {
+		req  fakellm.Request
+		want string
+	}{
+		{user(` {"city": "Tokyo"} `, asked), `{"city": "Tokyo"}`},
+		{user(`{"city": "Tokyo"}`, nil), `You said: {"city": "Tokyo"}`},
+		{user(`[1, 2]`, asked), `You said: [1, 2]`},
+		{user(`{"city": `, asked), `You said: {"city": `},
+	} {
+		if got := rules(c.req).Text; got != c.want {
+			t.Errorf("Rules(%q, format %v) = %q, want %q", c.req.Messages[0].Text, c.req.Format != nil, got, c.want)
+		}
+	}
+}

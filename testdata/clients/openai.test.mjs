@@ -5,6 +5,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
+import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
 import { startSwitchboard, convertCall, tokyoTime } from './harness.mjs';
 
 let sb;
@@ -137,10 +139,46 @@ test('responses.inputItems.list() and responses.delete()', async () => {
   await assert.rejects(client.responses.inputItems.list(response.id), (err) => err.status === 404);
 });
 
-// PLACE FOR what others are adding now (issue 36 items 1 and 3): replace each todo with
-// its test, and its snippet in docs/clients.md.
-test.todo('structured outputs: chat.completions.parse() with zodResponseFormat (issue 36 item 1)');
-test.todo('structured outputs: responses.parse() with zodTextFormat (issue 36 item 1)');
+// Structured outputs: the SDK's parse helpers send the schema, and parse the answer.
+// The fake model answers a user's JSON object as the JSON the format asks for.
+const cityTime = { city: 'Tokyo', time: '12:04' };
+
+test('structured outputs: chat.completions.parse() with zodResponseFormat', async () => {
+  const client = new OpenAI();
+  const message = JSON.stringify(cityTime);
+  // docs:openai-parse
+  const CityTime = z.object({ city: z.string(), time: z.string() });
+  const completion = await client.chat.completions.parse({
+    model: 'any',
+    messages: [{ role: 'user', content: message }],
+    response_format: zodResponseFormat(CityTime, 'city_time'),
+  });
+  console.log(completion.choices[0].message.parsed); // { city: 'Tokyo', time: '12:04' }
+  // docs:end
+  assert.deepEqual(completion.choices[0].message.parsed, cityTime);
+  // Not a JSON object: the fake's echo, which the helper refuses to parse.
+  await assert.rejects(client.chat.completions.parse({
+    model: 'any', messages: [{ role: 'user', content: 'no json here' }],
+    response_format: zodResponseFormat(CityTime, 'city_time'),
+  }));
+});
+
+test('structured outputs: responses.parse() with zodTextFormat', async () => {
+  const client = new OpenAI();
+  const message = JSON.stringify(cityTime);
+  // docs:openai-responses-parse
+  const CityTime = z.object({ city: z.string(), time: z.string() });
+  const response = await client.responses.parse({
+    model: 'any',
+    input: message,
+    text: { format: zodTextFormat(CityTime, 'city_time') },
+  });
+  console.log(response.output_parsed);
+  // docs:end
+  assert.deepEqual(response.output_parsed, cityTime);
+  assert.equal(response.text.format.type, 'json_schema');
+  assert.equal(response.text.format.name, 'city_time');
+});
 
 function escape(s) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
