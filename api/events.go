@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/switchboard-mcp/switchboard/access"
 	"net/http"
 	"strings"
 	"sync"
@@ -227,8 +228,11 @@ type modelInfo struct {
 func (s *Server) snapshot(ctx context.Context) snapshot {
 	sts := s.hub.Status()
 	out := snapshot{Servers: make([]serverInfo, 0, len(sts)), Calls: s.live.calls.recent(ctx), Version: s.opts.Version}
+	acc := access.FromContext(ctx)
 	for _, st := range sts {
-		out.Servers = append(out.Servers, s.serverInfo(ctx, st))
+		if acc.Server(st.Name) { // a server outside the subscriber's profiles is not theirs to see
+			out.Servers = append(out.Servers, s.serverInfo(ctx, st))
+		}
 	}
 	out.Model.Configured = s.conv != nil
 	if s.conv == nil {
@@ -274,6 +278,9 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	send := func(e sseEvent) error {
 		if c, ok := e.Data.(serverChange); ok {
+			if !access.FromContext(ctx).Server(c.event.Server) {
+				return nil // another profile's server
+			}
 			e.Data = s.serverEventOf(ctx, c)
 		}
 		return sw.Send(e.Name, e.Data)

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -468,4 +469,65 @@ func TestProfilesDeferred(t *testing.T) {
 
 func containsAny(s string, subs ...string) bool {
 	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
+}
+
+// TestProfilesServers: a person sees only the servers of their profiles — in GET
+// /v1/servers, GET /v1/servers/{name} (another's is a 404 that names only theirs)
+// and the snapshot of /v1/events — and an admin every server.
+func TestProfilesServers(t *testing.T) {
+	t.Parallel()
+	e := startProfiles(t, access.NewPolicy(testProfiles))
+	names := func(tok string) []string {
+		t.Helper()
+		r := e.do("GET", "/v1/servers", nil, bearer(tok))
+		r.want(t, 200)
+		var body apiwire.Servers
+		r.decode(t, &body)
+		var out []string
+		for _, s := range body.Servers {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		who, tok string
+		want     []string
+	}{{"alice", e.alice, []string{"clock"}}, {"bob", e.bob, []string{"notes"}}, {"mallory", e.mallory, nil}, {"root", e.root, []string{"clock", "notes"}}, {"the key", e.key, []string{"notes"}}} {
+		if got := names(c.tok); !sameSet(got, c.want) {
+			t.Errorf("%s: GET /v1/servers = %v, want %v", c.who, got, c.want)
+		}
+	}
+	e.do("GET", "/v1/servers/clock", nil, bearer(e.alice)).want(t, 200)
+	r := e.do("GET", "/v1/servers/notes", nil, bearer(e.alice))
+	r.want(t, 404)
+	if _, _, sugg := r.errorOf(t); !slices.Equal(sugg, []string{"clock"}) {
+		t.Errorf("alice's 404 for notes suggests %v, want only clock", sugg)
+	}
+	e.do("GET", "/v1/servers/notes", nil, bearer(e.root)).want(t, 200)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+e.bob)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	buf := make([]byte, 64<<10)
+	n, _ := io.ReadAtLeast(res.Body, buf, 1)
+	for !strings.Contains(string(buf[:n]), "\n\n") && n < len(buf) {
+		m, err := res.Body.Read(buf[n:])
+		n += m
+		if err != nil {
+			break
+		}
+	}
+	snap := string(buf[:n])
+	if !strings.Contains(snap, `"name":"notes"`) && !strings.Contains(snap, `"name": "notes"`) {
+		t.Errorf("bob's snapshot lacks notes: %s", snap)
+	}
+	if strings.Contains(snap, `"name":"clock"`) || strings.Contains(snap, `"name": "clock"`) {
+		t.Errorf("bob's snapshot shows clock, a server of no profile of his: %s", snap)
+	}
 }

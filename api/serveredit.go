@@ -128,7 +128,7 @@ func (s *Server) serverConfig(w http.ResponseWriter, r *http.Request) {
 // as disabled there).
 func (s *Server) writeChanged(w http.ResponseWriter, r *http.Request, status int, name string, ch admin.Result) {
 	out := serverChanged{Saved: ch.Saved, Warnings: ch.Warnings}
-	if st, e := s.findServer(name); e == nil {
+	if st, e := s.findServer(r.Context(), name); e == nil {
 		out.serverInfo = s.ownSignIn(r, s.serverInfo(r.Context(), st))
 	} else {
 		out.Name = name

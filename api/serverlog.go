@@ -123,7 +123,7 @@ func (s *Server) getServerLog(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	l, ok := s.hub.Log(name)
 	if !ok {
-		_, e := s.findServer(name)
+		_, e := s.findServer(r.Context(), name)
 		writeAPIError(w, r, e)
 		return
 	}

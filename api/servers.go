@@ -105,17 +105,25 @@ func (s *Server) serverInfo(ctx context.Context, st hub.Status) serverInfo {
 func (s *Server) listServers(w http.ResponseWriter, r *http.Request) {
 	sts := s.hub.Status()
 	out := make([]serverInfo, 0, len(sts))
+	acc := access.FromContext(r.Context())
 	for _, st := range sts {
-		out = append(out, s.ownSignIn(r, s.serverInfo(r.Context(), st)))
+		if acc.Server(st.Name) { // a server outside the caller's profiles is not theirs to see
+			out = append(out, s.ownSignIn(r, s.serverInfo(r.Context(), st)))
+		}
 	}
 	writeJSON(w, http.StatusOK, apiwire.Servers{Servers: out})
 }
 
 // findServer is the status of the server named in the path, or a 404 naming the
-// servers there are.
-func (s *Server) findServer(name string) (hub.Status, *apiError) {
+// servers there are: of those the caller's profiles reach (access.FromContext), as
+// for a server that is not there.
+func (s *Server) findServer(ctx context.Context, name string) (hub.Status, *apiError) {
 	var names []string
+	acc := access.FromContext(ctx)
 	for _, st := range s.hub.Status() {
+		if !acc.Server(st.Name) {
+			continue
+		}
 		if st.Name == name {
 			return st, nil
 		}
@@ -127,7 +135,7 @@ func (s *Server) findServer(name string) (hub.Status, *apiError) {
 }
 
 func (s *Server) getServer(w http.ResponseWriter, r *http.Request) {
-	st, e := s.findServer(r.PathValue("name"))
+	st, e := s.findServer(r.Context(), r.PathValue("name"))
 	if e != nil {
 		writeAPIError(w, r, e)
 		return
@@ -139,7 +147,7 @@ func (s *Server) getServer(w http.ResponseWriter, r *http.Request) {
 // connection's status (connecting) without waiting for it.
 func (s *Server) restartServer(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if _, e := s.findServer(name); e != nil {
+	if _, e := s.findServer(r.Context(), name); e != nil {
 		writeAPIError(w, r, e)
 		return
 	}
@@ -152,7 +160,7 @@ func (s *Server) restartServer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.logOf(r.Context()).Info("server restarted over the API", "server", name)
-	st, e := s.findServer(name)
+	st, e := s.findServer(r.Context(), name)
 	if e != nil { // removed meanwhile by a reload
 		writeAPIError(w, r, e)
 		return

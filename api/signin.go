@@ -146,7 +146,7 @@ func (s *Server) ownSignIn(r *http.Request, info serverInfo) serverInfo {
 // known, or the error that ended the sign-in before it.
 func (s *Server) startSignIn(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if _, e := s.findServer(name); e != nil {
+	if _, e := s.findServer(r.Context(), name); e != nil {
 		writeAPIError(w, r, e)
 		return
 	}
