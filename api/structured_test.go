@@ -208,6 +208,7 @@ func TestMessagesOutputFormat(t *testing.T) {
 			}
 			if _, err := c.Beta.Messages.New(ctx, anthropic.BetaMessageNewParams{
 				Model: "claude-any", MaxTokens: 444, Messages: msg,
+				//lint:ignore SA1019 the older beta field (output_format) is what this part checks
 				OutputFormat: anthropic.BetaJSONOutputFormatParam{Schema: &parsed},
 			}); err != nil {
 				t.Fatal(err)

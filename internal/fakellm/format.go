@@ -18,6 +18,8 @@ package fakellm
 // The fake does not shape its answer to the format: the script's Reply.Text is sent
 // as it is, so a test chooses the JSON the model "wrote".
 
+//lint:file-ignore ST1005 the error strings are OpenAI's and Anthropic's own 400 messages, which the fake answers with word for word
+
 import (
 	"bytes"
 	"encoding/json"
