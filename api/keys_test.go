@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-mcp/switchboard/api"
 	"github.com/switchboard-mcp/switchboard/apiwire"
+	"github.com/switchboard-mcp/switchboard/identity"
 	"github.com/switchboard-mcp/switchboard/internal/testenv"
 )
 
@@ -156,4 +157,20 @@ func TestKeysNeedTokens(t *testing.T) {
 	e := start(t, setup{})
 	e.do("POST", "/v1/keys", `{"name": "x", "profiles": ["ci"]}`).want(t, 501, `"not_supported"`, "takes no tokens")
 	e.do("GET", "/v1/keys", nil).want(t, 200, `"keys": []`)
+}
+
+// TestKeySubjectReserved: a provider's token whose subject is shaped as a key's
+// person's ("key:<id>") is refused, so that nobody owns what a key made.
+func TestKeySubjectReserved(t *testing.T) {
+	t.Parallel()
+	people := func(r *http.Request) (identity.Person, error) {
+		if r.Header.Get("Authorization") == "Bearer mimic-token" {
+			return identity.Person{Subject: "key:3f9c2a61b0d4e8a7"}, nil
+		}
+		return testPeople(r)
+	}
+	e := start(t, setup{opts: api.Options{Identify: people, Token: "static-secret"}})
+	e.token = ""
+	e.do("GET", "/v1/me", nil, "Authorization: Bearer mimic-token").want(t, 401, "names application keys here")
+	e.do("GET", "/v1/me", nil, "Authorization: Bearer alice-token").want(t, 200, `"subject": "alice"`)
 }

@@ -274,7 +274,13 @@ func (s *Server) caller(r *http.Request) (identity.Person, error) {
 	if s.opts.Identify == nil {
 		return identity.Person{}, errors.New("missing or wrong bearer token (Authorization: Bearer TOKEN)")
 	}
-	return s.opts.Identify(r)
+	p, err := s.opts.Identify(r)
+	if err == nil && strings.HasPrefix(p.Subject, keySubjectPrefix) {
+		// The subjects of application keys' persons: a person whose provider gave them
+		// one would own a key's sessions, and the key theirs.
+		return identity.Person{}, fmt.Errorf("the token's subject %q begins with %q, which names application keys here: refused", p.Subject, keySubjectPrefix)
+	}
+	return p, err
 }
 
 // mayCall reports whether r could reach the routes behind the token: it carries
