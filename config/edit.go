@@ -95,13 +95,9 @@ func PatchServer(data []byte, name string, patch json.RawMessage) ([]byte, error
 // lines of its own go with it; one at the end of the line before it stays). A
 // *NotFoundError when the file has no such server.
 func RemoveServer(data []byte, name string) ([]byte, error) {
-	root, err := parseDoc(data)
+	root, obj, i, err := locateServer(data, name)
 	if err != nil {
 		return nil, err
-	}
-	obj, i, ok := findServer(&root, name)
-	if !ok {
-		return nil, &NotFoundError{Name: name, Names: serverNames(&root)}
 	}
 	removeMember(obj, i)
 	return pack(root), nil
@@ -111,13 +107,9 @@ func RemoveServer(data []byte, name string) ([]byte, error) {
 // (comments left out; ${VAR} references as written). A *NotFoundError when the
 // file has no such server.
 func ServerEntry(data []byte, name string) (json.RawMessage, error) {
-	root, err := parseDoc(data)
+	_, obj, i, err := locateServer(data, name)
 	if err != nil {
 		return nil, err
-	}
-	obj, i, ok := findServer(&root, name)
-	if !ok {
-		return nil, &NotFoundError{Name: name, Names: serverNames(&root)}
 	}
 	v := obj.Members[i].Value.Clone()
 	v.Standardize()

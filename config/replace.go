@@ -26,13 +26,9 @@ func editServer(data []byte, name string, in json.RawMessage, what string, edit 
 	if err != nil {
 		return nil, err
 	}
-	root, err := parseDoc(data)
+	root, obj, i, err := locateServer(data, name)
 	if err != nil {
 		return nil, err
-	}
-	obj, i, ok := findServer(&root, name)
-	if !ok {
-		return nil, &NotFoundError{Name: name, Names: serverNames(&root)}
 	}
 	unit := indentUnit(root.Value.(*hujson.Object))
 	ind, ok := lineIndent(obj.Members[i].Name.BeforeExtra)
@@ -41,4 +37,19 @@ func editServer(data []byte, name string, in json.RawMessage, what string, edit 
 	}
 	edit(&obj.Members[i].Value, val, ind, unit)
 	return pack(root), nil
+}
+
+// locateServer parses data and finds the entry of server name in it: the document,
+// the object that holds the entry and its index there. A *NotFoundError when the
+// file has no such server.
+func locateServer(data []byte, name string) (hujson.Value, *hujson.Object, int, error) {
+	root, err := parseDoc(data)
+	if err != nil {
+		return root, nil, 0, err
+	}
+	obj, i, ok := findServer(&root, name)
+	if !ok {
+		return root, nil, 0, &NotFoundError{Name: name, Names: serverNames(&root)}
+	}
+	return root, obj, i, nil
 }

@@ -89,13 +89,8 @@ func (h *Handler) Models(w http.ResponseWriter, r *http.Request) {
 // sessions are not touched), as a chat.completion or, with "stream": true, as
 // chat.completion.chunk events.
 func (h *Handler) ChatCompletions(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Conversations == nil {
-		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, apiwire.CodeNoModel, "%s", h.opts.NoModel))
-		return
-	}
-	var raw map[string]json.RawMessage
-	if e := httpx.DecodeBody(w, r, &raw, h.opts.MaxRequestBytes, false); e != nil {
-		WriteOpenAIError(w, e)
+	raw, ok := h.turnRequest(w, r, WriteOpenAIError)
+	if !ok {
 		return
 	}
 	req, sess, client, e := parseChatRequest(raw)

@@ -24,6 +24,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -108,6 +109,21 @@ func (h *Handler) modelName() string {
 
 // apiError is an error with the status it is written with, in whichever form.
 type apiError = apiwire.Error
+
+// turnRequest is the prelude of every endpoint that runs a turn: 503 when no model
+// is configured, else the request's JSON object read within its limit; a refusal is
+// written with writeErr, the endpoint's own error form, and ok is false.
+func (h *Handler) turnRequest(w http.ResponseWriter, r *http.Request, writeErr func(http.ResponseWriter, *apiError)) (raw map[string]json.RawMessage, ok bool) {
+	if h.opts.Conversations == nil {
+		writeErr(w, errorf(http.StatusServiceUnavailable, apiwire.CodeNoModel, "%s", h.opts.NoModel))
+		return nil, false
+	}
+	if e := httpx.DecodeBody(w, r, &raw, h.opts.MaxRequestBytes, false); e != nil {
+		writeErr(w, e)
+		return nil, false
+	}
+	return raw, true
+}
 
 func errorf(status int, code, format string, args ...any) *apiError {
 	return httpx.Errorf(status, code, format, args...)

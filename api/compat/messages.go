@@ -111,13 +111,8 @@ func WriteAnthropicError(w http.ResponseWriter, e *apiError) {
 // Messages answers POST /v1/messages: one turn over the request's messages, as a
 // message or, with "stream": true, as Anthropic's stream events.
 func (h *Handler) Messages(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Conversations == nil {
-		WriteAnthropicError(w, errorf(http.StatusServiceUnavailable, apiwire.CodeNoModel, "%s", h.opts.NoModel))
-		return
-	}
-	var raw map[string]json.RawMessage
-	if e := httpx.DecodeBody(w, r, &raw, h.opts.MaxRequestBytes, false); e != nil {
-		WriteAnthropicError(w, e)
+	raw, ok := h.turnRequest(w, r, WriteAnthropicError)
+	if !ok {
 		return
 	}
 	th, prev, e := h.threadOf(r, raw)

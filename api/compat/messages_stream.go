@@ -53,25 +53,24 @@ func (h *Handler) streamMessage(w http.ResponseWriter, r *http.Request, m *messa
 	}
 	formatted := turn.Output != nil
 	res, err := sw.Follow(h.startTurn(r.Context(), turn), func(evs []conversation.Event) { send(streamedText(evs, formatted)) })
-	if err != nil {
-		log.Info("message failed", "error", err)
-		e := h.turnError(err, m.output)
+	// fail answers e: as the response when nothing was streamed yet, else as the
+	// stream's error event.
+	fail := func(e *apiError) {
 		if !sw.Started() {
 			WriteAnthropicError(w, e)
 			return
 		}
 		_ = sw.Send("error", anthropicError(e))
 		_ = sw.Flush()
+	}
+	if err != nil {
+		log.Info("message failed", "error", err)
+		fail(h.turnError(err, m.output))
 		return
 	}
 	if e := m.kept(); e != nil {
 		log.Info("message not kept", "error", e)
-		if !sw.Started() {
-			WriteAnthropicError(w, e)
-			return
-		}
-		_ = sw.Send("error", anthropicError(e))
-		_ = sw.Flush()
+		fail(e)
 		return
 	}
 	log.Info("message done", "steps", len(res.Steps))

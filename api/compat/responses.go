@@ -380,13 +380,8 @@ func (rs *response) object(status string, output []map[string]any, t *conversati
 // CreateResponse answers POST /v1/responses: a response object or, with "stream":
 // true, its events (responses_stream.go).
 func (h *Handler) CreateResponse(w http.ResponseWriter, r *http.Request) {
-	if h.opts.Conversations == nil {
-		WriteOpenAIError(w, errorf(http.StatusServiceUnavailable, apiwire.CodeNoModel, "%s", h.opts.NoModel))
-		return
-	}
-	var raw map[string]json.RawMessage
-	if e := httpx.DecodeBody(w, r, &raw, h.opts.MaxRequestBytes, false); e != nil {
-		WriteOpenAIError(w, e)
+	raw, ok := h.turnRequest(w, r, WriteOpenAIError)
+	if !ok {
 		return
 	}
 	req, client, pe := parseResponsesRequest(raw)
